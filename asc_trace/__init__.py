@@ -1,0 +1,29 @@
+"""asc_trace: write Ascend NPU vector kernels in Python; run them traced on a strict simulator, on
+the host through the emitted Ascend C, or on the NPU.
+
+Kernel-side names follow pyasc 1.1.1, so `import asc_trace as asc` runs pyasc-style kernels.
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
+                     uint8, uint16, uint32, uint64)
+from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
+                    TPosition)
+from .errors import (AlignmentError, AscTraceError, DTypeError, LaunchError, OutOfBoundsError, QueueError, RaceError,
+                     SyncError, ToolchainError, TraceError, UBOverflowError)
+from .graph.kernel_graph import KernelGraph
+from .jit import CompiledKernel, ConstExpr, JitFunction, compile, jit
+from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_num, pipe_barrier, printf, set_flag,
+                          wait_flag)
+from .proxies.framework import TBuf, TPipe, TQue
+from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
+from .proxies.loops import static_range
+from .proxies.scalar import Scalar
+from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
+
+__version__ = "0.1.0"
+
+globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
+
+__all__ = [n for n in dir() if not n.startswith("_") and n != "range"]

@@ -1,0 +1,63 @@
+"""Hardware rules the simulator keeps, and the environment variables asc_trace reads.
+
+Figures come from ../shared/reference/ascendc-facts.md (Atlas A2 / 910B, `__NPU_ARCH__` 2201).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+UB_BYTES = 192 * 1024                 # Unified Buffer per vector core (facts §1)
+UB_USABLE = UB_BYTES - 256            # "at most 192 KB - 256 B is usable" (facts §1)
+UB_ALIGN = 32                         # UB addresses and DataCopy lengths are 32-byte multiples (§1, §4)
+EVENT_IDS = 8                         # event ids 0..7 per HardEvent on A2 (§3)
+MAX_QUE_BUFFERS_PER_POSITION = 8      # each queue buffer holds an event id (§6)
+MAX_BUFFERS = 64                      # at most 64 TPipe buffers per kernel (§6)
+MAX_CORES = 48                        # 910B1/B2 have 48 AIV (§1)
+# The UB starts filled with this byte, so a read of bytes no one wrote shows up as NaN (float)
+# or -1 (int) on every CPU backend instead of as a plausible zero.
+UB_POISON_BYTE = 0xFF
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_int(name: str, default: int = 0) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def backend_from_env() -> str:
+    return env_str("ASC_TRACE_BACKEND", "auto").strip().lower() or "auto"
+
+
+def debug_level() -> int:
+    """ASC_TRACE_DEBUG=2 prints the graph after each pass."""
+    return env_int("ASC_TRACE_DEBUG", 0)
+
+
+def check_passes() -> bool:
+    """ASC_TRACE_CHECK=1 runs `verify` after every pass."""
+    return env_int("ASC_TRACE_CHECK", 0) > 0
+
+
+def sanitize() -> bool:
+    """ASC_TRACE_SANITIZE=0 turns the simulator's race checker off."""
+    return env_int("ASC_TRACE_SANITIZE", 1) != 0
+
+
+def home_dir() -> Path:
+    return Path(env_str("ASC_TRACE_HOME") or Path.home() / ".asc_trace")
+
+
+def cache_dir() -> Path:
+    explicit = env_str("ASC_TRACE_CACHE_DIR")
+    return Path(explicit) if explicit else home_dir() / "cache"
+
+
+def dump_dir() -> Path | None:
+    explicit = env_str("ASC_TRACE_DUMP_PATH")
+    return Path(explicit) if explicit else None

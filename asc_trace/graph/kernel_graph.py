@@ -1,0 +1,167 @@
+"""KernelGraph: a thin wrapper over a networkx.DiGraph of immutable nodes, plus program order.
+
+Program order matters on an in-order machine, so the graph keeps it explicitly (`order`); edges
+carry the data flow (`kind="data"`, `idx` = operand position) and, after scheduling, the
+dependences the scheduler found (`kind="dep"`). Loops are `for` ... `end_for` node pairs whose
+bodies are traced once, so the graph's size never depends on a trip count.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import networkx as nx
+
+from .expr import Expr, Var, free_vars
+from .node import Node, ObjRef, Pipe, TensorRef
+from .signature import Signature
+from .source_loc import SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A structured loop: its `for` node and its body (nodes and nested loops) in order."""
+
+    node: Node
+    body: tuple["Item", ...]
+
+
+Item = Node | Loop
+
+
+class KernelGraph:
+    """The traced kernel. `str(graph)` is the readable dump; `graph.nx` is the networkx graph."""
+
+    def __init__(self, name: str, signature: Signature, options: dict[str, Any] | None = None) -> None:
+        self.name = name
+        self.signature = signature
+        self.options: dict[str, Any] = dict(options or {})
+        self._g = nx.DiGraph()
+        self.order: list[int] = []
+        self._next_id = 0
+        self._tree: tuple[Item, ...] | None = None
+        self.notes: list[str] = []   # pass annotations shown at the end of the dump
+
+    # -- building -------------------------------------------------------------------------------
+    def add(self, op: str, args: tuple[Any, ...], loc: SourceLoc, loops: tuple[int, ...] = (),
+            pipe: Pipe | None = None, attrs: tuple[tuple[str, Any], ...] = ()) -> int:
+        """Append a node in program order; returns its id."""
+        nid = self._next_id
+        self._next_id += 1
+        node = Node(nid, op, tuple(args), loc, tuple(loops), pipe, attrs)
+        self._insert(node)
+        self.order.append(nid)
+        return nid
+
+    def new_node(self, op: str, args: tuple[Any, ...], loc: SourceLoc, loops: tuple[int, ...] = (),
+                 pipe: Pipe | None = None, attrs: tuple[tuple[str, Any], ...] = ()) -> Node:
+        """A node with a fresh id that is not yet placed in program order (passes place it)."""
+        nid = self._next_id
+        self._next_id += 1
+        node = Node(nid, op, tuple(args), loc, tuple(loops), pipe, attrs)
+        self._insert(node)
+        return node
+
+    def _insert(self, node: Node) -> None:
+        self._g.add_node(node.id, n=node)
+        for idx, producer in _producers(node.args):
+            if producer in self._g:
+                self._g.add_edge(producer, node.id, kind="data", idx=idx)
+        self._tree = None
+
+    def replace(self, node: Node) -> None:
+        """Swap in a new version of an existing node (same id)."""
+        old_edges = [(u, v) for u, v, d in self._g.in_edges(node.id, data=True) if d.get("kind") == "data"]
+        self._g.remove_edges_from(old_edges)
+        self._insert(node)
+
+    def set_order(self, order: list[int]) -> None:
+        self.order = list(order)
+        self._tree = None
+
+    def add_dep(self, src: int, dst: int, **data: Any) -> None:
+        self._g.add_edge(src, dst, kind="dep", **data)
+
+    # -- reading --------------------------------------------------------------------------------
+    @property
+    def nx(self) -> nx.DiGraph:
+        return self._g
+
+    def node(self, nid: int) -> Node:
+        return self._g.nodes[nid]["n"]
+
+    def __iter__(self) -> Iterator[Node]:
+        for nid in self.order:
+            yield self._g.nodes[nid]["n"]
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __contains__(self, nid: int) -> bool:
+        return nid in self._g
+
+    def structured(self) -> tuple[Item, ...]:
+        """Program order as a tree of nodes and loops."""
+        if self._tree is None:
+            self._tree = _structure(self)
+        return self._tree
+
+    def copy(self) -> "KernelGraph":
+        g = KernelGraph(self.name, self.signature, self.options)
+        g._g = self._g.copy()
+        g.order = list(self.order)
+        g._next_id = self._next_id
+        g.notes = list(self.notes)
+        return g
+
+    def __str__(self) -> str:
+        from .printer import format_graph
+        return format_graph(self)
+
+    def dump(self, locs: bool = True) -> str:
+        from .printer import format_graph
+        return format_graph(self, locs=locs)
+
+
+def _producers(args: Any, idx: int = -1) -> Iterator[tuple[int, int]]:
+    """(operand index, producing node id) for every TensorRef root and node-valued Var in `args`."""
+    for i, a in enumerate(args) if idx < 0 else [(idx, args)]:
+        yield from _producers_of(a, i)
+
+
+def _producers_of(a: Any, idx: int) -> Iterator[tuple[int, int]]:
+    if isinstance(a, TensorRef):
+        yield idx, a.root
+        yield from _producers_of(a.offset, idx)
+    elif isinstance(a, ObjRef):
+        yield idx, a.root
+    elif isinstance(a, Expr):
+        for v in free_vars(a):
+            if v.kind == "node":
+                yield idx, v.key
+    elif isinstance(a, (tuple, list)):
+        for x in a:
+            yield from _producers_of(x, idx)
+    elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+        for f in dataclasses.fields(a):
+            yield from _producers_of(getattr(a, f.name), idx)
+
+
+def _structure(g: KernelGraph) -> tuple[Item, ...]:
+    stack: list[tuple[Node | None, list[Item]]] = [(None, [])]
+    for nid in g.order:
+        n = g.node(nid)
+        if n.op == "for":
+            stack.append((n, []))
+        elif n.op == "end_for":
+            head, body = stack.pop()
+            assert head is not None, "end_for without for"  # verify() reports this properly
+            stack[-1][1].append(Loop(head, tuple(body)))
+        else:
+            stack[-1][1].append(n)
+    return tuple(stack[0][1])
+
+
+def loop_var(for_node: Node) -> Var:
+    return for_node.args[0]

@@ -1,0 +1,95 @@
+"""Graph nodes and their operands. Nodes are immutable, so passes copy graphs safely."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from ..dtypes import DataType
+from .expr import Expr, to_str
+from .source_loc import SourceLoc
+
+
+class Pipe(str, Enum):
+    """The in-order instruction queues of a vector core (facts §3)."""
+
+    S = "S"        # scalar unit: GetValue / SetValue, scalar bookkeeping
+    MTE2 = "MTE2"  # GM -> UB copies
+    V = "V"        # vector unit
+    MTE3 = "MTE3"  # UB -> GM copies
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRef:
+    """An operand that names memory: `root` is the node defining the storage (a LocalTensor, a queue
+    tensor, a TBuf tensor or a GlobalTensor), `offset` counts elements of `dtype` from its start."""
+
+    root: int
+    space: str          # "ub" or "gm"
+    dtype: DataType
+    offset: Expr
+
+    def __str__(self) -> str:
+        off = to_str(self.offset)
+        return f"%{self.root}" if off == "0" else f"%{self.root}[{off}]"
+
+
+@dataclass(frozen=True, slots=True)
+class ParamRef:
+    """An operand naming a kernel parameter (a GM pointer) by position."""
+
+    index: int
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class ObjRef:
+    """An operand naming a framework object (a TQue, TBuf or TPipe) by the node that created it."""
+
+    root: int
+    kind: str   # "que", "tbuf", "pipe"
+
+    def __str__(self) -> str:
+        return f"%{self.root}"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One recorded API call.
+
+    `loops` lists the ids of the enclosing `for` nodes, outermost first; `pipe` is the pipe the
+    instruction runs on (None for bookkeeping nodes such as a GlobalTensor binding).
+    `attrs` holds op-specific settings as sorted (name, value) pairs so that nodes stay hashable.
+    """
+
+    id: int
+    op: str
+    args: tuple[Any, ...]
+    loc: SourceLoc
+    loops: tuple[int, ...] = ()
+    pipe: Pipe | None = None
+    attrs: tuple[tuple[str, Any], ...] = field(default=())
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        for k, v in self.attrs:
+            if k == name:
+                return v
+        return default
+
+    def with_attrs(self, **kw: Any) -> "Node":
+        merged = dict(self.attrs)
+        merged.update(kw)
+        return replace(self, attrs=tuple(sorted(merged.items())))
+
+    def tensor_args(self) -> list[tuple[int, TensorRef]]:
+        return [(i, a) for i, a in enumerate(self.args) if isinstance(a, TensorRef)]
+
+
+def make_attrs(**kw: Any) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((k, v) for k, v in kw.items() if v is not None))

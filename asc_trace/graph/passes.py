@@ -1,0 +1,30 @@
+"""The pass pipeline: pure functions KernelGraph -> KernelGraph, run in order after tracing.
+
+ASC_TRACE_DEBUG=2 prints the dump after each pass; ASC_TRACE_CHECK=1 verifies after each pass.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from .. import config
+from .kernel_graph import KernelGraph
+from .verify import verify
+
+Pass = Callable[[KernelGraph], KernelGraph]
+
+
+def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
+    return [("verify", verify)]
+
+
+def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
+    check = config.check_passes()
+    debug = config.debug_level() >= 2
+    for name, fn in pipeline(options):
+        graph = fn(graph)
+        if check:
+            verify(graph)
+        if debug:
+            sys.stderr.write(f"--- after {name} ---\n{graph}")
+    return graph

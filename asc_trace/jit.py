@@ -1,0 +1,294 @@
+"""`@asc.jit`, launches (`kernel[core_num, stream](...)`), `asc.compile` and the in-memory cache."""
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from typing import Any, Callable
+
+from . import config
+from .errors import AscTraceError, LaunchError, TraceError
+from .fingerprint import fingerprint
+from .graph.kernel_graph import KernelGraph
+from .graph.passes import run_passes
+from .graph.signature import Signature
+from .graph.source_loc import SourceLoc
+from .proxies.context import active
+from .proxies.source_loc import user_loc
+from .proxies.tensors import GlobalAddress
+from .proxies.tracer import trace
+from .runtime import LaunchJob, get_runtime
+from .runtime.args import BoundArgs, ParamSpec, bind_args
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "auto_sync": True,        # the scheduler adds every synchronisation the data dependences need
+    "multi_buffer": "auto",   # "auto", an int (buffers per reused UB tensor) or "off"/1
+    "always_compile": False,  # bypass the compile caches
+    "backend": None,          # None: ASC_TRACE_BACKEND or "auto"
+    "opt_level": 3,           # bisheng -O level (NPU build)
+    "kernel_type": None,      # None: vector only (KERNEL_TYPE_AIV_ONLY)
+    "platform": "Ascend910B2",  # timing-model preset
+}
+MAX_BLOCKS = 65535
+
+
+class ConstExpr:
+    """`asc.ConstExpr[int]`: a parameter whose value is baked into the kernel (a new value traces again)."""
+
+    def __class_getitem__(cls, item: Any) -> "_ConstAnnotation":
+        return _ConstAnnotation(item)
+
+
+class _ConstAnnotation:
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"asc.ConstExpr[{getattr(self.inner, '__name__', self.inner)}]"
+
+
+def _param_kind(ann: Any) -> str:
+    if ann is inspect.Parameter.empty or ann is None:
+        return "auto"
+    if ann is ConstExpr or isinstance(ann, _ConstAnnotation):
+        return "const"
+    if ann is GlobalAddress:
+        return "gm"
+    if ann in (int, bool):
+        return "int"
+    if ann is float:
+        return "float"
+    if isinstance(ann, str):
+        low = ann.replace(" ", "")
+        if "ConstExpr" in low:
+            return "const"
+        if low.endswith("GlobalAddress"):
+            return "gm"
+        if low in ("int", "bool"):
+            return "int"
+        if low == "float":
+            return "float"
+    return "auto"
+
+
+def param_specs(fn: Callable[..., Any]) -> list[ParamSpec]:
+    sig = inspect.signature(fn)
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # noqa: BLE001 - unresolvable string annotations: fall back to the raw text
+        hints = {}
+    specs = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TraceError(f"kernel parameters must be named; {fn.__name__} has *{p.name}", None)
+        ann = hints.get(p.name, p.annotation)
+        specs.append(ParamSpec(p.name, _param_kind(ann), p.default))
+    return specs
+
+
+class JitFunction:
+    """A kernel. Launch it with `kernel[core_num](...)` or `kernel[core_num, stream](...)`; inside
+    another kernel, calling it inlines it."""
+
+    def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
+        unknown = set(options) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise TraceError(f"unknown asc.jit option(s): {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(DEFAULT_OPTIONS)})", user_loc())
+        self.fn = fn
+        self.__asc_jit_fn__ = fn
+        self.options = {**DEFAULT_OPTIONS, **options}
+        self.name = fn.__name__
+        self.specs = param_specs(fn)
+        self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
+        functools.update_wrapper(self, fn)
+
+    def with_options(self, **options: Any) -> "JitFunction":
+        return JitFunction(self.fn, **{**{k: v for k, v in self.options.items() if v != DEFAULT_OPTIONS[k]},
+                                      **options})
+
+    # -- calls ----------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        ctx = active()
+        if ctx is not None:
+            return ctx.inline(self, args, kwargs)
+        raise LaunchError(f"{self.name} is a kernel: launch it on cores with {self.name}[core_num](...) or "
+                          f"{self.name}[core_num, stream](...)", user_loc())
+
+    def __getitem__(self, cfg: Any) -> "Launcher":
+        core_num, stream = _launch_config(cfg, self.name)
+        return Launcher(self, core_num, stream)
+
+    def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
+        _check_cores(core_num, self.name, loc)
+        rt = get_runtime(self.backend)
+        bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+        if not rt.needs_graph:
+            rt.launch(None, LaunchJob(self.name, self.fn, None, bound, core_num, stream, loc, self.options))
+            return
+        self.compiled(bound.signature).run(rt, bound, core_num, stream, loc)
+
+    @property
+    def backend(self) -> str:
+        return self.options["backend"] or config.backend_from_env()
+
+    # -- compilation and the cache ----------------------------------------------------------------
+    def compiled(self, signature: Signature) -> "CompiledKernel":
+        key = (_sig_key(signature), tuple(sorted((k, repr(v)) for k, v in self.options.items())))
+        deps = fingerprint(self.fn)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == deps and not self.options["always_compile"]:
+            return hit[1]
+        ck = CompiledKernel(self, signature)
+        self._cache[key] = (deps, ck)
+        return ck
+
+    def __repr__(self) -> str:
+        return f"<asc.jit kernel {self.name}>"
+
+
+class Launcher:
+    def __init__(self, jitfn: JitFunction, core_num: int, stream: Any) -> None:
+        self.jitfn, self.core_num, self.stream = jitfn, core_num, stream
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        loc = user_loc()
+        try:
+            self.jitfn.launch(self.core_num, self.stream, args, kwargs, loc)
+        except AscTraceError as e:
+            raise _clean(e)
+
+
+class CompiledKernel:
+    """A kernel traced and scheduled for one signature (argument dtypes and ConstExpr values).
+
+    `ck(*args)` launches it on `core_num` cores; `ck.graph` is the scheduled KernelGraph
+    (`ck.graph.nx` its networkx graph), `ck.traced` the graph as traced, `ck.source` the Ascend C.
+    """
+
+    def __init__(self, jitfn: JitFunction, signature: Signature, core_num: int | None = None) -> None:
+        self.jitfn = jitfn
+        self.name = jitfn.name
+        self.signature = signature
+        self.options = dict(jitfn.options)
+        self.core_num = core_num
+        self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
+        self.graph: KernelGraph = run_passes(self.traced, self.options)
+        self._artifacts: dict[str, Any] = {}
+
+    @property
+    def source(self) -> str:
+        from .lower.ascendc import lower
+        if "source" not in self._artifacts:
+            self._artifacts["source"] = lower(self.graph)
+        return self._artifacts["source"]
+
+    def artifact(self, rt: Any) -> Any:
+        art = self._artifacts.get(rt.name)
+        if art is None:
+            art = rt.prepare(self.graph, self.options)
+            self._artifacts[rt.name] = art
+        return art
+
+    def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
+                                               self.options))
+
+    def __getitem__(self, cfg: Any) -> Callable[..., None]:
+        core_num, stream = _launch_config(cfg, self.name)
+
+        def call(*args: Any, **kwargs: Any) -> None:
+            self._call(core_num, stream, args, kwargs, user_loc())
+        return call
+
+    def __call__(self, *args: Any, core_num: int | None = None, stream: Any = None, **kwargs: Any) -> None:
+        self._call(core_num or self.core_num, stream, args, kwargs, user_loc())
+
+    def _call(self, core_num: int | None, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc) -> None:
+        try:
+            if core_num is None:
+                raise LaunchError(f"{self.name}: how many cores? pass core_num to asc.compile or call "
+                                  "ck[core_num](...)", loc)
+            _check_cores(core_num, self.name, loc)
+            rt = get_runtime(self.jitfn.backend)
+            bound = bind_args(self.name, self.jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+            if _sig_key(bound.signature) != _sig_key(self.signature):
+                raise LaunchError(f"{self.name} was compiled for {self.signature} but called with "
+                                  f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
+                                                                  "the @asc.jit kernel, which specialises itself")
+            if not rt.needs_graph:
+                rt.launch(None, LaunchJob(self.name, self.jitfn.fn, None, bound, core_num, stream, loc,
+                                          self.options))
+            else:
+                self.run(rt, bound, core_num, stream, loc)
+        except AscTraceError as e:
+            raise _clean(e)
+
+    def __repr__(self) -> str:
+        return f"<CompiledKernel {self.name}{self.signature}>"
+
+
+def _sig_key(sig: Signature) -> tuple:
+    return tuple((p.kind, p.dtype.name if p.dtype else None, repr(p.value) if p.kind == "const" else None)
+                 for p in sig.params)
+
+
+def _launch_config(cfg: Any, name: str) -> tuple[int, Any]:
+    if isinstance(cfg, tuple):
+        if len(cfg) == 1:
+            return cfg[0], None
+        if len(cfg) == 2:
+            return cfg[0], cfg[1]
+        raise LaunchError(f"{name}[...] takes the core count and optionally a stream, got {len(cfg)} values",
+                          user_loc())
+    return cfg, None
+
+
+def _check_cores(core_num: Any, name: str, loc: SourceLoc | None) -> None:
+    if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
+        raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got {core_num!r}", loc)
+
+
+def _clean(e: AscTraceError) -> AscTraceError:
+    """Drop asc_trace's own frames from the traceback: the message already points at the user's line."""
+    if config.debug_level() >= 1:
+        return e
+    return e.with_traceback(None)
+
+
+def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """`@asc.jit`, `@asc.jit(auto_sync=False, ...)`, or `asc.jit(kernel, **options)` for a re-optioned copy."""
+    if fn is None:
+        return lambda f: jit(f, **options)
+    if isinstance(fn, JitFunction):
+        return fn.with_options(**options)
+    if not callable(fn):
+        raise TraceError(f"asc.jit decorates a function, got {type(fn).__name__}", user_loc())
+    return JitFunction(fn, **options)
+
+
+def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **options: Any) -> CompiledKernel:  # noqa: A001
+    """Trace and schedule `fn` for the dtypes / constants of `example_inputs`.
+
+    Args:
+        fn: an @asc.jit kernel or a plain kernel function.
+        example_inputs: arguments like those of a launch (arrays, tensors, scalars).
+        core_num: the default core count of `ck(...)` calls.
+        options: asc.jit options (auto_sync, multi_buffer, backend, ...).
+
+    Raises:
+        LaunchError: the example inputs do not fit the kernel's parameters.
+        TraceError: the kernel cannot be traced.
+    """
+    loc = user_loc()
+    try:
+        jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
+        if options:
+            jf = jf.with_options(**options)
+        if core_num is not None:
+            _check_cores(core_num, jf.name, loc)
+        bound = bind_args(jf.name, jf.specs, tuple(example_inputs), {}, loc, device_ok=True)
+        ck = CompiledKernel(jf, bound.signature, core_num)
+        return ck
+    except AscTraceError as e:
+        raise _clean(e)

@@ -1,0 +1,1 @@
+"""Proxy values seen by a kernel body while it is traced (or run eagerly)."""

@@ -1,0 +1,305 @@
+"""Kernel-side functions with pyasc's names and argument order. Each call records one node.
+
+The vector ops are generated from the op registry by family, so a new op needs only its record.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..dtypes import DataType
+from ..enums import AIV_EVENTS, HardEvent, PipeID
+from ..errors import AlignmentError, DTypeError, SyncError, TraceError
+from ..graph.expr import Const, Expr
+from ..graph.node import Pipe, TensorRef, make_attrs
+from ..graph.ops import REGISTRY, OpDef
+from ..graph.source_loc import SourceLoc
+from .context import current
+from .scalar import Scalar, to_expr
+from .source_loc import user_loc
+from .tensors import GlobalTensor, LocalTensor, tensor_ref
+
+
+# -- operand checks shared by the families --------------------------------------------------------
+
+def vec_operand(t: Any, what: str, opname: str, loc: SourceLoc) -> TensorRef:
+    if isinstance(t, GlobalTensor):
+        raise TraceError(f"asc.{opname} works on LocalTensors in the Unified Buffer, but {what} is a GlobalTensor",
+                         loc, hint="copy the data into the UB with asc.data_copy(local, global, count) first")
+    if not isinstance(t, LocalTensor):
+        raise TraceError(f"{what} of asc.{opname} must be a LocalTensor, got {type(t).__name__}", loc)
+    return t._ref
+
+
+def check_same_dtype(opname: str, refs: list[TensorRef], names: list[str], loc: SourceLoc) -> DataType:
+    first = refs[0].dtype
+    for r, n in zip(refs[1:], names[1:]):
+        if r.dtype is not first:
+            detail = ", ".join(f"{nm} is {rr.dtype}" for rr, nm in zip(refs, names))
+            raise DTypeError(f"operand dtypes of asc.{opname} differ: {detail}", loc,
+                             hint="convert with asc.cast first; Ascend C vector ops take one element type")
+    return first
+
+
+def check_supported(op: OpDef, dtype: DataType, loc: SourceLoc) -> None:
+    if not op.supports(dtype.name):
+        allowed = ", ".join(sorted(op.dtypes or ()))
+        raise DTypeError(f"asc.{op.name} does not support {dtype} on Atlas A2 (supported: {allowed})", loc,
+                         hint="cast to a supported type with asc.cast first" if dtype.name == "bfloat16" else None)
+
+
+def count_expr(count: Any, loc: SourceLoc, what: str = "count") -> Expr:
+    e = to_expr(count, f"the {what}")
+    if e.type != "int":
+        raise TraceError(f"the {what} must be an integer, got `{e}`", loc)
+    if isinstance(e, Const) and e.value < 0:
+        raise TraceError(f"the {what} must not be negative, got {e.value}", loc)
+    return e
+
+
+def scalar_for(dtype: DataType, value: Any, opname: str, loc: SourceLoc) -> Expr:
+    """The scalar operand, which Ascend C requires to have exactly the tensors' element type."""
+    e = to_expr(value, f"the scalar of asc.{opname}")
+    if e.type == "float" and not dtype.is_float:
+        raise DTypeError(f"asc.{opname} on {dtype} tensors needs an integer scalar, got `{e}`", loc)
+    return e
+
+
+# -- vector families ----------------------------------------------------------------------------
+
+def _make_binary(op: OpDef) -> Callable[..., None]:
+    def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: Any) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1"))]
+        dtype = check_same_dtype(op.name, refs, ["dst", "src0", "src1"], loc)
+        check_supported(op, dtype, loc)
+        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+    fn.__doc__ = f"`dst[i] = {op.name}(src0[i], src1[i])` for the first `count` elements (Ascend C {op.c_name})."
+    return fn
+
+
+def _make_unary(op: OpDef) -> Callable[..., None]:
+    def fn(dst: LocalTensor, src: LocalTensor, count: Any) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
+        dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+    fn.__doc__ = f"`dst[i] = {op.name}(src[i])` for the first `count` elements (Ascend C {op.c_name})."
+    return fn
+
+
+def _make_scalar(op: OpDef) -> Callable[..., None]:
+    def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, count: Any) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
+        dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        s = scalar_for(dtype, scalar, op.name, loc)
+        ctx.record(op.name, (*refs, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+    fn.__doc__ = f"`dst[i] = {op.name[:-1]}(src[i], scalar)` for the first `count` elements (Ascend C {op.c_name})."
+    return fn
+
+
+def _make_duplicate(op: OpDef) -> Callable[..., None]:
+    def fn(dst: LocalTensor, scalar: Any, count: Any) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", op.name, loc)
+        check_supported(op, d.dtype, loc)
+        s = scalar_for(d.dtype, scalar, op.name, loc)
+        ctx.record(op.name, (d, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
+    fn.__doc__ = "`dst[i] = scalar` for the first `count` elements (Ascend C Duplicate)."
+    return fn
+
+
+FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
+    "vec_binary": _make_binary,
+    "vec_unary": _make_unary,
+    "vec_scalar": _make_scalar,
+    "vec_duplicate": _make_duplicate,
+}
+
+
+def build_vector_api() -> dict[str, Callable[..., Any]]:
+    out: dict[str, Callable[..., Any]] = {}
+    for op in REGISTRY.values():
+        builder = FAMILY_BUILDERS.get(op.family)
+        if builder is not None:
+            fn = builder(op)
+            fn.__name__ = fn.__qualname__ = op.name
+            out[op.name] = fn
+    return out
+
+
+# -- data movement ------------------------------------------------------------------------------
+
+def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
+    """`asc.data_copy(dst, src, count)`: copy `count` elements GM->UB (MTE2), UB->GM (MTE3) or UB->UB (V).
+
+    Raises:
+        AlignmentError: `count * sizeof(T)` is not a multiple of 32 bytes (the hardware would silently
+            round the copy down); use `asc.data_copy_pad` for such lengths.
+        TraceError / DTypeError: operands of the wrong kind or of different dtypes.
+    """
+    ctx = current("asc.data_copy")
+    loc = user_loc()
+    if count is None:
+        count = kwargs.pop("repeat_params", kwargs.pop("intri_params", None))
+    if kwargs:
+        raise TraceError(f"unexpected arguments to asc.data_copy: {', '.join(kwargs)}", loc)
+    if count is None:
+        raise TraceError("asc.data_copy(dst, src, count) needs the element count", loc)
+    d = tensor_ref(dst, "the destination of asc.data_copy")
+    s = tensor_ref(src, "the source of asc.data_copy")
+    pipe = copy_pipe(d, s, "asc.data_copy", loc)
+    dtype = check_same_dtype("data_copy", [d, s], ["dst", "src"], loc)
+    n = count_expr(count, loc)
+    if isinstance(n, Const) and (n.value * dtype.itemsize) % 32:
+        raise AlignmentError(f"asc.data_copy of {n.value} x {dtype} = {n.value * dtype.itemsize} bytes is not a "
+                             "multiple of 32 bytes; the hardware would silently copy only "
+                             f"{n.value * dtype.itemsize // 32 * 32} bytes", loc,
+                             hint="pad the length to a 32-byte multiple, or copy the tail with asc.data_copy_pad")
+    ctx.record("data_copy", (d, s, n), loc, pipe, make_attrs(dtype=dtype))
+
+
+def copy_pipe(d: TensorRef, s: TensorRef, what: str, loc: SourceLoc) -> Pipe:
+    if d.space == "ub" and s.space == "gm":
+        return Pipe.MTE2
+    if d.space == "gm" and s.space == "ub":
+        return Pipe.MTE3
+    if d.space == "ub" and s.space == "ub":
+        return Pipe.V
+    raise TraceError(f"{what} cannot copy GM to GM; stage the data through a LocalTensor", loc)
+
+
+# -- synchronisation ----------------------------------------------------------------------------
+
+def _event(event: Any, loc: SourceLoc, what: str) -> HardEvent:
+    try:
+        ev = HardEvent(event)
+    except (ValueError, TypeError):
+        raise TraceError(f"{what} takes an asc.HardEvent, got {event!r}", loc) from None
+    if ev not in AIV_EVENTS:
+        names = ", ".join(sorted(e.name for e in AIV_EVENTS))
+        raise TraceError(f"HardEvent.{ev.name} has no meaning on a vector core", loc, hint=f"use one of {names}")
+    return ev
+
+
+def _event_id(event_id: Any, loc: SourceLoc) -> Expr:
+    e = to_expr(event_id, "the event id")
+    if e.type != "int":
+        raise TraceError(f"an event id must be an integer, got `{e}`", loc)
+    if isinstance(e, Const) and not 0 <= e.value < 8:
+        raise SyncError(f"event id {e.value} is outside 0..7 (Atlas A2 has 8 ids per HardEvent)", loc,
+                         hint="use ids 0-5 in hand-synchronised code: TPipe reserves 6 and 7")
+    return e
+
+
+def set_flag(event: HardEvent, event_id: Any = 0) -> None:
+    """`SetFlag<X_Y>(id)`: pipe X raises flag `id` once its earlier work is done."""
+    ctx = current("asc.set_flag")
+    loc = user_loc()
+    ev = _event(event, loc, "asc.set_flag")
+    ctx.record("set_flag", (ev, _event_id(event_id, loc)), loc, Pipe(ev.src))
+
+
+def wait_flag(event: HardEvent, event_id: Any = 0) -> None:
+    """`WaitFlag<X_Y>(id)`: pipe Y waits for flag `id`, then clears it."""
+    ctx = current("asc.wait_flag")
+    loc = user_loc()
+    ev = _event(event, loc, "asc.wait_flag")
+    ctx.record("wait_flag", (ev, _event_id(event_id, loc)), loc, Pipe(ev.dst))
+
+
+_BARRIER_PIPES = {PipeID.PIPE_V: Pipe.V, PipeID.PIPE_MTE2: Pipe.MTE2, PipeID.PIPE_MTE3: Pipe.MTE3,
+                  PipeID.PIPE_ALL: None}
+
+
+def pipe_barrier(pipe: PipeID) -> None:
+    """`PipeBarrier<pipe>()`: later instructions of `pipe` wait for its earlier ones (PIPE_ALL: every pipe)."""
+    ctx = current("asc.pipe_barrier")
+    loc = user_loc()
+    try:
+        p = PipeID(pipe)
+    except (ValueError, TypeError):
+        raise TraceError(f"asc.pipe_barrier takes an asc.PipeID, got {pipe!r}", loc) from None
+    if p == PipeID.PIPE_S:
+        raise TraceError("PipeBarrier<PIPE_S> is not allowed in Ascend C", loc,
+                         hint="scalar work is ordered by the S_V / V_S / S_MTE* events")
+    if p not in _BARRIER_PIPES:
+        raise TraceError(f"PipeID.{p.name} does not exist on a vector core", loc,
+                         hint="use PIPE_V, PIPE_MTE2, PIPE_MTE3 or PIPE_ALL")
+    ctx.record("pipe_barrier", (p,), loc, _BARRIER_PIPES[p])
+
+
+# -- system values ------------------------------------------------------------------------------
+
+def get_block_idx() -> Any:
+    """The index of this core, in [0, core_num)."""
+    return current("asc.get_block_idx").block_idx()
+
+
+def get_block_num() -> Any:
+    """The number of cores the kernel was launched on."""
+    return current("asc.get_block_num").block_num()
+
+
+# -- debug output -------------------------------------------------------------------------------
+
+_CONV = re.compile(r"%(?:%|[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp]))")
+INT_CONV = set("diouxXc")
+FLOAT_CONV = set("fFeEgG")
+
+
+def printf_conversions(fmt: str) -> list[str]:
+    return [m.group(2) for m in _CONV.finditer(fmt) if m.group(0) != "%%"]
+
+
+def printf(fmt: str, *args: Any) -> None:
+    """C printf from the kernel; each core's lines are tagged with its block index.
+
+    Both a real newline and pyasc's escaped `"\\\\n"` end a line. Conversions: %d %i %u %x %f %s %p
+    (plus widths and flags).
+
+    Raises:
+        TraceError: the conversions do not match the arguments.
+    """
+    ctx = current("asc.printf")
+    loc = user_loc()
+    if not isinstance(fmt, str):
+        raise TraceError(f"asc.printf's first argument is the format string, got {type(fmt).__name__}", loc)
+    fmt = fmt.replace("\\n", "\n")   # pyasc makes users escape the newline; both spellings mean one
+    convs = printf_conversions(fmt)
+    if len(convs) != len(args):
+        raise TraceError(f"asc.printf format has {len(convs)} conversion(s) but {len(args)} argument(s) were given",
+                         loc, hint="give one argument per %-conversion; write %% for a literal percent sign")
+    vals: list[Any] = []
+    for i, (c, a) in enumerate(zip(convs, args)):
+        if c == "s":
+            if not isinstance(a, str):
+                raise TraceError(f"argument {i + 1} of asc.printf is for %s and must be a Python string", loc)
+            vals.append(a)
+            continue
+        if isinstance(a, str):
+            raise TraceError(f"argument {i + 1} of asc.printf is a string but its conversion is %{c}", loc)
+        if c == "p":
+            try:
+                e = tensor_ref(a, f"argument {i + 1} of asc.printf (%p)")
+            except TraceError:
+                e = to_expr(a, f"argument {i + 1} of asc.printf")
+            vals.append(e)
+            continue
+        e = to_expr(a, f"argument {i + 1} of asc.printf")
+        if c in INT_CONV and e.type == "float":
+            raise TraceError(f"argument {i + 1} of asc.printf is a float but its conversion is %{c}", loc,
+                             hint="use %f for floating-point values")
+        vals.append(e)
+    ctx.record("printf", (fmt, tuple(vals)), loc)
+
+
+__all__ = ["data_copy", "set_flag", "wait_flag", "pipe_barrier", "get_block_idx", "get_block_num", "printf",
+           "build_vector_api", "Scalar"]

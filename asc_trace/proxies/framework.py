@@ -1,0 +1,150 @@
+"""TPipe / TQue / TBuf: the Ascend C framework that hands out UB buffers and synchronises the
+producer and consumer pipes of each queue (facts §6)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import DataType
+from ..enums import TPosition
+from ..errors import TraceError
+from ..graph.expr import Const
+from ..graph.node import ObjRef, TensorRef, make_attrs
+from .context import current
+from .scalar import to_expr
+from .source_loc import user_loc
+from .tensors import LocalTensor, _position
+
+
+class TPipe:
+    """`asc.TPipe()`: owns the UB memory given to queues and TBufs with `init_buffer`."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self) -> None:
+        self._obj = ObjRef(current("asc.TPipe").record("tpipe", (), user_loc()), "pipe")
+
+    def init_buffer(self, que: Any, num: Any = None, len: Any = None) -> None:  # noqa: A002 - pyasc name
+        """`init_buffer(que, num, len_bytes)` for a TQue, `init_buffer(tbuf, len_bytes)` for a TBuf.
+
+        Raises:
+            TraceError: `que` is neither a TQue nor a TBuf, or a size is missing.
+        """
+        ctx = current("TPipe.init_buffer")
+        loc = user_loc()
+        if isinstance(que, TBuf):
+            length = num if len is None else len
+            if length is None:
+                raise TraceError("init_buffer(tbuf, len_bytes) needs the length in bytes", loc)
+            ctx.record("init_buffer", (que._obj, Const(1), to_expr(length, "the buffer length")), loc)
+            return
+        if not isinstance(que, TQue):
+            raise TraceError(f"init_buffer takes a TQue or a TBuf, got {type(que).__name__}", loc)
+        if num is None or len is None:
+            raise TraceError("init_buffer(que, num, len_bytes) needs the buffer count and the length in bytes", loc)
+        ctx.record("init_buffer", (que._obj, to_expr(num, "the buffer count"), to_expr(len, "the buffer length")), loc)
+
+    initBuffer = init_buffer
+    InitBuffer = init_buffer
+
+
+class TQue:
+    """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes.
+
+    alloc_tensor -> fill -> enque  ...  deque -> use -> free_tensor, with the events of facts §6
+    inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
+    """
+
+    __slots__ = ("_obj", "pos", "_dtype")
+
+    def __init__(self, pos: Any = TPosition.VECIN, depth: Any = 1, mask: Any = 0) -> None:
+        loc = user_loc()
+        ctx = current("asc.TQue")
+        self.pos = _position(pos, loc)
+        if self.pos == TPosition.VECCALC:
+            raise TraceError("a TQue position is VECIN or VECOUT; VECCALC scratch memory is a TBuf", loc,
+                             hint="tmp = asc.TBuf(asc.TPosition.VECCALC); pipe.init_buffer(tmp, len_bytes)")
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+            raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
+        self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
+        self._dtype: DataType | None = None
+
+    def alloc_tensor(self, dtype: DataType | None = None) -> LocalTensor:
+        """Take a free buffer of the queue as a LocalTensor of `dtype`."""
+        ctx = current("TQue.alloc_tensor")
+        loc = user_loc()
+        dtype = self._dtype_or(dtype, loc, "alloc_tensor")
+        nid = ctx.record("alloc_tensor", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        self._dtype = dtype
+        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+
+    def enque(self, tensor: LocalTensor) -> None:
+        """Hand a filled tensor to the consumer pipe."""
+        ctx = current("TQue.enque")
+        loc = user_loc()
+        ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
+
+    def deque(self, dtype: DataType | None = None) -> LocalTensor:
+        """Take the oldest enqueued tensor (waits for its producer)."""
+        ctx = current("TQue.deque")
+        loc = user_loc()
+        dtype = self._dtype_or(dtype, loc, "deque")
+        nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+
+    def free_tensor(self, tensor: LocalTensor) -> None:
+        """Give a dequeued tensor's buffer back to the producer side."""
+        ctx = current("TQue.free_tensor")
+        loc = user_loc()
+        ctx.record("free_tensor", (self._obj, _whole(tensor, loc, "free_tensor")), loc)
+
+    def _dtype_or(self, dtype: Any, loc, what: str) -> DataType:
+        if dtype is None:
+            if self._dtype is None:
+                raise TraceError(f"{what} needs the element type the first time, e.g. que.{what}(asc.float32)", loc)
+            return self._dtype
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"{what} takes an element type such as asc.float32, got {dtype!r}", loc)
+        return dtype
+
+    # the seed article's spellings
+    allocTensor = alloc_tensor
+    enQue = enque
+    deQue = deque
+    freeTensor = free_tensor
+    AllocTensor = alloc_tensor
+    EnQue = enque
+    DeQue = deque
+    FreeTensor = free_tensor
+
+
+class TBuf:
+    """`asc.TBuf(asc.TPosition.VECCALC)`: scratch UB memory with no queue and no synchronisation."""
+
+    __slots__ = ("_obj", "pos")
+
+    def __init__(self, pos: Any = TPosition.VECCALC) -> None:
+        loc = user_loc()
+        self.pos = _position(pos, loc)
+        self._obj = ObjRef(current("asc.TBuf").record("tbuf", (self.pos,), loc), "tbuf")
+
+    def get(self, dtype: DataType, len: Any = None) -> LocalTensor:  # noqa: A002 - pyasc name
+        """The whole buffer (or its first `len` elements) as a LocalTensor of `dtype`; every call
+        returns the same base address, as in Ascend C."""
+        ctx = current("TBuf.get")
+        loc = user_loc()
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"TBuf.get takes an element type such as asc.float32, got {dtype!r}", loc)
+        length = None if len is None else to_expr(len, "the element count")
+        nid = ctx.record("tbuf_get", (self._obj, length), loc, attrs=make_attrs(dtype=dtype))
+        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+
+    Get = get
+
+
+def _whole(tensor: Any, loc, what: str) -> TensorRef:
+    if not isinstance(tensor, LocalTensor):
+        raise TraceError(f"{what} takes the LocalTensor the queue handed out, got {type(tensor).__name__}", loc)
+    ref = tensor._ref
+    if not (isinstance(ref.offset, Const) and ref.offset.value == 0):
+        raise TraceError(f"{what} takes the whole queue tensor, not a slice of it", loc)
+    return ref

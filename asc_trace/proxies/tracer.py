@@ -1,0 +1,160 @@
+"""Tracing: run the kernel function once on proxies and record every API call in a KernelGraph."""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from types import CodeType, TracebackType
+from typing import Any, Callable
+
+from ..errors import AscTraceError, TraceError
+from ..graph.expr import BLOCK_IDX, BLOCK_NUM, Const, Var
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import ParamRef, Pipe
+from ..graph.signature import Param, Signature
+from ..graph.source_loc import SourceLoc
+from .context import TRACE_LOCK, Context, use
+from .loops import SymbolicRange, intercepting_range
+from .scalar import Scalar, to_expr
+from .source_loc import is_internal, loc_of_frame
+from .tensors import GlobalAddress
+
+
+@dataclass
+class LoopRegion:
+    for_id: int
+    var: Var
+    loc: SourceLoc
+    yielded: bool = False
+
+
+class TraceContext(Context):
+    """Builds the graph; owns the loop stack and the `range` interception of kernel modules."""
+
+    eager = False
+
+    def __init__(self, graph: KernelGraph) -> None:
+        self.graph = graph
+        self.loops: list[LoopRegion] = []
+        self.kernel_codes: set[CodeType] = set()
+        self._patched: dict[int, dict[str, Any]] = {}
+        self.pending: TraceError | None = None
+        self._loop_count = 0
+
+    # -- recording ------------------------------------------------------------------------------
+    def _scope(self) -> tuple[int, ...]:
+        return tuple(r.for_id for r in self.loops)
+
+    def check_pending(self) -> None:
+        if self.pending is not None:
+            err, self.pending = self.pending, None
+            raise err
+
+    def record(self, op: str, args: tuple[Any, ...], loc: SourceLoc, pipe: Pipe | None = None,
+               attrs: tuple[tuple[str, Any], ...] = ()) -> int:
+        self.check_pending()
+        return self.graph.add(op, args, loc, self._scope(), pipe, attrs)
+
+    def block_idx(self) -> Scalar:
+        return Scalar(BLOCK_IDX)
+
+    def block_num(self) -> Scalar:
+        return Scalar(BLOCK_NUM)
+
+    def node_value(self, nid: int, vtype: str) -> Scalar:
+        return Scalar(Var("node", nid, f"v{nid}", vtype))
+
+    # -- loops ----------------------------------------------------------------------------------
+    def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> SymbolicRange:
+        return SymbolicRange(self, (start, stop, step), loc)
+
+    def open_loop(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> LoopRegion:
+        self.check_pending()
+        var = Var("loop", self._loop_count, f"i{self._loop_count}")
+        self._loop_count += 1
+        nid = self.graph.add("for", (var, to_expr(start), to_expr(stop), to_expr(step)), loc, self._scope())
+        region = LoopRegion(nid, var, loc)
+        self.loops.append(region)
+        return region
+
+    def close_loop(self, region: LoopRegion) -> None:
+        self.check_pending()
+        if not self.loops or self.loops[-1] is not region:
+            raise TraceError("runtime loops were left out of order", region.loc)
+        self.loops.pop()
+        self.graph.add("end_for", (region.for_id,), region.loc, self._scope())
+
+    def abandon_loop(self, region: LoopRegion) -> None:
+        if self.pending is None:
+            self.pending = TraceError(
+                "a `break` or `return` leaves the runtime loop that starts here, which would cut every "
+                "iteration short", region.loc,
+                hint="runtime loops (`for i in range(...)` in a kernel) run their whole body; to stop early "
+                     "with a bound known while tracing, iterate with asc.static_range")
+        if region in self.loops:
+            self.loops.remove(region)
+
+    # -- sub-kernels and module patching ----------------------------------------------------------
+    def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
+        self.enter_function(jitfn.fn)
+        return jitfn.fn(*args, **kwargs)
+
+    def enter_function(self, fn: Callable[..., Any]) -> None:
+        self.kernel_codes.add(fn.__code__)
+        g = fn.__globals__
+        if id(g) in self._patched or "range" in g:   # a module-level `range` of the user's own stays
+            return
+        g["range"] = intercepting_range
+        self._patched[id(g)] = g
+
+    def restore(self) -> None:
+        for g in self._patched.values():
+            if g.get("range") is intercepting_range:
+                del g["range"]
+        self._patched.clear()
+
+
+def param_proxy(p: Param) -> Any:
+    """What the kernel body receives for parameter `p` while being traced."""
+    if p.kind == "gm":
+        return GlobalAddress(ParamRef(p.index, p.name), Const(0), p.dtype)
+    if p.kind in ("int", "float"):
+        return Scalar(Var("param", p.index, p.name, p.kind))
+    return p.value
+
+
+def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None = None,
+          name: str | None = None) -> KernelGraph:
+    """Run `fn` once on proxies for `signature`; returns the recorded graph.
+
+    Raises:
+        TraceError (or another AscTraceError): the kernel cannot be traced; the message names the line.
+    """
+    graph = KernelGraph(name or fn.__name__, signature, options)
+    ctx = TraceContext(graph)
+    with TRACE_LOCK, use(ctx):
+        ctx.enter_function(fn)
+        try:
+            ret = fn(*[param_proxy(p) for p in signature.params])
+            ctx.check_pending()
+            if ctx.loops:
+                raise TraceError("a runtime loop was never closed", ctx.loops[-1].loc)
+        except AscTraceError:
+            raise
+        except Exception as exc:  # a Python error inside the kernel body: point at the user's line
+            raise TraceError(f"{type(exc).__name__} while tracing {graph.name}: {exc}",
+                             user_loc_of_traceback(exc.__traceback__)) from exc
+        finally:
+            ctx.restore()
+    if ret is not None:
+        raise TraceError(f"kernel {graph.name} returned {type(ret).__name__}; kernels return nothing and write "
+                         "their results through GlobalTensors", None)
+    return graph
+
+
+def user_loc_of_traceback(tb: TracebackType | None) -> SourceLoc | None:
+    """The innermost user frame of a traceback."""
+    found = None
+    for frame, _ in traceback.walk_tb(tb):
+        if not is_internal(frame.f_code.co_filename):
+            found = frame
+    return loc_of_frame(found) if found is not None else None

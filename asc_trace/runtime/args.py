@@ -1,0 +1,174 @@
+"""Binding launch arguments: NumPy arrays and torch CPU tensors become global memory (written in
+place), Python numbers become runtime scalars or constants. Nothing reaches the caller's arrays
+until the kernel has run without error (`BoundArgs.commit`)."""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as D
+from ..errors import LaunchError
+from ..graph.signature import Param, Signature
+from ..graph.source_loc import SourceLoc
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    """How a kernel parameter is declared: kind "gm", "int", "float", "const" or "auto" (no annotation)."""
+
+    name: str
+    kind: str
+    default: Any = inspect.Parameter.empty
+
+
+@dataclass
+class BoundArgs:
+    signature: Signature
+    arrays: list[np.ndarray | None]          # flat storage view per parameter (GM only)
+    scalars: dict[str, Any]                  # env entries of the runtime scalars ("p<i>")
+    values: list[Any]                        # what the caller passed, by parameter
+    staged: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def stage(self, written: set[int]) -> list[np.ndarray | None]:
+        """GM as the kernel sees it: copies of the parameters it writes, the caller's arrays otherwise."""
+        self.staged = {i: self.arrays[i].copy() for i in written if self.arrays[i] is not None}
+        return [self.staged.get(i, a) for i, a in enumerate(self.arrays)]
+
+    def commit(self) -> None:
+        for i, arr in self.staged.items():
+            np.copyto(self.arrays[i], arr)
+        self.staged = {}
+
+
+def _torch():
+    import sys
+    return sys.modules.get("torch")
+
+
+def as_storage(value: Any, name: str, loc: SourceLoc | None, device_ok: bool = False) -> tuple[np.ndarray, D.DataType]:
+    """A flat, writable storage view of an array argument and its kernel dtype."""
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        if value.device.type != "cpu" and not device_ok:
+            raise LaunchError(f"argument {name!r} is a tensor on {value.device}; the CPU backends need CPU tensors",
+                              loc, hint="call .cpu() on it, or launch with backend='npu'")
+        if not value.is_contiguous():
+            raise LaunchError(f"argument {name!r} is not contiguous", loc, hint="pass t.contiguous()")
+        t = value.detach()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(np.uint16).reshape(-1), D.bfloat16
+        if t.dtype == torch.bool:
+            arr = t.numpy()
+        else:
+            try:
+                arr = t.numpy()
+            except (TypeError, RuntimeError) as exc:
+                raise LaunchError(f"argument {name!r} has dtype {t.dtype}, which kernels cannot take", loc) from exc
+        value = arr
+    if not isinstance(value, np.ndarray):
+        raise LaunchError(f"argument {name!r} must be a NumPy array or a torch tensor (global memory), got "
+                          f"{type(value).__name__}", loc)
+    dt = D.from_numpy(value.dtype)
+    if dt is None:
+        raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which Ascend vector kernels cannot take", loc,
+                          hint="use float16, float32, bfloat16 (torch) or an 8/16/32/64-bit integer type")
+    if not value.flags.c_contiguous:
+        raise LaunchError(f"argument {name!r} is not C-contiguous (strides {value.strides})", loc,
+                          hint="pass np.ascontiguousarray(a)")
+    if not value.flags.writeable:
+        raise LaunchError(f"argument {name!r} is a read-only array", loc, hint="pass a writable copy")
+    return value.reshape(-1), dt
+
+
+def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None,
+              device_ok: bool = False) -> BoundArgs:
+    """Match launch arguments to the kernel's parameters.
+
+    Raises:
+        LaunchError: wrong number of arguments, or one of the wrong kind.
+    """
+    values = _match(name, specs, args, kwargs, loc)
+    params: list[Param] = []
+    arrays: list[np.ndarray | None] = []
+    scalars: dict[str, Any] = {}
+    for i, (spec, v) in enumerate(zip(specs, values)):
+        kind = spec.kind if spec.kind != "auto" else _infer_kind(v)
+        if kind == "gm":
+            arr, dt = as_storage(v, spec.name, loc, device_ok)
+            params.append(Param(i, spec.name, "gm", dt))
+            arrays.append(arr)
+            continue
+        arrays.append(None)
+        if kind == "const":
+            try:
+                hash(v)
+            except TypeError:
+                raise LaunchError(f"ConstExpr argument {spec.name!r} must be hashable, got {type(v).__name__}",
+                                  loc) from None
+            params.append(Param(i, spec.name, "const", value=v))
+        elif kind == "int":
+            scalars[f"p{i}"] = _as_int(v, spec.name, loc)
+            params.append(Param(i, spec.name, "int"))
+        elif kind == "float":
+            scalars[f"p{i}"] = _as_float(v, spec.name, loc)
+            params.append(Param(i, spec.name, "float"))
+        else:
+            raise LaunchError(f"argument {spec.name!r} of type {type(v).__name__} cannot be passed to a kernel", loc,
+                              hint="kernels take arrays/tensors (GlobalAddress), ints, floats and ConstExpr values")
+    return BoundArgs(Signature(tuple(params)), arrays, scalars, values)
+
+
+def _match(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> list[Any]:
+    names = [s.name for s in specs]
+    if len(args) > len(specs):
+        raise LaunchError(f"{name} takes {len(specs)} argument(s) ({', '.join(names)}) but {len(args)} were given",
+                          loc)
+    values: list[Any] = list(args) + [inspect.Parameter.empty] * (len(specs) - len(args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise LaunchError(f"{name} has no parameter {k!r} (parameters: {', '.join(names)})", loc)
+        i = names.index(k)
+        if values[i] is not inspect.Parameter.empty:
+            raise LaunchError(f"{name} got two values for {k!r}", loc)
+        values[i] = v
+    for i, s in enumerate(specs):
+        if values[i] is inspect.Parameter.empty:
+            values[i] = s.default
+        if values[i] is inspect.Parameter.empty:
+            missing = [sp.name for sp, v in zip(specs, values) if v is inspect.Parameter.empty]
+            raise LaunchError(f"{name} takes {len(specs)} argument(s) ({', '.join(names)}); missing: "
+                              f"{', '.join(missing)}", loc)
+    return values
+
+
+def _infer_kind(v: Any) -> str:
+    torch = _torch()
+    if isinstance(v, np.ndarray) or (torch is not None and isinstance(v, torch.Tensor)):
+        return "gm"
+    if isinstance(v, (bool, int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    return "?"
+
+
+def _as_int(v: Any, name: str, loc: SourceLoc | None) -> int:
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if not isinstance(v, (int, np.integer)):
+        raise LaunchError(f"argument {name!r} is declared int but got {type(v).__name__} {v!r}", loc)
+    v = int(v)
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise LaunchError(f"argument {name!r} = {v} does not fit a 64-bit integer", loc)
+    return v
+
+
+def _as_float(v: Any, name: str, loc: SourceLoc | None) -> float:
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+        raise LaunchError(f"argument {name!r} is declared float but got {type(v).__name__} {v!r}", loc)
+    return float(v)

@@ -1,0 +1,366 @@
+"""How each op runs on a Machine. `bind(node)` turns a node into a closure over its compiled
+operand expressions; the interpreter (and the eager backend) call that closure with the machine.
+
+Executors take the NumPy semantics from the op's record (`OpDef.ref`); only the memory side lives here.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import config
+from ..dtypes import DataType, bfloat16, from_compute, to_compute
+from ..enums import TPosition
+from ..errors import AlignmentError, OutOfBoundsError, QueueError, SyncError, UBOverflowError
+from ..graph.expr import Expr, compile_expr
+from ..graph.node import Node, TensorRef
+from ..graph.ops import REGISTRY, OpDef
+from .machine import GmRoot, Machine, QueState
+
+Step = Callable[[Machine], None]
+BINDERS: dict[str, Callable[[Node, OpDef], Step]] = {}
+
+
+def binder(*keys: str):
+    def deco(fn):
+        for k in keys:
+            BINDERS[k] = fn
+        return fn
+    return deco
+
+
+def bind(node: Node) -> Step:
+    op = REGISTRY[node.op]
+    b = BINDERS.get(node.op) or BINDERS.get(op.family)
+    if b is None:
+        raise NotImplementedError(f"no executor for op {node.op!r}")
+    return b(node, op)
+
+
+def efn(e: Expr | None) -> Callable[[dict], Any]:
+    return compile_expr(e) if e is not None else (lambda env: None)
+
+
+def scalar_as(dt: DataType, s: Any) -> Any:
+    """A scalar operand rounded to the element type (bisheng needs exactly T), as a compute value.
+    Per-core scalars become a column so they broadcast over each core's row."""
+    arr = np.asarray(s)
+    if dt is bfloat16:
+        v = to_compute(from_compute(np.asarray(arr, dtype=np.float32), dt), dt)
+    elif dt.is_float:
+        v = arr.astype(dt.np)
+    else:
+        v = arr.astype(np.int64).astype(dt.np)   # wraps like a C conversion
+    return v[:, None] if v.ndim == 1 else v[()]
+
+
+# -- vector ops ---------------------------------------------------------------------------------
+
+@binder("vec_binary")
+def _bind_binary(node: Node, op: OpDef) -> Step:
+    d, a, b, n = node.args
+    fd, fa, fb, fn = efn(d.offset), efn(a.offset), efn(b.offset), efn(n)
+    ref, dt = op.ref, d.dtype
+
+    def run(m: Machine) -> None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return
+        va = m.ub_view(a, fa(env), count, node, "src0")
+        vb = m.ub_view(b, fb(env), count, node, "src1")
+        out = ref(to_compute(va, dt), to_compute(vb, dt))
+        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+    return run
+
+
+@binder("vec_unary")
+def _bind_unary(node: Node, op: OpDef) -> Step:
+    d, a, n = node.args
+    fd, fa, fn = efn(d.offset), efn(a.offset), efn(n)
+    ref, dt = op.ref, d.dtype
+
+    def run(m: Machine) -> None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return
+        out = ref(to_compute(m.ub_view(a, fa(env), count, node, "src"), dt))
+        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+    return run
+
+
+@binder("vec_scalar")
+def _bind_scalar(node: Node, op: OpDef) -> Step:
+    d, a, s, n = node.args
+    fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
+    ref, dt = op.ref, d.dtype
+
+    def run(m: Machine) -> None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return
+        src = to_compute(m.ub_view(a, fa(env), count, node, "src"), dt)
+        out = ref(src, scalar_as(dt, fs(env)))
+        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+    return run
+
+
+@binder("vec_duplicate")
+def _bind_duplicate(node: Node, op: OpDef) -> Step:
+    d, s, n = node.args
+    fd, fs, fn = efn(d.offset), efn(s), efn(n)
+    dt = d.dtype
+
+    def run(m: Machine) -> None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return
+        val = scalar_as(dt, fs(env))
+        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(np.broadcast_to(val, (m.C, count)), dt)
+    return run
+
+
+# -- data movement ------------------------------------------------------------------------------
+
+def check_copy_bytes(count: int, dt: DataType, node: Node) -> None:
+    if (count * dt.itemsize) % config.UB_ALIGN:
+        raise AlignmentError(f"data_copy of {count} x {dt} = {count * dt.itemsize} bytes is not a multiple of 32 "
+                             f"bytes; the hardware would silently copy only {count * dt.itemsize // 32 * 32}",
+                             node=node, hint="pad the length to a 32-byte multiple, or copy the tail with "
+                                             "asc.data_copy_pad")
+
+
+@binder("data_copy")
+def _bind_data_copy(node: Node, op: OpDef) -> Step:
+    d, s, n = node.args
+    fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
+    dt = d.dtype
+
+    if d.space == "ub" and s.space == "gm":
+        def run(m: Machine) -> None:
+            env = m.env
+            count = m.count(fn(env), node)
+            check_copy_bytes(count, dt, node)
+            if count:
+                src = m.gm_read(s, fs(env), count, node, "the copy source")
+                m.ub_view(d, fd(env), count, node, "the copy destination")[...] = src
+    elif d.space == "gm" and s.space == "ub":
+        def run(m: Machine) -> None:
+            env = m.env
+            count = m.count(fn(env), node)
+            check_copy_bytes(count, dt, node)
+            if count:
+                src = m.ub_view(s, fs(env), count, node, "the copy source")
+                m.gm_write(d, fd(env), count, src, node, "the copy destination")
+    else:
+        def run(m: Machine) -> None:
+            env = m.env
+            count = m.count(fn(env), node)
+            check_copy_bytes(count, dt, node)
+            if count:
+                src = m.ub_view(s, fs(env), count, node, "the copy source").copy()
+                m.ub_view(d, fd(env), count, node, "the copy destination")[...] = src
+    return run
+
+
+# -- tensors and the framework --------------------------------------------------------------------
+
+@binder("global_tensor")
+def _bind_global_tensor(node: Node, op: OpDef) -> Step:
+    param, offset, size = node.args
+    fo, fz = efn(offset), efn(size)
+
+    def run(m: Machine) -> None:
+        start = fo(m.env)
+        window = fz(m.env)
+        if np.any(np.asarray(start) < 0):
+            raise OutOfBoundsError(f"set_global_buffer starts before the argument {param.name} (offset {start})",
+                                   node=node)
+        if window is not None and np.any(np.asarray(window) < 0):
+            raise OutOfBoundsError(f"set_global_buffer window length is negative ({window})", node=node)
+        m.roots[node.id] = GmRoot(param.index, start, window)
+    return run
+
+
+@binder("local_tensor")
+def _bind_local_tensor(node: Node, op: OpDef) -> Step:
+    pos, addr, length = node.args
+    fa, fl = efn(addr), efn(length)
+    size = node.attr("dtype").itemsize
+
+    def run(m: Machine) -> None:
+        a = m.uniform_int(fa(m.env), node, "the LocalTensor address")
+        n = m.uniform_int(fl(m.env), node, "the LocalTensor length")
+        if n < 0:
+            raise OutOfBoundsError(f"LocalTensor length is negative ({n})", node=node)
+        m.define_ub_root(node, a, n * size)
+    return run
+
+
+@binder("tpipe")
+def _bind_tpipe(node: Node, op: OpDef) -> Step:
+    def run(m: Machine) -> None:
+        if m.pipe_node is not None:
+            raise QueueError("a kernel creates exactly one TPipe; this is the second", node=node,
+                             related=[("first TPipe", m.pipe_node.loc)])
+        m.pipe_node = node
+    return run
+
+
+@binder("tque")
+def _bind_tque(node: Node, op: OpDef) -> Step:
+    pos, depth = node.args
+
+    def run(m: Machine) -> None:
+        m.queues[node.id] = QueState(pos, depth.value, node)
+    return run
+
+
+@binder("tbuf")
+def _bind_tbuf(node: Node, op: OpDef) -> Step:
+    def run(m: Machine) -> None:
+        m.tbufs[node.id] = None
+    return run
+
+
+@binder("init_buffer")
+def _bind_init_buffer(node: Node, op: OpDef) -> Step:
+    obj, num, length = node.args
+    fnum, flen = efn(num), efn(length)
+
+    def run(m: Machine) -> None:
+        if m.pipe_node is None:
+            raise QueueError("init_buffer before any TPipe was created", node=node, hint="pipe = asc.TPipe() first")
+        k = m.uniform_int(fnum(m.env), node, "the buffer count")
+        nbytes = m.uniform_int(flen(m.env), node, "the buffer length")
+        if k < 1 or nbytes < 1:
+            raise QueueError(f"init_buffer needs at least one buffer of at least one byte (got {k} x {nbytes})",
+                             node=node)
+        nbytes = -(-nbytes // config.UB_ALIGN) * config.UB_ALIGN    # InitBuffer rounds len up to 32 B
+        start = m.pipe_next
+        end = start + k * nbytes
+        if end > config.UB_USABLE:
+            raise UBOverflowError(f"init_buffer asks for {k} x {nbytes} bytes at UB byte {start}, ending at {end}; "
+                                  f"only {config.UB_USABLE} bytes of the 192 KB Unified Buffer are usable",
+                                  node=node, hint="use smaller tiles or fewer buffers")
+        if obj.kind == "que":
+            q = m.queues[obj.root]
+            if q.bufs:
+                raise QueueError("init_buffer called twice for the same queue", node=node)
+            used = m.pipe_buffers.get(q.pos, 0) + k
+            if used > config.MAX_QUE_BUFFERS_PER_POSITION:
+                raise QueueError(f"{used} queue buffers in TPosition.{TPosition(q.pos).name}; each holds an event "
+                                 f"id, so at most {config.MAX_QUE_BUFFERS_PER_POSITION} fit", node=node)
+            m.pipe_buffers[q.pos] = used
+            q.bufs = [start + i * nbytes for i in range(k)]
+            q.blen = nbytes
+            q.free.extend(range(k))
+        else:
+            if m.tbufs.get(obj.root) is not None:
+                raise QueueError("init_buffer called twice for the same TBuf", node=node)
+            m.tbufs[obj.root] = (start, nbytes)
+        m.pipe_next = end
+    return run
+
+
+@binder("alloc_tensor")
+def _bind_alloc(node: Node, op: OpDef) -> Step:
+    (obj,) = node.args
+
+    def run(m: Machine) -> None:
+        q = m.queues[obj.root]
+        slot = q.alloc(node)
+        m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
+    return run
+
+
+def _slot_of(m: Machine, q: QueState, ref: TensorRef, que_id: int, node: Node) -> int:
+    root = m.roots.get(ref.root)
+    if root is None or getattr(root, "que", -1) != que_id:
+        raise QueueError("this tensor was not handed out by this queue", node=node,
+                         hint="enque / free_tensor take the tensor returned by the same queue's alloc_tensor / deque")
+    return root.slot
+
+
+@binder("enque")
+def _bind_enque(node: Node, op: OpDef) -> Step:
+    obj, ref = node.args
+
+    def run(m: Machine) -> None:
+        q = m.queues[obj.root]
+        q.enque(_slot_of(m, q, ref, obj.root, node), node)
+    return run
+
+
+@binder("deque")
+def _bind_deque(node: Node, op: OpDef) -> Step:
+    (obj,) = node.args
+
+    def run(m: Machine) -> None:
+        q = m.queues[obj.root]
+        slot = q.deque(node)
+        m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
+    return run
+
+
+@binder("free_tensor")
+def _bind_free(node: Node, op: OpDef) -> Step:
+    obj, ref = node.args
+
+    def run(m: Machine) -> None:
+        q = m.queues[obj.root]
+        q.free_slot(_slot_of(m, q, ref, obj.root, node), node)
+    return run
+
+
+@binder("tbuf_get")
+def _bind_tbuf_get(node: Node, op: OpDef) -> Step:
+    obj, length = node.args
+    fl = efn(length)
+    size = node.attr("dtype").itemsize
+
+    def run(m: Machine) -> None:
+        tb = m.tbufs.get(obj.root)
+        if tb is None:
+            raise QueueError("TBuf.get before pipe.init_buffer(tbuf, len_bytes)", node=node)
+        addr, nbytes = tb
+        want = fl(m.env)
+        if want is not None:
+            n = m.count(want, node)
+            if n * size > nbytes:
+                raise OutOfBoundsError(f"TBuf.get asks for {n} x {node.attr('dtype')} = {n * size} bytes from a "
+                                       f"TBuf of {nbytes} bytes", node=node)
+            nbytes = n * size
+        m.define_ub_root(node, addr, nbytes)
+    return run
+
+
+# -- synchronisation (the pipe model is in sim.py; here only what program order can check) --------
+
+@binder("set_flag", "wait_flag")
+def _bind_flag(node: Node, op: OpDef) -> Step:
+    ev, eid = node.args
+    fe = efn(eid)
+
+    def run(m: Machine) -> None:
+        i = m.uniform_int(fe(m.env), node, "the event id")
+        if not 0 <= i < config.EVENT_IDS:
+            raise SyncError(f"event id {i} is outside 0..7 (Atlas A2 has 8 ids per HardEvent)", node=node)
+    return run
+
+
+@binder("pipe_barrier")
+def _bind_barrier(node: Node, op: OpDef) -> Step:
+    return lambda m: None
+
+
+# -- debug --------------------------------------------------------------------------------------
+
+@binder("printf")
+def _bind_printf(node: Node, op: OpDef) -> Step:
+    from .printf import bind_printf
+    return bind_printf(node)

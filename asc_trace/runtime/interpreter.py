@@ -1,0 +1,109 @@
+"""Interpreter: walk a KernelGraph in program order on a Machine (torch.fx `Interpreter` style).
+
+Each node is bound once to a closure (`executors.bind`); loops run their bodies with the index in
+the environment. Subclasses (the pipe-level simulator) override `run_node` to observe each step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import AscTraceError, OutOfBoundsError
+from ..graph.expr import compile_expr, depends_on
+from ..graph.kernel_graph import KernelGraph, Loop
+from ..graph.node import Node, TensorRef
+from .executors import bind
+from .machine import Machine
+
+
+@dataclass(slots=True)
+class NodeStep:
+    node: Node
+    fn: Callable[[Machine], None]
+
+
+@dataclass(slots=True)
+class LoopStep:
+    node: Node
+    key: str
+    start: Callable[[dict], Any]
+    stop: Callable[[dict], Any]
+    step: Callable[[dict], Any]
+    body: list
+
+
+class Interpreter:
+    def __init__(self, graph: KernelGraph) -> None:
+        self.graph = graph
+        self.program = self.prepare(graph.structured())
+
+    def prepare(self, items: tuple) -> list:
+        steps: list = []
+        for it in items:
+            if isinstance(it, Loop):
+                var, start, stop, step = it.node.args
+                steps.append(LoopStep(it.node, var.env_key, compile_expr(start), compile_expr(stop),
+                                      compile_expr(step), self.prepare(it.body)))
+            else:
+                steps.append(NodeStep(it, bind(it)))
+        return steps
+
+    def run(self, m: Machine) -> None:
+        with np.errstate(all="ignore"):
+            self.run_block(self.program, m)
+
+    def run_block(self, steps: list, m: Machine) -> None:
+        for st in steps:
+            try:
+                if st.__class__ is LoopStep:
+                    self.run_loop(st, m)
+                else:
+                    self.run_node(st, m)
+            except ZeroDivisionError:
+                raise AscTraceError("division by zero in a runtime scalar expression", node=st.node) from None
+
+    def run_loop(self, st: LoopStep, m: Machine) -> None:
+        env = m.env
+        start = m.uniform_int(st.start(env), st.node, "the loop start")
+        stop = m.uniform_int(st.stop(env), st.node, "the loop bound")
+        step = m.uniform_int(st.step(env), st.node, "the loop step")
+        if step == 0:
+            raise OutOfBoundsError("the loop step is zero", node=st.node)
+        key = st.key
+        for v in range(start, stop, step):
+            env[key] = v
+            self.run_block(st.body, m)
+
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        st.fn(m)
+
+
+# Ops whose scalar operands may differ from core to core (they are values, not addresses or counts).
+_VALUE_ARGS: dict[str, set[int]] = {"global_tensor": {0, 1, 2}, "printf": {1}, "vec_scalar": {2},
+                                    "vec_duplicate": {1}}
+_PER_CORE = frozenset({"block_idx", "node"})
+
+
+def per_core_reason(graph: KernelGraph) -> Node | None:
+    """The first node whose UB address, count, loop bound or event id can differ between cores
+    (it depends on the block index or on data); such kernels run core by core."""
+    from ..graph.ops import REGISTRY
+    for n in graph:
+        fam = REGISTRY[n.op].family
+        free = _VALUE_ARGS.get(n.op) or _VALUE_ARGS.get(fam) or set()
+        for i, a in enumerate(n.args):
+            if i in free:
+                continue
+            if isinstance(a, TensorRef):
+                if a.space == "ub" and depends_on(a.offset, _PER_CORE):
+                    return n
+            elif hasattr(a, "type") and not isinstance(a, type) and _is_expr(a) and depends_on(a, _PER_CORE):
+                return n
+    return None
+
+
+def _is_expr(a: Any) -> bool:
+    from ..graph.expr import Expr
+    return isinstance(a, Expr)

@@ -1,0 +1,228 @@
+"""The state of the vector cores a kernel runs on: a real Unified Buffer of bytes per core, the
+caller's arrays as global memory, the framework objects, and the scalar environment.
+
+Cores that follow the same control flow run together: the UB is an array of shape (cores, bytes)
+and every operation touches all of them in one NumPy call. Per-core values (the block index, GM
+offsets, values read from the UB) are arrays with one entry per core; UB addresses and counts are
+the same on every core in this mode (see `interpreter.needs_per_core`), else cores run one by one.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import config
+from ..dtypes import DataType
+from ..errors import AlignmentError, OutOfBoundsError, QueueError, UBOverflowError
+from ..graph.node import Node, TensorRef
+
+
+@dataclass(slots=True)
+class UbRoot:
+    """Storage of a LocalTensor: a byte range of the UB (same on every core)."""
+
+    addr: int
+    nbytes: int
+    slot: int = -1          # queue buffer index for queue tensors
+    que: int = -1           # node id of the owning TQue
+
+
+@dataclass(slots=True)
+class GmRoot:
+    """A GlobalTensor binding: element `start` of parameter `param`, optionally a window length."""
+
+    param: int
+    start: Any              # int, or one int per core
+    window: Any             # None, int, or one per core
+
+
+@dataclass
+class QueState:
+    """A TQue's buffers and where each one is: free, held by the program, or waiting in the queue."""
+
+    pos: Any
+    depth: int
+    node: Node
+    bufs: list[int] = field(default_factory=list)
+    blen: int = 0
+    free: deque = field(default_factory=deque)
+    inq: deque = field(default_factory=deque)
+    held: set = field(default_factory=set)
+
+    def _err(self, msg: str, node: Node, hint: str | None = None) -> QueueError:
+        return QueueError(msg, node=node, hint=hint, related=[("queue created", self.node.loc)])
+
+    def alloc(self, node: Node) -> int:
+        if not self.bufs:
+            raise self._err("alloc_tensor on a queue that has no buffers", node,
+                            "give it memory first: pipe.init_buffer(que, num, len_bytes)")
+        if not self.free:
+            raise self._err(f"alloc_tensor found all {len(self.bufs)} buffer(s) of the queue in use; on the NPU it "
+                            "would wait forever", node, "free_tensor a buffer before allocating the next one, or "
+                            "give the queue more buffers in init_buffer")
+        slot = self.free.popleft()
+        self.held.add(slot)
+        return slot
+
+    def enque(self, slot: int, node: Node) -> None:
+        if slot not in self.held:
+            raise self._err("enque of a tensor this queue did not hand out (or one already enqueued)", node)
+        if len(self.inq) >= self.depth:
+            raise self._err(f"enque would put {len(self.inq) + 1} tensors in a queue of depth {self.depth}", node,
+                            "deque before enqueueing again, or create the TQue with a larger depth")
+        self.held.discard(slot)
+        self.inq.append(slot)
+
+    def deque(self, node: Node) -> int:
+        if not self.inq:
+            raise self._err("deque of an empty queue; on the NPU it would wait forever", node,
+                            "enque a tensor first (each deque needs one enque)")
+        slot = self.inq.popleft()
+        self.held.add(slot)
+        return slot
+
+    def free_slot(self, slot: int, node: Node) -> None:
+        if slot not in self.held:
+            raise self._err("free_tensor of a tensor that is not held (freed twice, or still enqueued)", node)
+        self.held.discard(slot)
+        self.free.append(slot)
+
+
+class Machine:
+    """State of a group of cores that execute in lockstep."""
+
+    def __init__(self, cores: np.ndarray, core_num: int, gm: list[np.ndarray | None], env: dict[str, Any]) -> None:
+        self.cores = cores
+        self.C = len(cores)
+        self.core_num = core_num
+        self.ub = np.full((self.C, config.UB_BYTES), config.UB_POISON_BYTE, dtype=np.uint8)
+        self.gm = gm
+        self.env = dict(env)
+        self.env["blk"] = cores.copy() if self.C > 1 else int(cores[0])
+        self.env["nblk"] = core_num
+        self.roots: dict[int, Any] = {}
+        self.queues: dict[int, QueState] = {}
+        self.tbufs: dict[int, Any] = {}
+        self.pipe_node: Node | None = None
+        self.pipe_next = 0
+        self.pipe_buffers: dict[Any, int] = {}
+        self.out: list[list[str]] = [[] for _ in range(self.C)]
+
+    # -- scalars --------------------------------------------------------------------------------
+    def uniform_int(self, v: Any, node: Node, what: str) -> int:
+        """A value that must be the same on every core of the group (UB addresses, counts, bounds)."""
+        if isinstance(v, np.ndarray):
+            if v.size == 0 or not np.all(v == v.flat[0]):
+                raise OutOfBoundsError(f"{what} differs between cores ({v.tolist()})", node=node)
+            v = v.flat[0]
+        if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+            raise OutOfBoundsError(f"{what} is not an integer ({v})", node=node)
+        return int(v)
+
+    def count(self, v: Any, node: Node) -> int:
+        n = self.uniform_int(v, node, "the element count")
+        if n < 0:
+            raise OutOfBoundsError(f"the element count is negative ({n})", node=node)
+        return n
+
+    # -- unified buffer ---------------------------------------------------------------------------
+    def ub_span(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> int:
+        """Byte address of `count` elements at `ref` (+ evaluated offset `off`), after every check."""
+        root: UbRoot = self.roots[ref.root]
+        off = self.uniform_int(off, node, f"the offset of {what}")
+        size = ref.dtype.itemsize
+        addr = root.addr + off * size
+        if off < 0:
+            raise OutOfBoundsError(f"{what} starts {-off} element(s) before its tensor (offset {off})", node=node)
+        if addr % config.UB_ALIGN:
+            raise AlignmentError(f"{what} starts at UB byte address {addr}, which is not 32-byte aligned "
+                                 f"(tensor at {root.addr} + {off} x {size} bytes)", node=node,
+                                 hint="slice LocalTensors at multiples of 32 bytes "
+                                      f"({config.UB_ALIGN // size} x {ref.dtype} elements)")
+        end = addr + count * size
+        if end > root.addr + root.nbytes:
+            have = max(0, (root.addr + root.nbytes - addr) // size)
+            raise OutOfBoundsError(f"{what} needs {count} x {ref.dtype} elements but its tensor has only {have} "
+                                   f"from offset {off}", node=node,
+                                   hint="lower the count, or make the tensor larger")
+        return addr
+
+    def ub_view(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
+        addr = self.ub_span(ref, off, count, node, what)
+        dt = ref.dtype
+        return self.ub[:, addr:addr + count * dt.itemsize].view(dt.np)
+
+    def define_ub_root(self, node: Node, addr: int, nbytes: int, slot: int = -1, que: int = -1) -> None:
+        if addr < 0 or addr % config.UB_ALIGN:
+            raise AlignmentError(f"UB address {addr} is not a non-negative multiple of 32 bytes", node=node,
+                                 hint="place LocalTensors at 32-byte aligned byte addresses")
+        if addr + nbytes > config.UB_USABLE:
+            raise UBOverflowError(f"this tensor spans UB bytes [{addr}, {addr + nbytes}) but only "
+                                  f"{config.UB_USABLE} bytes of the 192 KB Unified Buffer are usable", node=node,
+                                  hint="use smaller tiles (more loop iterations) or fewer buffers")
+        self.roots[node.id] = UbRoot(addr, nbytes, slot, que)
+
+    # -- global memory ----------------------------------------------------------------------------
+    def gm_span(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> tuple[np.ndarray, Any]:
+        """(array, element start per core) after the window and array-bound checks."""
+        root: GmRoot = self.roots[ref.root]
+        arr = self.gm[root.param]
+        if isinstance(off, np.ndarray) or isinstance(root.start, np.ndarray):
+            off = np.broadcast_to(np.asarray(off, dtype=np.int64), (self.C,))
+        if np.any(np.asarray(off) < 0):
+            raise OutOfBoundsError(f"{what} starts before its GlobalTensor (offset {_show(off)})", node=node)
+        if root.window is not None and np.any(np.asarray(off) + count > root.window):
+            raise OutOfBoundsError(f"{what} reads/writes elements [{_show(off)}, {_show(off + count)}) but the "
+                                   f"GlobalTensor window set by set_global_buffer has {_show(root.window)}",
+                                   node=node, hint="keep accesses inside the window, or widen it")
+        start = root.start + off
+        lo = np.min(start) if isinstance(start, np.ndarray) else start
+        hi = (np.max(start) if isinstance(start, np.ndarray) else start) + count
+        if lo < 0 or hi > arr.shape[0]:
+            raise OutOfBoundsError(f"{what} touches elements [{_show(start)}, {_show(start + count)}) of an "
+                                   f"argument that has {arr.shape[0]}", node=node,
+                                   hint="check the offsets and the lengths computed from the launch arguments")
+        return arr, start
+
+    def gm_read(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
+        arr, start = self.gm_span(ref, off, count, node, what)
+        return gm_rows(arr, start, count, self.C)
+
+    def gm_write(self, ref: TensorRef, off: Any, count: int, data: np.ndarray, node: Node, what: str) -> None:
+        arr, start = self.gm_span(ref, off, count, node, what)
+        if not isinstance(start, np.ndarray):
+            arr[start:start + count] = data[-1]     # every core writes the same range: the last one lands
+            return
+        step = int(start[1] - start[0]) if self.C > 1 else 0
+        if self.C > 1 and step >= count and np.all(np.diff(start) == step):
+            gm_rows(arr, start, count, self.C, writable=True)[...] = data
+        else:
+            for c in range(self.C):
+                s = int(start[c])
+                arr[s:s + count] = data[c]
+
+
+def gm_rows(arr: np.ndarray, start: Any, count: int, C: int, writable: bool = False) -> np.ndarray:
+    """`count` elements per core from `start` (an int, or one start per core) as a (C, count) array."""
+    if not isinstance(start, np.ndarray):
+        row = arr[start:start + count]
+        return np.broadcast_to(row, (C, count))
+    s0 = int(start[0])
+    step = int(start[1] - start[0]) if C > 1 else 0
+    if C == 1 or np.all(np.diff(start) == step):
+        if step < 0:
+            return arr[start[:, None] + np.arange(count)]
+        base = arr[s0:]
+        return as_strided(base, shape=(C, count), strides=(step * arr.itemsize, arr.itemsize), writeable=writable)
+    return arr[start[:, None] + np.arange(count)]
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        vals = v.tolist()
+        return str(vals[0]) if len(set(vals)) == 1 else f"{vals} per core"
+    return str(v)

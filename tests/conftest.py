@@ -1,0 +1,31 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# The tests compare every backend against NumPy; the NPU is opted into explicitly.
+os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runtime", default="cpu", help="'npu' also runs the tests marked npu (needs an Ascend NPU)")
+    parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from the current output")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runtime") == "npu":
+        return
+    skip = pytest.mark.skip(reason="needs an Ascend NPU: run with --runtime=npu")
+    for item in items:
+        if "npu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def update_golden(request):
+    return request.config.getoption("--update-golden")

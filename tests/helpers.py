@@ -1,0 +1,46 @@
+"""Shared test helpers."""
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+
+import asc_trace as asc
+
+
+def line_of(marker: str, fn_or_file=None) -> int:
+    """The line number of the (unique) source line ending in the comment `# marker` in the caller's file."""
+    path = fn_or_file or inspect.stack()[1].filename
+    with open(path) as f:
+        hits = [i + 1 for i, line in enumerate(f) if f"# {marker}" in line]
+    assert len(hits) == 1, f"marker {marker!r} found {len(hits)} times in {path}"
+    return hits[0]
+
+
+def assert_points_at(err: Exception, marker: str, path: str | None = None) -> None:
+    """The error message names `file:line` of the marked line and shows that line."""
+    path = path or inspect.stack()[1].filename
+    line = line_of(marker, path)
+    text = str(err)
+    assert f"{path}:{line}" in text, f"expected {path}:{line} in:\n{text}"
+    with open(path) as f:
+        src = f.readlines()[line - 1].strip()
+    assert src in text, f"expected the source line {src!r} in:\n{text}"
+
+
+def run(kernel, backend: str, cores: int, *args):
+    asc.jit(kernel, backend=backend)[cores](*args)
+
+
+def rand(n: int, dtype, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return (rng.random(n) * 4 - 2).astype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -1000), min(info.max, 1000)
+    return rng.integers(lo, hi, n).astype(dtype)
+
+
+def strip_ansi(s: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", s)
