@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # The tests compare every backend against NumPy; the NPU is opted into explicitly.
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
+os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
 
 
 def pytest_addoption(parser):
