@@ -13,7 +13,8 @@ from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition
 from .errors import (AlignmentError, AscTraceError, DTypeError, LaunchError, OutOfBoundsError, QueueError, RaceError,
                      SyncError, ToolchainError, TraceError, UBOverflowError)
 from .graph.kernel_graph import KernelGraph
-from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit
+from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit, profile
+from .runtime.profile import Profile
 from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_num, pipe_barrier, printf, set_flag,
                           wait_flag)
 from .proxies.framework import TBuf, TPipe, TQue

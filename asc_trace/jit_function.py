@@ -256,6 +256,36 @@ def _clean(e: AscTraceError) -> AscTraceError:
     return e.with_traceback(None)
 
 
+def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None, **kwargs: Any) -> Any:
+    """Run `fn` on the simulator with the timing model and return its `Profile`.
+
+    The kernel runs for real (outputs are written as by a launch); the profile holds the modeled
+    cycles per core and pipe: `.cycles`, `.time_us`, `.pipe_busy`, `.utilization`, `.summary()`,
+    `.save_chrome_trace(path)`, `.save_png(path)`.
+
+    Args:
+        fn: an @asc.jit kernel (or a plain kernel function).
+        args: the launch arguments.
+        core_num: cores to launch on.
+        platform: timing preset, "Ascend910B1" .. "Ascend910B4" (default: the kernel's option, 910B2).
+    """
+    from .runtime.platform import platform as make_platform
+    from .runtime.sim import SimRuntime
+    loc = user_loc()
+    try:
+        jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
+        _check_cores(core_num, jf.name, loc)
+        bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
+        ck = jf.compiled(bound.signature)
+        rt = get_runtime("sim")
+        assert isinstance(rt, SimRuntime)
+        plat = make_platform(platform or jf.options.get("platform") or "Ascend910B2")
+        job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
+        return rt.profile(ck.artifact(rt), job, plat)
+    except AscTraceError as e:
+        raise _clean(e)
+
+
 def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """`@asc.jit`, `@asc.jit(auto_sync=False, ...)`, or `asc.jit(kernel, **options)` for a re-optioned copy."""
     if fn is None:

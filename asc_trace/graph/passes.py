@@ -15,7 +15,14 @@ Pass = Callable[[KernelGraph], KernelGraph]
 
 
 def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
-    return [("verify", verify)]
+    passes: list[tuple[str, Pass]] = [("verify", verify)]
+    if options.get("auto_sync", True):
+        from .multi_buffer import multi_buffer
+        from .schedule_sync import insert_sync
+        copies = options.get("multi_buffer", "auto")
+        passes.append(("multi_buffer", lambda g: multi_buffer(g, copies)))
+        passes.append(("insert_sync", insert_sync))
+    return passes
 
 
 def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:

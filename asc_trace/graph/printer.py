@@ -63,7 +63,7 @@ def node_text(n: Node) -> str:
         body = f"{fmt_arg(args[0])} <- " + ", ".join(fmt_arg(a) for a in args[1:])
     else:
         body = ", ".join(fmt_arg(a) for a in args)
-    attrs = [(k, v) for k, v in n.attrs if k not in ("dtype", "why")]
+    attrs = [(k, v) for k, v in n.attrs if k not in ("dtype", "why", "auto")]
     if attrs:
         body += (" " if body else "") + " ".join(f"{k}={fmt_arg(v)}" for k, v in attrs)
     text = f"%{n.id} = {n.op}" + (f" {body}" if body else "")
@@ -97,6 +97,7 @@ def format_graph(g: Any, locs: bool = True) -> str:
         lines.append("  " * depth + node_line(n, locs))
         if n.op == "for":
             depth += 1
-    for note in g.notes:
-        lines.append(f"  # {note}")
+    if locs:
+        for note in g.notes:
+            lines.append(f"  # {note}")
     return "\n".join(lines) + "\n"

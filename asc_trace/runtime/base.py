@@ -44,7 +44,7 @@ class Runtime:
 
 
 def written_params(graph: KernelGraph) -> set[int]:
-    """Indices of the GM parameters the kernel writes (they are staged, so a refused launch writes nothing)."""
+    """Indices of the GM parameters the kernel writes (backends that cannot undo writes stage these)."""
     gm_param: dict[int, int] = {}
     for n in graph:
         if n.op == "global_tensor":

@@ -16,7 +16,7 @@ from ..proxies.context import Context, use
 from ..proxies.tensors import GlobalAddress
 from .base import LaunchJob, Runtime
 from .executors import bind
-from .machine import Machine
+from .machine import GmJournal, Machine
 from .printf import emit_output
 
 
@@ -36,7 +36,9 @@ class EagerContext(Context):
         node = Node(nid, op, tuple(args), loc, (), pipe, attrs)
         try:
             with np.errstate(all="ignore"):
-                bind(node)(self.m)
+                ins = bind(node)(self.m)
+                if ins is not None and ins.apply is not None:
+                    ins.apply()
         except ZeroDivisionError:
             raise AscTraceError("division by zero in a scalar expression", node=node) from None
         return nid
@@ -84,19 +86,24 @@ class EagerRuntime(Runtime):
 
     def launch(self, art: Any, job: LaunchJob) -> None:
         sig = job.bound.signature
-        gm = job.bound.stage({p.index for p in sig.gm})
+        journal = GmJournal()
         base = _proxies(sig)
         for i, p in enumerate(sig.params):
             if p.kind in ("int", "float"):
                 base[i] = job.bound.scalars[f"p{i}"]
-        for core in range(job.core_num):
-            m = Machine(np.array([core]), job.core_num, gm, job.bound.scalars)
-            ctx = EagerContext(m, core, job.core_num)
-            try:
-                with use(ctx):
-                    ret = job.fn(*base)
-                if ret is not None:
-                    raise TraceError(f"kernel {job.name} returned {type(ret).__name__}; kernels return nothing", None)
-            finally:
-                emit_output([(core, m.out[0])], job.core_num)
-        job.bound.commit()
+        try:
+            for core in range(job.core_num):
+                m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                ctx = EagerContext(m, core, job.core_num)
+                try:
+                    with use(ctx):
+                        ret = job.fn(*base)
+                    if ret is not None:
+                        raise TraceError(f"kernel {job.name} returned {type(ret).__name__}; kernels return nothing",
+                                         None)
+                finally:
+                    emit_output([(core, m.out[0])], job.core_num)
+        except BaseException:
+            journal.rollback()
+            raise
+        journal.commit()

@@ -1,5 +1,8 @@
 """How each op runs on a Machine. `bind(node)` turns a node into a closure over its compiled
-operand expressions; the interpreter (and the eager backend) call that closure with the machine.
+operand expressions. Called with the machine, the closure does the scalar unit's part at once
+(evaluate addresses, check them, move queue buffers) and returns the `Instr` a pipe executes:
+what it touches and, in `apply`, its data effect. The interpreter applies instructions in program
+order; the simulator hands them to the pipe model first.
 
 Executors take the NumPy semantics from the op's record (`OpDef.ref`); only the memory side lives here.
 """
@@ -14,11 +17,12 @@ from ..dtypes import DataType, bfloat16, from_compute, to_compute
 from ..enums import TPosition
 from ..errors import AlignmentError, OutOfBoundsError, QueueError, SyncError, UBOverflowError
 from ..graph.expr import Expr, compile_expr
-from ..graph.node import Node, TensorRef
+from ..graph.hb import QUE_PIPES, Instr
+from ..graph.node import Node, Pipe, TensorRef
 from ..graph.ops import REGISTRY, OpDef
 from .machine import GmRoot, Machine, QueState
 
-Step = Callable[[Machine], None]
+Step = Callable[[Machine], Instr | None]
 BINDERS: dict[str, Callable[[Node, OpDef], Step]] = {}
 
 
@@ -63,15 +67,20 @@ def _bind_binary(node: Node, op: OpDef) -> Step:
     fd, fa, fb, fn = efn(d.offset), efn(a.offset), efn(b.offset), efn(n)
     ref, dt = op.ref, d.dtype
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         env = m.env
         count = m.count(fn(env), node)
         if count == 0:
-            return
-        va = m.ub_view(a, fa(env), count, node, "src0")
-        vb = m.ub_view(b, fb(env), count, node, "src1")
-        out = ref(to_compute(va, dt), to_compute(vb, dt))
-        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+            return None
+        aa, va = m.ub_access(a, fa(env), count, node, "src0")
+        ab, vb = m.ub_access(b, fb(env), count, node, "src1")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+
+        def apply() -> None:
+            vd[...] = from_compute(ref(to_compute(va, dt), to_compute(vb, dt)), dt)
+        nb = count * dt.itemsize
+        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ab, nb, False), (ad, nb, True)),
+                     work=count)
     return run
 
 
@@ -81,13 +90,18 @@ def _bind_unary(node: Node, op: OpDef) -> Step:
     fd, fa, fn = efn(d.offset), efn(a.offset), efn(n)
     ref, dt = op.ref, d.dtype
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         env = m.env
         count = m.count(fn(env), node)
         if count == 0:
-            return
-        out = ref(to_compute(m.ub_view(a, fa(env), count, node, "src"), dt))
-        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+            return None
+        aa, va = m.ub_access(a, fa(env), count, node, "src")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+
+        def apply() -> None:
+            vd[...] = from_compute(ref(to_compute(va, dt)), dt)
+        nb = count * dt.itemsize
+        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
     return run
 
 
@@ -97,14 +111,19 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
     fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
     ref, dt = op.ref, d.dtype
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         env = m.env
         count = m.count(fn(env), node)
         if count == 0:
-            return
-        src = to_compute(m.ub_view(a, fa(env), count, node, "src"), dt)
-        out = ref(src, scalar_as(dt, fs(env)))
-        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(out, dt)
+            return None
+        aa, va = m.ub_access(a, fa(env), count, node, "src")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+        scalar = scalar_as(dt, fs(env))
+
+        def apply() -> None:
+            vd[...] = from_compute(ref(to_compute(va, dt), scalar), dt)
+        nb = count * dt.itemsize
+        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
     return run
 
 
@@ -114,13 +133,17 @@ def _bind_duplicate(node: Node, op: OpDef) -> Step:
     fd, fs, fn = efn(d.offset), efn(s), efn(n)
     dt = d.dtype
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         env = m.env
         count = m.count(fn(env), node)
         if count == 0:
-            return
+            return None
         val = scalar_as(dt, fs(env))
-        m.ub_view(d, fd(env), count, node, "dst")[...] = from_compute(np.broadcast_to(val, (m.C, count)), dt)
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+
+        def apply() -> None:
+            vd[...] = from_compute(np.broadcast_to(val, (m.C, count)), dt)
+        return Instr(node, Pipe.V, "op", apply=apply, ub=((ad, count * dt.itemsize, True),), work=count)
     return run
 
 
@@ -141,29 +164,47 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
     dt = d.dtype
 
     if d.space == "ub" and s.space == "gm":
-        def run(m: Machine) -> None:
+        def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
             check_copy_bytes(count, dt, node)
-            if count:
-                src = m.gm_read(s, fs(env), count, node, "the copy source")
-                m.ub_view(d, fd(env), count, node, "the copy destination")[...] = src
+            if not count:
+                return None
+            gs, src = m.gm_access(s, fs(env), count, node, "the copy source", write=False)
+            ad, vd = m.ub_access(d, fd(env), count, node, "the copy destination")
+
+            def apply() -> None:
+                vd[...] = src
+            nb = count * dt.itemsize
+            return Instr(node, Pipe.MTE2, "op", apply=apply, ub=((ad, nb, True),), gm=(gs,), work=nb)
     elif d.space == "gm" and s.space == "ub":
-        def run(m: Machine) -> None:
+        def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
             check_copy_bytes(count, dt, node)
-            if count:
-                src = m.ub_view(s, fs(env), count, node, "the copy source")
-                m.gm_write(d, fd(env), count, src, node, "the copy destination")
+            if not count:
+                return None
+            aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
+            gd, write = m.gm_access(d, fd(env), count, node, "the copy destination", write=True)
+
+            def apply() -> None:
+                write(vs)
+            nb = count * dt.itemsize
+            return Instr(node, Pipe.MTE3, "op", apply=apply, ub=((aa, nb, False),), gm=(gd,), work=nb)
     else:
-        def run(m: Machine) -> None:
+        def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
             check_copy_bytes(count, dt, node)
-            if count:
-                src = m.ub_view(s, fs(env), count, node, "the copy source").copy()
-                m.ub_view(d, fd(env), count, node, "the copy destination")[...] = src
+            if not count:
+                return None
+            aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
+            ad, vd = m.ub_access(d, fd(env), count, node, "the copy destination")
+
+            def apply() -> None:
+                vd[...] = vs.copy()
+            nb = count * dt.itemsize
+            return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
     return run
 
 
@@ -182,7 +223,7 @@ def _bind_global_tensor(node: Node, op: OpDef) -> Step:
                                    node=node)
         if window is not None and np.any(np.asarray(window) < 0):
             raise OutOfBoundsError(f"set_global_buffer window length is negative ({window})", node=node)
-        m.roots[node.id] = GmRoot(param.index, start, window)
+        m.roots[node.id] = GmRoot.make(param.index, start, window)
     return run
 
 
@@ -271,10 +312,15 @@ def _bind_init_buffer(node: Node, op: OpDef) -> Step:
 def _bind_alloc(node: Node, op: OpDef) -> Step:
     (obj,) = node.args
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         q = m.queues[obj.root]
         slot = q.alloc(node)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
+        if slot not in q.reused:       # the first use of a buffer does not wait (facts §6)
+            q.reused.add(slot)
+            return None
+        prod, cons, _, free_ev = QUE_PIPES[q.pos]
+        return Instr(node, prod, "wait", key=("que", obj.root, slot, "free"))
     return run
 
 
@@ -290,9 +336,11 @@ def _slot_of(m: Machine, q: QueState, ref: TensorRef, que_id: int, node: Node) -
 def _bind_enque(node: Node, op: OpDef) -> Step:
     obj, ref = node.args
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         q = m.queues[obj.root]
-        q.enque(_slot_of(m, q, ref, obj.root, node), node)
+        slot = _slot_of(m, q, ref, obj.root, node)
+        q.enque(slot, node)
+        return Instr(node, QUE_PIPES[q.pos][0], "set", key=("que", obj.root, slot, "enq"))
     return run
 
 
@@ -300,10 +348,11 @@ def _bind_enque(node: Node, op: OpDef) -> Step:
 def _bind_deque(node: Node, op: OpDef) -> Step:
     (obj,) = node.args
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         q = m.queues[obj.root]
         slot = q.deque(node)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
+        return Instr(node, QUE_PIPES[q.pos][1], "wait", key=("que", obj.root, slot, "enq"))
     return run
 
 
@@ -311,9 +360,11 @@ def _bind_deque(node: Node, op: OpDef) -> Step:
 def _bind_free(node: Node, op: OpDef) -> Step:
     obj, ref = node.args
 
-    def run(m: Machine) -> None:
+    def run(m: Machine) -> Instr | None:
         q = m.queues[obj.root]
-        q.free_slot(_slot_of(m, q, ref, obj.root, node), node)
+        slot = _slot_of(m, q, ref, obj.root, node)
+        q.free_slot(slot, node)
+        return Instr(node, QUE_PIPES[q.pos][1], "set", key=("que", obj.root, slot, "free"))
     return run
 
 
@@ -346,16 +397,21 @@ def _bind_flag(node: Node, op: OpDef) -> Step:
     ev, eid = node.args
     fe = efn(eid)
 
-    def run(m: Machine) -> None:
+    kind = "set" if node.op == "set_flag" else "wait"
+
+    def run(m: Machine) -> Instr:
         i = m.uniform_int(fe(m.env), node, "the event id")
         if not 0 <= i < config.EVENT_IDS:
             raise SyncError(f"event id {i} is outside 0..7 (Atlas A2 has 8 ids per HardEvent)", node=node)
+        return Instr(node, node.pipe, kind, key=(ev, i))
     return run
 
 
 @binder("pipe_barrier")
 def _bind_barrier(node: Node, op: OpDef) -> Step:
-    return lambda m: None
+    if node.pipe is None:
+        return lambda m: Instr(node, Pipe.S, "barrier_all")
+    return lambda m: Instr(node, node.pipe, "barrier")
 
 
 # -- debug --------------------------------------------------------------------------------------

@@ -72,12 +72,19 @@ class Interpreter:
         if step == 0:
             raise OutOfBoundsError("the loop step is zero", node=st.node)
         key = st.key
+        body = st.body
         for v in range(start, stop, step):
             env[key] = v
-            self.run_block(st.body, m)
+            self.iteration(st)
+            self.run_block(body, m)
+
+    def iteration(self, st: LoopStep) -> None:
+        """Called at the start of every loop iteration (the simulator charges the scalar unit for it)."""
 
     def run_node(self, st: NodeStep, m: Machine) -> None:
-        st.fn(m)
+        ins = st.fn(m)
+        if ins is not None and ins.apply is not None:
+            ins.apply()
 
 
 # Ops whose scalar operands may differ from core to core (they are values, not addresses or counts).

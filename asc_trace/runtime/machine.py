@@ -33,11 +33,30 @@ class UbRoot:
 
 @dataclass(slots=True)
 class GmRoot:
-    """A GlobalTensor binding: element `start` of parameter `param`, optionally a window length."""
+    """A GlobalTensor binding: element `start` of parameter `param`, optionally a window length.
+
+    For a group of cores, `start` has one entry per core; when the entries form an arithmetic
+    progression (the usual `base + block_idx * block_length`), `s0`/`step` describe it and accesses
+    are checked with integer arithmetic and read through one strided view.
+    """
 
     param: int
     start: Any              # int, or one int per core
     window: Any             # None, int, or one per core
+    s0: int = 0
+    step: int = 0
+    ap: bool = False
+
+    @classmethod
+    def make(cls, param: int, start: Any, window: Any) -> "GmRoot":
+        if isinstance(start, np.ndarray):
+            st = start.astype(np.int64)
+            step = int(st[1] - st[0]) if st.size > 1 else 0
+            ap = bool(st.size == 1 or np.all(np.diff(st) == step))
+            if isinstance(window, np.ndarray) and np.all(window == window.flat[0]):
+                window = int(window.flat[0])
+            return cls(param, st, window, int(st[0]), step, ap)
+        return cls(param, int(start), window, int(start), 0, True)
 
 
 @dataclass
@@ -52,6 +71,7 @@ class QueState:
     free: deque = field(default_factory=deque)
     inq: deque = field(default_factory=deque)
     held: set = field(default_factory=set)
+    reused: set = field(default_factory=set)   # buffers allocated at least once (later allocs wait)
 
     def _err(self, msg: str, node: Node, hint: str | None = None) -> QueueError:
         return QueueError(msg, node=node, hint=hint, related=[("queue created", self.node.loc)])
@@ -95,8 +115,10 @@ class QueState:
 class Machine:
     """State of a group of cores that execute in lockstep."""
 
-    def __init__(self, cores: np.ndarray, core_num: int, gm: list[np.ndarray | None], env: dict[str, Any]) -> None:
+    def __init__(self, cores: np.ndarray, core_num: int, gm: list[np.ndarray | None], env: dict[str, Any],
+                 journal: "GmJournal | None" = None) -> None:
         self.cores = cores
+        self.journal = journal if journal is not None else GmJournal()
         self.C = len(cores)
         self.core_num = core_num
         self.ub = np.full((self.C, config.UB_BYTES), config.UB_POISON_BYTE, dtype=np.uint8)
@@ -152,9 +174,13 @@ class Machine:
         return addr
 
     def ub_view(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
+        return self.ub_access(ref, off, count, node, what)[1]
+
+    def ub_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> tuple[int, np.ndarray]:
+        """(byte address, live (cores, count) view) of `count` elements at `ref`, after the checks."""
         addr = self.ub_span(ref, off, count, node, what)
         dt = ref.dtype
-        return self.ub[:, addr:addr + count * dt.itemsize].view(dt.np)
+        return addr, self.ub[:, addr:addr + count * dt.itemsize].view(dt.np)
 
     def define_ub_root(self, node: Node, addr: int, nbytes: int, slot: int = -1, que: int = -1) -> None:
         if addr < 0 or addr % config.UB_ALIGN:
@@ -171,6 +197,23 @@ class Machine:
         """(array, element start per core) after the window and array-bound checks."""
         root: GmRoot = self.roots[ref.root]
         arr = self.gm[root.param]
+        if not isinstance(off, np.ndarray) and root.ap and not isinstance(root.window, np.ndarray):
+            off = int(off)                                   # the fast path: plain integer checks
+            if off < 0:
+                raise OutOfBoundsError(f"{what} starts before its GlobalTensor (offset {off})", node=node)
+            if root.window is not None and off + count > root.window:
+                raise OutOfBoundsError(f"{what} reads/writes elements [{off}, {off + count}) but the GlobalTensor "
+                                       f"window set by set_global_buffer has {root.window}", node=node,
+                                       hint="keep accesses inside the window, or widen it")
+            span = root.step * (self.C - 1) if isinstance(root.start, np.ndarray) else 0
+            lo = root.s0 + off + min(0, span)
+            hi = root.s0 + off + max(0, span) + count
+            if lo < 0 or hi > arr.shape[0]:
+                start = root.start + off
+                raise OutOfBoundsError(f"{what} touches elements [{_show(start)}, {_show(start + count)}) of an "
+                                       f"argument that has {arr.shape[0]}", node=node,
+                                       hint="check the offsets and the lengths computed from the launch arguments")
+            return arr, root.start + off
         if isinstance(off, np.ndarray) or isinstance(root.start, np.ndarray):
             off = np.broadcast_to(np.asarray(off, dtype=np.int64), (self.C,))
         if np.any(np.asarray(off) < 0):
@@ -188,22 +231,54 @@ class Machine:
                                    hint="check the offsets and the lengths computed from the launch arguments")
         return arr, start
 
-    def gm_read(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
+    def gm_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str,
+                  write: bool) -> tuple[tuple, Any]:
+        """((param, element starts, count, itemsize, write), a live (cores, count) view to read from, or a
+        function that writes a (cores, count) array) after the window and bound checks."""
         arr, start = self.gm_span(ref, off, count, node, what)
-        return gm_rows(arr, start, count, self.C)
+        param = self.roots[ref.root].param
+        info = (param, start, count, ref.dtype.itemsize, write)
+        if not write:
+            return info, gm_rows(arr, start, count, self.C)
+        C = self.C
+        journal = self.journal
 
-    def gm_write(self, ref: TensorRef, off: Any, count: int, data: np.ndarray, node: Node, what: str) -> None:
-        arr, start = self.gm_span(ref, off, count, node, what)
-        if not isinstance(start, np.ndarray):
-            arr[start:start + count] = data[-1]     # every core writes the same range: the last one lands
-            return
-        step = int(start[1] - start[0]) if self.C > 1 else 0
-        if self.C > 1 and step >= count and np.all(np.diff(start) == step):
-            gm_rows(arr, start, count, self.C, writable=True)[...] = data
-        else:
-            for c in range(self.C):
-                s = int(start[c])
-                arr[s:s + count] = data[c]
+        def store(data: np.ndarray) -> None:
+            if not isinstance(start, np.ndarray):
+                target = arr[start:start + count]
+                journal.save(target)
+                target[...] = data[-1]      # every core writes the same range: the last one lands
+                return
+            step = int(start[1] - start[0]) if C > 1 else 0
+            if C == 1 or (step >= count and np.all(np.diff(start) == step)):
+                target = gm_rows(arr, start, count, C, writable=True)
+                journal.save(target)
+                target[...] = data
+            else:
+                for c in range(C):
+                    s0 = int(start[c])
+                    journal.save(arr[s0:s0 + count])
+                    arr[s0:s0 + count] = data[c]
+        return info, store
+
+
+class GmJournal:
+    """GM writes go straight into the caller's arrays (so aliased arguments behave as on the NPU);
+    the journal keeps what each write overwrote, so a refused launch can put it all back."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def save(self, target: np.ndarray) -> None:
+        self.entries.append((target, target.copy()))
+
+    def rollback(self) -> None:
+        for target, old in reversed(self.entries):
+            target[...] = old
+        self.entries.clear()
+
+    def commit(self) -> None:
+        self.entries.clear()
 
 
 def gm_rows(arr: np.ndarray, start: Any, count: int, C: int, writable: bool = False) -> np.ndarray:

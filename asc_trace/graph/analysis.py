@@ -1,0 +1,351 @@
+"""Static analysis for the scheduler: run the kernel's structure on an abstract machine.
+
+Every loop is unrolled a few iterations (enough to see the dependences it carries: twice the period of
+its `% m` indices and queue rotations, plus one), loop indices become numbers, runtime arguments stay
+symbolic. The resulting instruction instances go through the same pipe model as the simulator's
+(graph/hb.py), which gives each one a vector clock. A *need* is a pair of conflicting accesses on
+different pipes (at least one a write, possibly overlapping bytes) whose order the kernel does not
+already guarantee; a *barrier need* is the same on one pipe without a pipe_barrier between.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..enums import HardEvent, TPosition
+from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
+from .hb import PIDX, QUE_PIPES, Instr, PipeClock
+from .kernel_graph import KernelGraph, Loop
+from .linear import Lin, disjoint, linearize
+from .node import Node, Pipe, TensorRef
+from .ops import REGISTRY, read, written
+
+MAX_UNROLL = 9
+
+
+@dataclass(frozen=True, slots=True)
+class Acc:
+    """A symbolic access: `space` names the memory (("ub",), ("que", q, slot), ("tbuf", t), ("gm", param))."""
+
+    space: tuple
+    start: Lin
+    length: Lin
+    write: bool
+    root: int
+
+
+class AInstr(Instr):
+    __slots__ = ("iters", "vc", "accs", "index")
+
+    def __init__(self, node: Node, pipe: Pipe, kind: str, key: Any, accs: tuple[Acc, ...], iters: tuple[int, ...],
+                 index: int) -> None:
+        super().__init__(node, pipe, kind, key)
+        self.accs = accs
+        self.iters = iters
+        self.vc: list[int] | None = None
+        self.index = index
+
+
+@dataclass
+class Need:
+    a: AInstr
+    b: AInstr
+    kind: str                # "RAW", "WAR", "WAW"
+    same_pipe: bool = False
+
+    def describe(self) -> str:
+        return f"{self.kind} %{self.a.node.id} -> %{self.b.node.id}"
+
+
+@dataclass
+class Trace:
+    instrs: list[AInstr] = field(default_factory=list)
+    loops: dict[int, int] = field(default_factory=dict)      # loop node id -> unrolled iterations
+    unknown_ids: list[Node] = field(default_factory=list)     # user flags whose id we could not evaluate
+    user_ids: dict[HardEvent, set[int]] = field(default_factory=dict)
+    problems: list[Any] = field(default_factory=list)
+
+
+# -- building the abstract trace ----------------------------------------------------------------------
+
+class _AbstractRun:
+    def __init__(self, g: KernelGraph) -> None:
+        self.g = g
+        self.trace = Trace()
+        self.roots: dict[int, tuple] = {}
+        self.ques: dict[int, dict] = {}
+        self.clock = PipeClock(self._on_exec, strict=False)
+        self.subst: dict[Var, Expr] = {}
+
+    def _on_exec(self, ins: Instr, vc: list[int]) -> None:
+        if isinstance(ins, AInstr):
+            ins.vc = vc[:]
+
+    def run(self) -> Trace:
+        self.block(self.g.structured(), ())
+        self.clock.drain()
+        self.clock.force_drain()
+        self.trace.problems = list(self.clock.problems)
+        return self.trace
+
+    def block(self, items: tuple, iters: tuple[int, ...]) -> None:
+        for it in items:
+            if isinstance(it, Loop):
+                self.loop(it, iters)
+            else:
+                self.node(it, iters)
+
+    def loop(self, lp: Loop, iters: tuple[int, ...]) -> None:
+        var, start, stop, step = lp.node.args
+        s, e, t = (substitute(x, self.subst) for x in (start, stop, step))
+        u = self.trace.loops.get(lp.node.id) or unroll_count(self.g, lp)
+        self.trace.loops[lp.node.id] = u
+        if isinstance(s, Const) and isinstance(e, Const) and isinstance(t, Const) and t.value:
+            u = min(u, max(0, len(range(s.value, e.value, t.value))))
+        for k in range(u):
+            self.subst[var] = binop("+", s, binop("*", Const(k), t))
+            self.block(lp.body, iters + (k,))
+        self.subst.pop(var, None)
+
+    def ev(self, e: Expr | None) -> Expr | None:
+        return None if e is None else substitute(e, self.subst)
+
+    def node(self, n: Node, iters: tuple[int, ...]) -> None:
+        op = n.op
+        if op == "local_tensor":
+            self.roots[n.id] = ("ub", self.ev(n.args[1]))
+        elif op == "global_tensor":
+            self.roots[n.id] = ("gm", n.args[0].index, self.ev(n.args[1]))
+        elif op == "tque":
+            self.ques[n.id] = {"pos": n.args[0], "num": None, "free": [], "inq": [], "reused": set()}
+        elif op == "tbuf":
+            pass
+        elif op == "init_buffer":
+            q = self.ques.get(n.args[0].root)
+            num = self.ev(n.args[1])
+            if q is not None:
+                q["num"] = num.value if isinstance(num, Const) else None
+                q["free"] = list(range(q["num"])) if q["num"] else []
+        elif op == "tbuf_get":
+            self.roots[n.id] = ("tbuf", n.args[0].root)
+        elif op in ("alloc_tensor", "deque", "enque", "free_tensor"):
+            self.que_op(n, iters)
+            return
+        elif op in ("set_flag", "wait_flag"):
+            ev, eid = n.args
+            v = self.ev(eid)
+            if isinstance(v, Const):
+                key = (ev, v.value)
+                self.trace.user_ids.setdefault(ev, set()).add(v.value)
+            else:
+                self.trace.unknown_ids.append(n)
+                return    # an id we cannot evaluate orders nothing we can prove
+            self.emit(n, n.pipe, "set" if op == "set_flag" else "wait", key, (), iters)
+            return
+        elif op == "pipe_barrier":
+            if n.pipe is None:
+                self.emit(n, Pipe.S, "barrier_all", None, (), iters)
+            else:
+                self.emit(n, n.pipe, "barrier", None, (), iters)
+            return
+        accs = self.accesses(n)
+        if accs is not None and n.pipe is not None:
+            self.emit(n, n.pipe, "op", None, accs, iters)
+
+    def emit(self, n: Node, pipe: Pipe, kind: str, key: Any, accs: tuple, iters: tuple[int, ...]) -> None:
+        ins = AInstr(n, pipe, kind, key, accs, iters, len(self.trace.instrs))
+        self.trace.instrs.append(ins)
+        self.clock.issue(ins)
+
+    def que_op(self, n: Node, iters: tuple[int, ...]) -> None:
+        q = self.ques.get(n.args[0].root)
+        qid = n.args[0].root
+        if q is None or not q["num"]:
+            if n.op in ("alloc_tensor", "deque"):
+                self.roots[n.id] = ("que", qid, None)
+            return
+        prod, cons, _, _ = QUE_PIPES.get(TPosition(q["pos"]), (None, None, None, None))
+        if prod is None:
+            return
+        if n.op == "alloc_tensor":
+            if not q["free"]:
+                self.roots[n.id] = ("que", qid, None)
+                return
+            slot = q["free"].pop(0)
+            self.roots[n.id] = ("que", qid, slot)
+            if slot in q["reused"]:
+                self.emit(n, prod, "wait", ("que", qid, slot, "free"), (), iters)
+            q["reused"].add(slot)
+        elif n.op == "enque":
+            slot = self.slot_of(n.args[1])
+            if slot is None:
+                return
+            q["inq"].append(slot)
+            self.emit(n, prod, "set", ("que", qid, slot, "enq"), (), iters)
+        elif n.op == "deque":
+            if not q["inq"]:
+                self.roots[n.id] = ("que", qid, None)
+                return
+            slot = q["inq"].pop(0)
+            self.roots[n.id] = ("que", qid, slot)
+            self.emit(n, cons, "wait", ("que", qid, slot, "enq"), (), iters)
+        elif n.op == "free_tensor":
+            slot = self.slot_of(n.args[1])
+            if slot is None:
+                return
+            q["free"].append(slot)
+            self.emit(n, cons, "set", ("que", qid, slot, "free"), (), iters)
+
+    def slot_of(self, ref: TensorRef) -> int | None:
+        r = self.roots.get(ref.root)
+        return r[2] if r and r[0] == "que" else None
+
+    def accesses(self, n: Node) -> tuple[Acc, ...] | None:
+        out: list[Acc] = []
+        count = n.args[-1] if n.args else None
+        if not isinstance(count, Expr):
+            return ()
+        nelem = self.ev(count)
+        for refs, write in ((written(n), True), (read(n), False)):
+            for ref in refs:
+                acc = self.access(ref, nelem, write)
+                if acc is not None:
+                    out.append(acc)
+        return tuple(out)
+
+    def access(self, ref: TensorRef, nelem: Expr, write: bool) -> Acc | None:
+        root = self.roots.get(ref.root)
+        if root is None:
+            return None
+        size = ref.dtype.itemsize
+        off = binop("*", self.ev(ref.offset), Const(size))
+        length = linearize(binop("*", nelem, Const(size)))
+        if root[0] == "ub":
+            start = linearize(binop("+", root[1], off))
+            space: tuple = ("ub",)
+        elif root[0] == "gm":
+            start = linearize(binop("+", binop("*", root[2], Const(size)), off))
+            space = ("gm", root[1])
+        elif root[0] == "que":
+            start = linearize(off)
+            space = ("que", root[1], root[2])
+        else:
+            start = linearize(off)
+            space = ("tbuf", root[1])
+        if start is None or length is None:
+            return None
+        return Acc(space, start, length, write, ref.root)
+
+
+def unroll_count(g: KernelGraph, lp: Loop) -> int:
+    """Iterations to unroll: twice the loop's period (its `% m` indices, queue rotations) plus one."""
+    var = lp.node.args[0]
+    period = 1
+    ques: set[int] = set()
+    for n in _walk(lp.body):
+        for e in _exprs(n.args):
+            for m in _moduli(e, var):
+                period = math.lcm(period, m)
+        if n.op == "alloc_tensor":
+            ques.add(n.args[0].root)
+    for n in g:
+        if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
+            period = math.lcm(period, n.args[1].value)
+    return max(3, min(MAX_UNROLL, 2 * period + 1))
+
+
+def _walk(items: tuple):
+    for it in items:
+        if isinstance(it, Loop):
+            yield it.node
+            yield from _walk(it.body)
+        else:
+            yield it
+
+
+def _exprs(args: Any):
+    for a in args:
+        if isinstance(a, Expr):
+            yield a
+        elif isinstance(a, TensorRef):
+            yield a.offset
+        elif isinstance(a, (tuple, list)):
+            yield from _exprs(a)
+
+
+def _moduli(e: Expr, var: Var):
+    if isinstance(e, Bin):
+        if e.op in ("%", "//") and isinstance(e.b, Const) and isinstance(e.b.value, int) and e.b.value > 1 \
+                and var in free_vars(e.a):
+            yield e.b.value
+        yield from _moduli(e.a, var)
+        yield from _moduli(e.b, var)
+    elif isinstance(e, Un):
+        yield from _moduli(e.a, var)
+
+
+def abstract_trace(g: KernelGraph) -> Trace:
+    return _AbstractRun(g).run()
+
+
+# -- needs ------------------------------------------------------------------------------------------
+
+def _overlap(a: Acc, b: Acc) -> bool:
+    if a.space[0] != b.space[0]:
+        return False
+    if a.space[0] == "que":
+        if a.space[1] != b.space[1]:
+            return False
+        if a.space[2] is not None and b.space[2] is not None and a.space[2] != b.space[2]:
+            return False
+    elif a.space != b.space:
+        return False
+    return not disjoint(a.start, a.length, b.start, b.length)
+
+
+def _conflict(a: AInstr, b: AInstr) -> str | None:
+    for x in a.accs:
+        for y in b.accs:
+            if (x.write or y.write) and _overlap(x, y):
+                return "RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW")
+    return None
+
+
+# same-pipe dependences that need a PipeBarrier when bisheng's own auto-sync is off (facts §3:
+# "within a pipe, instructions issue in order but can overlap"; overlapping DataCopy destinations
+# need PipeBarrier<PIPE_MTE2/MTE3>)
+_BARRIER_KINDS = {Pipe.V: {"RAW", "WAR", "WAW"}, Pipe.MTE2: {"WAW"}, Pipe.MTE3: {"WAW"}}
+
+
+def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
+    """Conflicting access pairs the kernel does not order yet (see module docstring)."""
+    needs: list[Need] = []
+    by_pipe: dict[int, list[AInstr]] = {0: [], 1: [], 2: [], 3: []}
+    last_barrier: dict[int, int] = {0: -1, 1: -1, 2: -1, 3: -1}
+    for b in tr.instrs:
+        p = PIDX[b.pipe]
+        if b.kind in ("barrier", "set", "wait"):
+            # a set_flag runs once the pipe's earlier work is done, and a wait holds back what follows:
+            # either one keeps the pipe's instructions on its two sides from overlapping (assumed)
+            last_barrier[p] = b.index
+            continue
+        if b.kind == "barrier_all":
+            for q in last_barrier:
+                last_barrier[q] = b.index
+            continue
+        if b.kind != "op" or not b.accs or b.vc is None:
+            continue
+        for q, prior in by_pipe.items():
+            for a in reversed(prior):
+                kind = _conflict(a, b)
+                if kind is None:
+                    continue
+                if q == p:
+                    if barriers and kind in _BARRIER_KINDS.get(b.pipe, ()) and a.index > last_barrier[p]:
+                        needs.append(Need(a, b, kind, same_pipe=True))
+                elif a.vc is None or b.vc[q] < a.epoch:
+                    needs.append(Need(a, b, kind))
+                break
+        by_pipe[p].append(b)
+    return needs

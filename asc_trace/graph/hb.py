@@ -1,0 +1,246 @@
+"""The pipe model's ordering rules, shared by the simulator's race checker (concrete addresses) and
+the scheduler's analysis (symbolic addresses): in-order pipes, hardware flags, TQue events, barriers.
+
+Happens-before is tracked with vector clocks, one per pipe (S, MTE2, V, MTE3):
+- instructions of one pipe are ordered (each pipe is an in-order stream);
+- `set_flag(X_Y, id)` on X publishes X's clock; the `wait_flag` on Y that consumes it joins it;
+- TQue operations are the same flags, keyed by queue buffer (facts §6);
+- the scalar unit issues every instruction in program order, so whatever the scalar unit has done
+  (its own UB reads/writes, the waits it blocked on) happens before everything issued after it;
+- `pipe_barrier(PIPE_ALL)` orders everything before it before everything after it.
+
+A wait whose flag is not set yet blocks its pipe: later instructions of that pipe queue up behind it
+while the other pipes go on (so a wait may precede its set in program order, as on hardware).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..enums import HardEvent, TPosition
+from ..errors import SyncError
+from .node import Node, Pipe
+
+PIPES = (Pipe.S, Pipe.MTE2, Pipe.V, Pipe.MTE3)
+PIDX = {p: i for i, p in enumerate(PIPES)}
+S, MTE2, V, MTE3 = range(4)
+
+# TQue events (facts §6): (producer pipe, consumer pipe, event) by queue position
+QUE_PIPES = {TPosition.VECIN: (Pipe.MTE2, Pipe.V, HardEvent.MTE2_V, HardEvent.V_MTE2),
+             TPosition.VECOUT: (Pipe.V, Pipe.MTE3, HardEvent.V_MTE3, HardEvent.MTE3_V)}
+
+
+class Instr:
+    """One instruction as the pipes see it.
+
+    kind: "op" (touches memory), "set", "wait", "barrier" (one pipe), "barrier_all".
+    key: the flag of a set/wait: (HardEvent, id) or ("que", que, slot, "enq" | "free").
+    ub / gm: what an "op" touches; their form is up to the user of the model (concrete byte ranges
+    in the simulator, symbolic ranges in the scheduler).
+    """
+
+    __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
+                 "start", "end", "tag")
+
+    def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
+                 ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None) -> None:
+        self.node = node
+        self.pipe = pipe
+        self.kind = kind
+        self.key = key
+        self.apply = apply
+        self.ub = ub
+        self.gm = gm
+        self.work = work
+        self.issue_vc: list[int] | None = None
+        self.epoch = 0
+        self.t_issue = 0.0
+        self.start = 0.0
+        self.end = 0.0
+        self.tag = tag
+
+
+@dataclass(slots=True)
+class FlagState:
+    vc: list[int]
+    node: Node
+    time: float = 0.0
+
+
+@dataclass(slots=True)
+class WaitMark:
+    epoch: int
+    pipe: int
+    node: Node
+
+
+def describe_key(key: Any) -> str:
+    if isinstance(key, tuple) and key and key[0] == "que":
+        return f"the TQue %{key[1]} buffer {key[2]} ({key[3]} event)"
+    ev, i = key
+    return f"HardEvent.{ev.name} id {i}"
+
+
+class PipeClock:
+    """Vector clocks, flags and per-pipe queues of one core (or of cores that behave identically).
+
+    `on_exec(ins, vc)` is called for every instruction when it executes, with the clock of its pipe
+    (after counting the instruction); callers check races, model time or apply the data effect there.
+    """
+
+    def __init__(self, on_exec: Callable[[Instr, list[int]], None], strict: bool = True) -> None:
+        self.vc = [[0] * 4 for _ in range(4)]
+        self.flags: dict[Any, FlagState] = {}
+        self.last_wait: dict[Any, WaitMark] = {}
+        self.queues: list[deque] = [deque() for _ in range(4)]
+        self.backlog = 0
+        self.on_exec = on_exec
+        self.strict = strict          # raise on double sets (the simulator) or only note them (the scheduler)
+        self.problems: list[SyncError] = []
+
+    # -- issue ------------------------------------------------------------------------------------
+    def issue(self, ins: Instr) -> None:
+        p = PIDX[ins.pipe]
+        if p == S:
+            if ins.kind == "wait" and ins.key not in self.flags:
+                self.drain()
+                if ins.key not in self.flags:
+                    if self.strict:
+                        self._hang(ins)
+                    ins.kind = "nop"
+            self._execute(ins, S)
+            if self.backlog:
+                self.drain()
+            return
+        if ins.kind == "barrier_all":
+            self.drain()
+            if self.backlog:
+                if not self.strict:
+                    self.force_drain()
+                else:
+                    blocked = next(q[0] for q in self.queues if q)
+                    self._hang(blocked, barrier=ins)
+            self._execute(ins, p)
+            return
+        if self.backlog and self.queues[p]:
+            ins.issue_vc = self.vc[S][:]
+            self.queues[p].append(ins)
+            self.backlog += 1
+            return
+        if ins.kind == "wait" and ins.key not in self.flags:
+            ins.issue_vc = self.vc[S][:]
+            self.queues[p].append(ins)
+            self.backlog += 1
+            return
+        self._execute(ins, p)
+        if self.backlog and ins.kind == "set":
+            self.drain()
+
+    def drain(self) -> None:
+        progress = True
+        while progress and self.backlog:
+            progress = False
+            for p in (MTE2, V, MTE3):
+                q = self.queues[p]
+                while q:
+                    head = q[0]
+                    if head.kind == "wait" and head.key not in self.flags:
+                        break
+                    q.popleft()
+                    self.backlog -= 1
+                    self._execute(head, p)
+                    progress = True
+
+    # -- execution --------------------------------------------------------------------------------
+    def _execute(self, ins: Instr, p: int) -> None:
+        vc = self.vc[p]
+        src = ins.issue_vc if ins.issue_vc is not None else self.vc[S]
+        if p != S:
+            for i in range(4):
+                if src[i] > vc[i]:
+                    vc[i] = src[i]
+        vc[p] += 1
+        ins.epoch = vc[p]
+        kind = ins.kind
+        if kind == "wait":
+            flag = self.flags.pop(ins.key)
+            fvc = flag.vc
+            for i in range(4):
+                if fvc[i] > vc[i]:
+                    vc[i] = fvc[i]
+            self.last_wait[ins.key] = WaitMark(vc[p], p, ins.node)
+            ins.tag = flag
+        elif kind == "set":
+            self._check_set(ins, vc)
+        elif kind == "barrier_all":
+            for q in range(4):
+                for i in range(4):
+                    if self.vc[q][i] > vc[i]:
+                        vc[i] = self.vc[q][i]
+            for q in range(4):
+                self.vc[q][:] = vc
+        self.on_exec(ins, vc)
+        if kind == "set":
+            self.flags[ins.key] = FlagState(vc[:], ins.node, ins.end)
+
+    def _check_set(self, ins: Instr, vc: list[int]) -> None:
+        key = ins.key
+        prev = self.flags.get(key)
+        if prev is not None:
+            err = SyncError(f"set_flag of {describe_key(key)} while the flag is still set: nothing waited for the "
+                            "previous set (two sets without a wait are undefined behaviour on the NPU)", node=ins.node,
+                            related=[("the previous set", prev.node.loc)],
+                            hint="each set_flag needs exactly one wait_flag before the same event id is set again")
+            if self.strict:
+                raise err
+            self.problems.append(err)
+            return
+        mark = self.last_wait.get(key)
+        if mark is not None and vc[mark.pipe] < mark.epoch:
+            err = SyncError(f"set_flag of {describe_key(key)} can run before the wait_flag that consumes the "
+                            "previous set: nothing orders that wait before this set, so on the NPU the flag may be "
+                            "set twice", node=ins.node, related=[("the previous wait", mark.node.loc)],
+                            hint="order the waiting pipe before the setting pipe (e.g. a handshake event back), or "
+                                 "alternate event ids between iterations")
+            if self.strict:
+                raise err
+            self.problems.append(err)
+
+    def _hang(self, ins: Instr, barrier: Instr | None = None) -> None:
+        what = f"wait_flag of {describe_key(ins.key)}"
+        extra = [("the PIPE_ALL barrier that cannot pass it", barrier.node.loc)] if barrier is not None else []
+        raise SyncError(f"{what} is never satisfied: no set_flag of that event and id can run before it, so on the "
+                        "NPU the kernel would hang here", node=ins.node, related=extra,
+                        hint="add the matching set_flag on the source pipe, or remove this wait")
+
+    def force_drain(self) -> None:
+        """Run blocked instructions as if their waits were satisfied (the scheduler's analysis only)."""
+        while self.backlog:
+            self.drain()
+            for p in range(4):
+                q = self.queues[p]
+                if q and q[0].kind == "wait" and q[0].key not in self.flags:
+                    head = q.popleft()
+                    self.backlog -= 1
+                    head.kind = "nop"
+                    self._execute(head, p)
+                    break
+
+    # -- end of the kernel ------------------------------------------------------------------------
+    def finish(self) -> None:
+        self.drain()
+        for q in self.queues:
+            if q:
+                self._hang(q[0])
+        for key, flag in self.flags.items():
+            if isinstance(key, tuple) and key and key[0] == "que":
+                continue   # TQue buffers may end the kernel freed; the framework resets its own events
+            raise SyncError(f"the kernel ends with {describe_key(key)} still set: its set_flag has no wait_flag, "
+                            "which leaves the flag set for the next kernel on this core", node=flag.node,
+                            hint="add the matching wait_flag, or remove this set_flag")
+
+
+def happens_before(a_pipe: int, a_epoch: int, b_vc: list[int]) -> bool:
+    """Did instruction `a` (pipe, epoch) happen before an instruction whose clock is `b_vc`?"""
+    return b_vc[a_pipe] >= a_epoch
