@@ -63,7 +63,7 @@ def node_text(n: Node) -> str:
         body = f"{fmt_arg(args[0])} <- " + ", ".join(fmt_arg(a) for a in args[1:])
     else:
         body = ", ".join(fmt_arg(a) for a in args)
-    attrs = [(k, v) for k, v in n.attrs if k not in ("dtype", "why", "auto")]
+    attrs = [(k, v) for k, v in n.attrs if k not in ("dtype", "why", "auto", "sync")]
     if attrs:
         body += (" " if body else "") + " ".join(f"{k}={fmt_arg(v)}" for k, v in attrs)
     text = f"%{n.id} = {n.op}" + (f" {body}" if body else "")

@@ -38,6 +38,7 @@ class Plan:
     nodes: list[int] = field(default_factory=list)
     rot_loop: int | None = None      # an in-iteration pair inside a loop may rotate its ids with that loop
     rotate: int = 1
+    group: int = 0                   # index among the inserted plans (attr `sync` of its nodes)
 
     @property
     def width(self) -> int:
@@ -96,8 +97,9 @@ class _Scheduler:
         g = self.base.copy()
         pos = {nid: i for i, nid in enumerate(g.order)}
         inserts: list[tuple[float, Node]] = []
-        for plan in plans:
+        for gi, plan in enumerate(plans):
             plan.nodes = []
+            plan.group = gi
             for where, node in self._nodes(g, plan):
                 inserts.append((where, node))
                 plan.nodes.append(node.id)
@@ -117,7 +119,7 @@ class _Scheduler:
         if plan.event is None:
             yield (plan.wait_before, -0.5), g.new_node(
                 "pipe_barrier", (_BARRIER_ID[plan.pipe],), wait_anchor.loc, wait_anchor.loops, plan.pipe,
-                make_attrs(why=why, auto=True))
+                make_attrs(why=why, auto=True, sync=plan.group))
             return
         ev = plan.event
         src, dst = Pipe(ev.src), Pipe(ev.dst)
@@ -126,23 +128,23 @@ class _Scheduler:
         if plan.loop is None:
             ids = _rotating_id(g.node(plan.rot_loop), plan.rotate, plan.base) if plan.rotate > 1 else Const(plan.base)
             yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops,
-                                                    src, make_attrs(why=why, auto=True))
+                                                    src, make_attrs(why=why, auto=True, sync=plan.group))
             yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc,
-                                                       wait_anchor.loops, dst, make_attrs(why=why, auto=True))
+                                                       wait_anchor.loops, dst, make_attrs(why=why, auto=True, sync=plan.group))
             return
         loop = g.node(plan.loop)
         ids = _rotating_id(loop, plan.distance, plan.base)
         end = next(n for n in g if n.op == "end_for" and n.args[0] == plan.loop)
         for j in range(plan.distance):
             yield (plan.loop, -0.5), g.new_node("set_flag", (ev, Const(plan.base + j)), loop.loc, loop.loops, src,
-                                                make_attrs(why=f"auto: prime for loop %{plan.loop}", auto=True))
+                                                make_attrs(why=f"auto: prime for loop %{plan.loop}", auto=True, sync=plan.group))
         yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc, wait_anchor.loops, dst,
-                                                   make_attrs(why=why, auto=True))
+                                                   make_attrs(why=why, auto=True, sync=plan.group))
         yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src,
-                                                make_attrs(why=why, auto=True))
+                                                make_attrs(why=why, auto=True, sync=plan.group))
         for j in range(plan.distance):
             yield (end.id, 0.5), g.new_node("wait_flag", (ev, Const(plan.base + j)), loop.loc, loop.loops, dst,
-                                            make_attrs(why=f"auto: drain after loop %{plan.loop}", auto=True))
+                                            make_attrs(why=f"auto: drain after loop %{plan.loop}", auto=True, sync=plan.group))
 
     def allocate(self, plan: Plan, plans: list[Plan]) -> None:
         if plan.event is None:
