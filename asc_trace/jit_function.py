@@ -1,6 +1,7 @@
 """`@asc.jit`, launches (`kernel[core_num, stream](...)`), `asc.compile` and the in-memory cache."""
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import typing
@@ -175,6 +176,11 @@ class CompiledKernel:
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
+        if config.dump_dir() is not None:
+            from .lower.cache import cache_key, dump_compilation
+            dump_compilation(self.name, cache_key({"graph": str(self.graph)}),
+                             {"graph.txt": str(self.traced), "scheduled.txt": str(self.graph),
+                              "kernel.cpp": self.source})
 
     @property
     def source(self) -> str:
@@ -318,7 +324,10 @@ def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **
         if core_num is not None:
             _check_cores(core_num, jf.name, loc)
         bound = bind_args(jf.name, jf.specs, tuple(example_inputs), {}, loc, device_ok=True)
-        ck = CompiledKernel(jf, bound.signature, core_num)
+        ck = jf.compiled(bound.signature)
+        if core_num is not None and core_num != ck.core_num:
+            ck = copy.copy(ck)      # shares the graph and the built artifacts; only the default core count differs
+            ck.core_num = core_num
         return ck
     except AscTraceError as e:
         raise _clean(e)

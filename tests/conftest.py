@@ -11,6 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # The tests compare every backend against NumPy; the NPU is opted into explicitly.
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
 os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
+# compiled host libraries are shared by the test workers (the cache is safe across processes)
+os.environ.setdefault("ASC_TRACE_CACHE_DIR", str(ROOT / ".pytest_cache" / "asc_trace_cache"))
 
 
 def pytest_addoption(parser):

@@ -134,8 +134,11 @@ def const(v: Number) -> Const:
 def binop(op: str, a: Expr, b: Expr) -> Expr:
     """Build `a op b`, folding constants and the identities that keep dumps short."""
     if isinstance(a, Const) and isinstance(b, Const):
-        if op in ("//", "%") and b.value == 0:
+        if op in ("//", "%", "/") and b.value == 0:
             return Bin(op, a, b)   # keep it symbolic; evaluation reports the division by zero
+        folded = Bin(op, a, b)
+        if _is_float_op(folded):
+            return const(_F32_OPS[op](a.value, b.value))
         return const(_PY_OPS[op](a.value, b.value))
     if isinstance(b, Const):
         if op in ("+", "-") and b.value == 0 and b.type == "int":
@@ -206,6 +209,33 @@ def substitute(e: Expr, mapping: dict[Var, Expr]) -> Expr:
     return e
 
 
+def f32(v: Any) -> Any:
+    """Round to float32: scalar float arithmetic in a kernel is float32, as on the AI core's scalar unit."""
+    if isinstance(v, np.ndarray):
+        return v.astype(np.float32)
+    return float(np.float32(v))
+
+
+def _f32_op(op: str) -> Callable[[Any, Any], Any]:
+    fn = _PY_OPS[op]
+
+    def run(a: Any, b: Any) -> Any:
+        a32 = np.asarray(a, dtype=np.float32) if isinstance(a, np.ndarray) else np.float32(a)
+        b32 = np.asarray(b, dtype=np.float32) if isinstance(b, np.ndarray) else np.float32(b)
+        r = fn(a32, b32)
+        if isinstance(r, np.ndarray):
+            return r
+        return bool(r) if op in _CMP else float(r)
+    return run
+
+
+_F32_OPS = {op: _f32_op(op) for op in ("+", "-", "*", "/", "//", "%", "<", "<=", ">", ">=", "==", "!=", "min", "max")}
+
+
+def _is_float_op(e: Bin) -> bool:
+    return e.op in _F32_OPS and (e.op == "/" or "float" in (e.a.type, e.b.type))
+
+
 def evaluate(e: Expr, env: dict[str, Any]) -> Any:
     """Evaluate by walking the tree (used where compiling would not pay off, e.g. eager mode)."""
     if isinstance(e, Const):
@@ -213,9 +243,11 @@ def evaluate(e: Expr, env: dict[str, Any]) -> Any:
     if isinstance(e, Var):
         return env[e.env_key]
     if isinstance(e, Bin):
-        return _PY_OPS[e.op](evaluate(e.a, env), evaluate(e.b, env))
+        fn = _F32_OPS[e.op] if _is_float_op(e) else _PY_OPS[e.op]
+        return fn(evaluate(e.a, env), evaluate(e.b, env))
     if isinstance(e, Un):
-        return _UN_OPS[e.op](evaluate(e.a, env))
+        v = _UN_OPS[e.op](evaluate(e.a, env))
+        return f32(v) if e.op == "float" or (e.op in ("neg", "abs") and e.type == "float") else v
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -229,7 +261,8 @@ def compile_expr(e: Expr) -> Callable[[dict[str, Any]], Any]:
         k = e.env_key
         return lambda env: env[k]
     src = _py_src(e)
-    return eval(f"lambda env: {src}", {"_ops": _PY_OPS, "_un": _UN_OPS})  # noqa: S307 - our own text
+    return eval(f"lambda env: {src}", {"_ops": _PY_OPS, "_un": _UN_OPS, "_f32ops": _F32_OPS,  # noqa: S307
+                                       "_f32": f32})
 
 
 def _py_src(e: Expr) -> str:
@@ -238,12 +271,16 @@ def _py_src(e: Expr) -> str:
     if isinstance(e, Var):
         return f"env[{e.env_key!r}]"
     if isinstance(e, Bin):
+        if _is_float_op(e):
+            return f"_f32ops[{e.op!r}]({_py_src(e.a)}, {_py_src(e.b)})"
         if e.op in ("min", "max"):
             return f"_ops[{e.op!r}]({_py_src(e.a)}, {_py_src(e.b)})"
         return f"({_py_src(e.a)} {e.op} {_py_src(e.b)})"
     if isinstance(e, Un):
         if e.op == "neg":
             return f"(-{_py_src(e.a)})"
+        if e.op == "float":
+            return f"_f32({_py_src(e.a)})"
         return f"_un[{e.op!r}]({_py_src(e.a)})"
     raise TypeError(f"not an expression: {e!r}")
 

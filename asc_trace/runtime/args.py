@@ -50,13 +50,30 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def as_storage(value: Any, name: str, loc: SourceLoc | None, device_ok: bool = False) -> tuple[np.ndarray, D.DataType]:
-    """A flat, writable storage view of an array argument and its kernel dtype."""
+def _torch_dtype(t: Any) -> D.DataType | None:
+    torch = _torch()
+    table = {torch.float16: D.float16, torch.float32: D.float32, torch.bfloat16: D.bfloat16, torch.int8: D.int8,
+             torch.int16: D.int16, torch.int32: D.int32, torch.int64: D.int64, torch.uint8: D.uint8,
+             torch.bool: D.bool_}
+    return table.get(t)
+
+
+def as_storage(value: Any, name: str, loc: SourceLoc | None,
+               device_ok: bool = False) -> tuple[np.ndarray | None, D.DataType]:
+    """A flat, writable storage view of an array argument and its kernel dtype (no view for a tensor
+    on an NPU: the npu backend passes it by device pointer)."""
     torch = _torch()
     if torch is not None and isinstance(value, torch.Tensor):
         if value.device.type != "cpu" and not device_ok:
             raise LaunchError(f"argument {name!r} is a tensor on {value.device}; the CPU backends need CPU tensors",
                               loc, hint="call .cpu() on it, or launch with backend='npu'")
+        if not value.is_contiguous():
+            raise LaunchError(f"argument {name!r} is not contiguous", loc, hint="pass t.contiguous()")
+        if value.device.type != "cpu":
+            dt = _torch_dtype(value.dtype)
+            if dt is None:
+                raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which kernels cannot take", loc)
+            return None, dt
         if not value.is_contiguous():
             raise LaunchError(f"argument {name!r} is not contiguous", loc, hint="pass t.contiguous()")
         t = value.detach()
@@ -169,6 +186,7 @@ def _as_int(v: Any, name: str, loc: SourceLoc | None) -> int:
 
 
 def _as_float(v: Any, name: str, loc: SourceLoc | None) -> float:
+    """A runtime float argument is a C `float` on the NPU: round it to float32 here too."""
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise LaunchError(f"argument {name!r} is declared float but got {type(v).__name__} {v!r}", loc)
-    return float(v)
+    return float(np.float32(v))

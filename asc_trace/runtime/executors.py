@@ -53,7 +53,7 @@ def scalar_as(dt: DataType, s: Any) -> Any:
     if dt is bfloat16:
         v = to_compute(from_compute(np.asarray(arr, dtype=np.float32), dt), dt)
     elif dt.is_float:
-        v = arr.astype(dt.np)
+        v = arr.astype(np.float32).astype(dt.np)   # the C code holds a float, then converts it to T
     else:
         v = arr.astype(np.int64).astype(dt.np)   # wraps like a C conversion
     return v[:, None] if v.ndim == 1 else v[()]

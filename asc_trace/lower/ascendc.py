@@ -1,0 +1,325 @@
+"""Ascend C source from a scheduled KernelGraph.
+
+The skeleton (includes, helpers, the `extern "C" __global__ __aicore__` function, declarations of
+tensors, queues and loops) is here; each op's statement comes from its record's `emit` template
+(tinygrad's `render_kernel` / `code_for_op` split). Every statement is preceded by a
+`// file.py:LINE` comment, so that a compiler error leads back to the user's code. A runtime loop is
+a C loop: the source does not grow with the trip count.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .. import __version__
+from ..dtypes import DataType
+from ..enums import HardEvent, PipeID
+from ..errors import TraceError
+from ..graph.expr import Const, Expr, Var, free_vars, substitute
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node, TensorRef
+from ..graph.ops import REGISTRY
+from .cexpr import CNames, c_const, c_expr, c_ident, c_string
+
+HELPERS = """\
+#ifndef ASC_TRACE_HELPERS
+#define ASC_TRACE_HELPERS
+// Python's floor division and modulo (the simulator's semantics) for possibly negative operands.
+__aicore__ inline int64_t asc_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__aicore__ inline int64_t asc_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template <typename T> __aicore__ inline T asc_min(T a, T b) { return a < b ? a : b; }
+template <typename T> __aicore__ inline T asc_max(T a, T b) { return a < b ? b : a; }
+template <typename T> __aicore__ inline T asc_abs(T a) { return a < 0 ? -a : a; }
+#endif
+#ifndef ASC_TRACE_NODE
+#define ASC_TRACE_NODE(n)
+#endif
+"""
+
+_PIPE_C = {PipeID.PIPE_V: "PIPE_V", PipeID.PIPE_MTE2: "PIPE_MTE2", PipeID.PIPE_MTE3: "PIPE_MTE3",
+           PipeID.PIPE_ALL: "PIPE_ALL"}
+_DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
+
+
+def c_type(dt: DataType) -> str:
+    return dt.c_name
+
+
+class _Emitter:
+    def __init__(self, g: KernelGraph) -> None:
+        self.g = g
+        params = {p.index: c_ident(p.name) for p in g.signature.runtime}
+        self.names = CNames(params)
+        self.nodes = {n.id: n for n in g}
+        self.nonneg = self._nonneg_loops()
+        self.lines: list[str] = []
+        self.pipe_var = next((f"t{n.id}" for n in g if n.op == "tpipe"), None)
+        self.event_table = self._event_table()
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _nonneg_loops(self) -> frozenset[str]:
+        out: set[str] = set()
+        for n in self.g:
+            if n.op == "for":
+                var, start, _stop, step = n.args
+                if isinstance(step, Const) and step.value > 0 and (
+                        (isinstance(start, Const) and start.value >= 0) or
+                        all(v.kind in ("block_idx", "block_num") or v.env_key in out for v in free_vars(start))):
+                    out.add(var.env_key)
+        return frozenset(out)
+
+    def e(self, x: Expr) -> str:
+        return c_expr(x, self.names, self.nonneg)
+
+    def ue(self, x: Expr) -> str:
+        """The expression without the parentheses c_expr puts around a binary operation (for
+        places that are already inside a call's parentheses)."""
+        return _unparen(self.e(x))
+
+    def ref(self, r: TensorRef) -> str:
+        base = f"t{r.root}"
+        root = self.nodes.get(r.root)
+        if root is not None and root.attr("dtype") is not None and root.attr("dtype") is not r.dtype:
+            base = f"{base}.ReinterpretCast<{c_type(r.dtype)}>()"
+        if isinstance(r.offset, Const) and r.offset.value == 0:
+            return base
+        cast = "uint64_t" if r.space == "gm" else "uint32_t"
+        return f"{base}[static_cast<{cast}>({self.ue(r.offset)})]"
+
+    def scalar(self, x: Expr, dt: DataType) -> str:
+        if dt.is_float:
+            inner = self.ue(x) if x.type == "float" else f"static_cast<float>({self.ue(x)})"
+            return f"static_cast<{c_type(dt)}>({inner})"
+        return f"static_cast<{c_type(dt)}>({self.ue(x)})"
+
+    def count(self, x: Expr, ctype: str = "int32_t") -> str:
+        return f"static_cast<{ctype}>({self.ue(x)})"
+
+    # -- event ids ----------------------------------------------------------------------------------
+    def _event_table(self) -> dict[HardEvent, list[int]] | None:
+        """With a TPipe, the TQue framework takes event ids from the same pool as explicit flags, so
+        the kernel reserves its flags' ids from it (AllocEventID) and indexes them through a table."""
+        flags = [n for n in self.g if n.op in ("set_flag", "wait_flag")]
+        if self.pipe_var is None or not flags:
+            return None
+        table: dict[HardEvent, set[int]] = {}
+        for n in flags:
+            ev, eid = n.args
+            values = _possible_values(eid)
+            if values is None:
+                raise TraceError("with a TPipe, event ids must be constants or depend only on loop indices, so "
+                                 "that the kernel can reserve them from the TPipe", n.loc)
+            table.setdefault(ev, set()).update(values)
+        return {ev: sorted(ids) for ev, ids in sorted(table.items())}
+
+    def event_id(self, ev: HardEvent, eid: Expr) -> str:
+        if self.event_table is None:
+            return f"static_cast<int32_t>({self.ue(eid)})"
+        return f"asc_ev_{ev.name}[{self.ue(eid)}]"
+
+    # -- statements ---------------------------------------------------------------------------------
+    def emit(self, depth: int, n: Node, text: str) -> None:
+        pad = "    " * depth
+        comment = f"// {n.loc.short} (%{n.id})" if n.loc.line else f"// (%{n.id})"
+        why = n.attr("why")
+        if why:
+            comment = f"{comment}  {why}" if comment else f"// {why}"
+        if comment:
+            self.lines.append(pad + comment)
+        for line in text.splitlines():
+            self.lines.append(pad + line)
+
+    def statement(self, n: Node) -> str:
+        op = REGISTRY[n.op]
+        a = n.args
+        dt: DataType | None = n.attr("dtype")
+        if n.op == "global_tensor":
+            param, off, size = a
+            ptr = f"reinterpret_cast<__gm__ {c_type(dt)}*>({self.names.params[param.index]})"
+            if not (isinstance(off, Const) and off.value == 0):
+                ptr = f"{ptr} + {self.e(off)}"
+            bind = (f"t{n.id}.SetGlobalBuffer({ptr});" if size is None else
+                    f"t{n.id}.SetGlobalBuffer({ptr}, static_cast<uint64_t>({self.ue(size)}));")
+            return f"AscendC::GlobalTensor<{c_type(dt)}> t{n.id};\n{bind}"
+        if n.op == "local_tensor":
+            pos, addr, size = a
+            return (f"AscendC::LocalTensor<{c_type(dt)}> t{n.id}(AscendC::TPosition::{pos.name}, "
+                    f"static_cast<uint32_t>({self.ue(addr)}), static_cast<uint32_t>({self.ue(size)}));")
+        if n.op == "tpipe":
+            text = f"AscendC::TPipe t{n.id};"
+            if self.event_table:
+                for ev, ids in self.event_table.items():
+                    text += f"\nint32_t asc_ev_{ev.name}[{max(ids) + 1}];"
+                    for i in ids:
+                        text += (f"\nasc_ev_{ev.name}[{i}] = static_cast<int32_t>("
+                                 f"t{n.id}.AllocEventID<AscendC::HardEvent::{ev.name}>());")
+            return text
+        if n.op == "tque":
+            return f"AscendC::TQue<AscendC::TPosition::{a[0].name}, {a[1].value}> t{n.id};"
+        if n.op == "tbuf":
+            return f"AscendC::TBuf<AscendC::TPosition::{a[0].name}> t{n.id};"
+        if n.op == "init_buffer":
+            if self.pipe_var is None:
+                raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
+            obj, num, length = a
+            if obj.kind == "tbuf":
+                return f"{self.pipe_var}.InitBuffer(t{obj.root}, static_cast<uint32_t>({self.ue(length)}));"
+            return (f"{self.pipe_var}.InitBuffer(t{obj.root}, static_cast<uint8_t>({self.ue(num)}), "
+                    f"static_cast<uint32_t>({self.ue(length)}));")
+        if n.op == "alloc_tensor":
+            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.AllocTensor<{c_type(dt)}>();"
+        if n.op == "deque":
+            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.DeQue<{c_type(dt)}>();"
+        if n.op == "enque":
+            return f"t{a[0].root}.EnQue(t{a[1].root});"
+        if n.op == "free_tensor":
+            return f"t{a[0].root}.FreeTensor(t{a[1].root});"
+        if n.op == "tbuf_get":
+            length = a[1]
+            inner = "" if length is None else f"static_cast<uint32_t>({self.ue(length)})"
+            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.Get<{c_type(dt)}>({inner});"
+        if n.op in ("set_flag", "wait_flag"):
+            return op.emit.format(event=a[0].name, id=self.event_id(a[0], a[1]))
+        if n.op == "pipe_barrier":
+            return op.emit.format(pipe=_PIPE_C[a[0]])
+        if n.op == "printf":
+            return self.printf(n)
+        fields = self.fields(n, op.family)
+        if op.emit is None:
+            raise TraceError(f"asc.{n.op} has no Ascend C lowering yet", n.loc)
+        return op.emit.format(**fields)
+
+    def fields(self, n: Node, family: str) -> dict[str, str]:
+        a = n.args
+        dt: DataType = n.attr("dtype")
+        if family == "vec_binary":
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "count": self.count(a[3])}
+        if family == "vec_unary":
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "count": self.count(a[2])}
+        if family == "vec_scalar":
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "scalar": self.scalar(a[2], dt),
+                    "count": self.count(a[3])}
+        if family == "vec_duplicate":
+            return {"dst": self.ref(a[0]), "scalar": self.scalar(a[1], dt), "count": self.count(a[2])}
+        if family == "data_copy":
+            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": self.count(a[2], "uint32_t")}
+        raise TraceError(f"asc.{n.op} ({family}) has no Ascend C lowering yet", n.loc)
+
+    def printf(self, n: Node) -> str:
+        from ..proxies.api import FLOAT_CONV, printf_conversions
+        fmt, args = n.args
+        convs = printf_conversions(fmt)
+        out = []
+        for conv, arg in zip(convs, args):
+            if isinstance(arg, str):
+                out.append(c_string(arg))
+            elif conv in FLOAT_CONV:
+                out.append(f"static_cast<float>({self.ue(arg)})")
+            elif conv in "uxXo":
+                out.append(f"static_cast<uint32_t>({self.ue(arg)})")
+            else:
+                out.append(f"static_cast<int32_t>({self.ue(arg)})")
+        return "AscendC::printf(" + ", ".join([c_string(fmt)] + out) + ");"
+
+    # -- the kernel --------------------------------------------------------------------------------
+    def render(self) -> str:
+        g = self.g
+        used = set()
+        for n in g:
+            for x in _exprs(n.args):
+                used |= {v.kind for v in free_vars(x)}
+        params = []
+        for p in g.signature.runtime:
+            ctype = {"gm": "GM_ADDR", "int": "int64_t", "float": "float"}[p.kind]
+            params.append(f"{ctype} {self.names.params[p.index]}")
+        first = next(iter(g), None)
+        origin = f" ({first.loc.short})" if first is not None else ""
+        head = [f"// Ascend C generated by asc_trace {__version__} from kernel `{g.name}`{origin}. Do not edit.",
+                "// Vector-only kernel for Atlas A2 (dav-c220-vec).",
+                '#include "kernel_operator.h"', "", HELPERS,
+                f'extern "C" __global__ __aicore__ void {c_ident(g.name)}({", ".join(params)})', "{",
+                "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);"]
+        if "block_idx" in used:
+            head.append("    const int64_t block_idx = AscendC::GetBlockIdx();")
+        if "block_num" in used:
+            head.append("    const int64_t block_num = AscendC::GetBlockNum();")
+        depth = 1
+        for n in g:
+            if n.op == "for":
+                var, start, stop, step = n.args
+                i = self.names.var(var)
+                if isinstance(step, Const) and step.value < 0:
+                    cond = f"{i} > {self.e(stop)}"
+                elif isinstance(step, Const):
+                    cond = f"{i} < {self.e(stop)}"
+                else:
+                    s = self.e(step)
+                    cond = f"({s} > 0 ? {i} < {self.e(stop)} : {i} > {self.e(stop)})"
+                self.emit(depth, n, f"for (int64_t {i} = {self.ue(start)}; {cond}; {i} += {self.ue(step)}) {{")
+                depth += 1
+                continue
+            if n.op == "end_for":
+                depth -= 1
+                self.lines.append("    " * depth + "}")
+                continue
+            self.emit(depth, n, self.statement(n))
+        if self.event_table:
+            for ev, ids in self.event_table.items():
+                for i in ids:
+                    self.lines.append(f"    {self.pipe_var}.ReleaseEventID<AscendC::HardEvent::{ev.name}>("
+                                      f"asc_ev_{ev.name}[{i}]);")
+        return "\n".join(head + self.lines + ["}", ""])
+
+
+def _unparen(text: str) -> str:
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(text) - 1:
+            return text     # the outer parentheses do not enclose everything
+    return text[1:-1]
+
+
+def _exprs(args: Any):
+    for a in args:
+        if isinstance(a, Expr):
+            yield a
+        elif isinstance(a, TensorRef):
+            yield a.offset
+        elif isinstance(a, (tuple, list)):
+            yield from _exprs(a)
+
+
+def _possible_values(e: Expr, limit: int = 64) -> set[int] | None:
+    """Every value an event id can take, when it depends only on loop indices (tried 0..limit-1)."""
+    vs = free_vars(e)
+    if any(v.kind != "loop" for v in vs):
+        return None
+    if not vs:
+        return {int(e.value)} if isinstance(e, Const) else None
+    out: set[int] = set()
+    for combo in itertools.product(range(limit), repeat=len(vs)):
+        r = substitute(e, dict(zip(vs, (Const(c) for c in combo))))
+        if not isinstance(r, Const):
+            return None
+        out.add(int(r.value))
+    return out if all(0 <= v < 8 for v in out) else None
+
+
+def lower(g: KernelGraph) -> str:
+    """The Ascend C source of a (scheduled) kernel graph."""
+    return _Emitter(g).render()
+
+
+__all__ = ["lower", "HELPERS", "c_type", "c_const"]

@@ -1,0 +1,107 @@
+"""The disk cache of compiled artifacts (host shared libraries, NPU device binaries).
+
+Key: sha256 of everything the artifact depends on (the scheduled graph's dump or the emitted source,
+the options, asc_trace's version, the toolchain's identity). Entries live in
+`ASC_TRACE_CACHE_DIR` (default `$ASC_TRACE_HOME/cache`, `~/.asc_trace/cache`). Writes go to a
+temporary file that is renamed into place, under a per-key file lock, so two processes compiling
+the same kernel at once do not corrupt each other; an entry whose checksum does not match is
+rebuilt, never trusted. `ASC_TRACE_DUMP_PATH` receives the graph, the schedule and the source of
+every compilation.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .. import __version__, config
+
+
+def cache_key(parts: dict[str, Any]) -> str:
+    blob = json.dumps({"asc_trace": __version__, **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+class CompileCache:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else config.cache_dir()
+
+    def entry(self, key: str) -> Path:
+        return self.root / key[:2] / key
+
+    def lookup(self, key: str, name: str) -> Path | None:
+        """The artifact if a complete, uncorrupted entry exists."""
+        d = self.entry(key)
+        art, meta = d / name, d / "meta.json"
+        try:
+            info = json.loads(meta.read_text())
+            if art.is_file() and info.get("sha256") == _sha(art):
+                return art
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def get_or_build(self, key: str, name: str, build: Callable[[Path], Path], always: bool = False,
+                     meta: dict[str, Any] | None = None) -> tuple[Path, bool]:
+        """(artifact path, True if it was built now). `build(tmpdir)` returns the artifact it made."""
+        if not always:
+            hit = self.lookup(key, name)
+            if hit is not None:
+                return hit, False
+        d = self.entry(key)
+        with _locked(self.root / "locks" / f"{key}.lock"):
+            if not always:
+                hit = self.lookup(key, name)    # another process may have built it meanwhile
+                if hit is not None:
+                    return hit, False
+            d.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=d, prefix=".build-") as tmp:
+                made = build(Path(tmp))
+                staged = Path(tmp) / f".{name}.tmp"
+                os.replace(made, staged)
+                with open(staged, "rb+") as f:
+                    os.fsync(f.fileno())
+                info = {"sha256": _sha(staged), "asc_trace": __version__, **(meta or {})}
+                meta_tmp = Path(tmp) / ".meta.json.tmp"
+                meta_tmp.write_text(json.dumps(info, sort_keys=True, default=str))
+                os.replace(staged, d / name)
+                os.replace(meta_tmp, d / "meta.json")
+            return d / name, True
+
+
+def dump_compilation(name: str, key: str, files: dict[str, str]) -> Path | None:
+    """Write `files` (graph.txt, scheduled.txt, kernel.cpp, ...) under ASC_TRACE_DUMP_PATH."""
+    root = config.dump_dir()
+    if root is None:
+        return None
+    d = root / f"{name}_{key[:12]}"
+    d.mkdir(parents=True, exist_ok=True)
+    for fname, text in files.items():
+        tmp = d / f".{fname}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, d / fname)
+    return d

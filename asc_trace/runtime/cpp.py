@@ -1,0 +1,213 @@
+"""The `cpp` backend: the emitted Ascend C, compiled with g++ against asc_trace's model of the API
+(lower/include/kernel_operator.h) into a shared library, loaded with ctypes and run once per block
+index on the caller's arrays. It tests the lowering end to end without bisheng."""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import (AlignmentError, AscTraceError, OutOfBoundsError, QueueError, SyncError, ToolchainError,
+                      UBOverflowError)
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node
+from ..lower.ascendc import lower
+from ..lower.cache import CompileCache, cache_key
+from ..lower.cexpr import c_ident
+from .base import LaunchJob, Runtime, written_params
+from .printf import emit_output
+
+INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
+CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-Werror=narrowing", "-Wall", "-Wno-unused-variable",
+            "-Wno-unused-but-set-variable", "-Wno-format-security"]
+_ERRORS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
+           "sync": SyncError}
+_NODE_COMMENT = re.compile(r"^(\s*)// .*\(%(\d+)\)")
+
+
+@lru_cache(maxsize=1)
+def compiler() -> tuple[str, str]:
+    """(path of g++, its version line)."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        raise ToolchainError("the cpp backend needs a C++17 compiler (g++), and none is on PATH", None,
+                             hint="install one (Debian/Ubuntu: apt install g++), or use backend='sim'")
+    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False).stdout
+    return cxx, out.splitlines()[0] if out else "unknown"
+
+
+@lru_cache(maxsize=1)
+def header_digest() -> str:
+    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes()).hexdigest()
+
+
+def instrument(source: str) -> str:
+    """Mark every statement with its node (the model reports failures by node)."""
+    out = []
+    for line in source.splitlines():
+        out.append(line)
+        m = _NODE_COMMENT.match(line)
+        if m:
+            out.append(f"{m.group(1)}ASC_TRACE_NODE({m.group(2)});")
+    return "\n".join(out) + "\n"
+
+
+def launcher(g: KernelGraph) -> str:
+    args = []
+    for i, p in enumerate(g.signature.runtime):
+        if p.kind == "gm":
+            args.append(f"static_cast<GM_ADDR>(args[{i}])")
+        elif p.kind == "int":
+            args.append(f"*static_cast<int64_t*>(args[{i}])")
+        else:
+            args.append(f"*static_cast<float*>(args[{i}])")
+    call = f"{c_ident(g.name)}({', '.join(args)});"
+    return f"""
+// ---- asc_trace cpp backend: run the kernel once per block index ----
+#include <string>
+#include <vector>
+static std::string asc_trace_kind, asc_trace_msg;
+static int asc_trace_node = -1, asc_trace_core = -1;
+static std::vector<std::string> asc_trace_out;
+
+extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm_lo, const int64_t* gm_hi, int32_t ngm)
+{{
+    auto& ranges = AscendC::detail::gm_ranges();
+    ranges.clear();
+    for (int32_t i = 0; i < ngm; ++i)
+        ranges.push_back({{reinterpret_cast<const uint8_t*>(gm_lo[i]), reinterpret_cast<const uint8_t*>(gm_hi[i])}});
+    asc_trace_out.assign(static_cast<size_t>(core_num), std::string());
+    for (int32_t c = 0; c < core_num; ++c) {{
+        auto& st = AscendC::detail::core();
+        st.block_idx = c;
+        st.block_num = core_num;
+        std::memset(st.ub, 0xFF, sizeof st.ub);
+        st.out.clear();
+        st.node = -1;
+        st.pipe_made = false;
+        st.pipe_next = 0;
+        std::memset(st.event_mask, 0, sizeof st.event_mask);
+        try {{
+            {call}
+        }} catch (const AscendC::detail::Failure& f) {{
+            asc_trace_kind = f.kind;
+            asc_trace_msg = f.message;
+            asc_trace_node = st.node;
+            asc_trace_core = c;
+            asc_trace_out[static_cast<size_t>(c)] = st.out;
+            return 1;
+        }}
+        asc_trace_out[static_cast<size_t>(c)] = st.out;
+    }}
+    return 0;
+}}
+extern "C" const char* asc_trace_error_kind() {{ return asc_trace_kind.c_str(); }}
+extern "C" const char* asc_trace_error_message() {{ return asc_trace_msg.c_str(); }}
+extern "C" int asc_trace_error_node() {{ return asc_trace_node; }}
+extern "C" int asc_trace_error_core() {{ return asc_trace_core; }}
+extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[static_cast<size_t>(core)].c_str(); }}
+"""
+
+
+class CppArtifact:
+    def __init__(self, lib: ctypes.CDLL, graph: KernelGraph, path: Path) -> None:
+        self.lib = lib
+        self.path = path
+        self.nodes = {n.id: n for n in graph}
+        self.written = written_params(graph)
+        self.params = graph.signature.runtime
+        lib.asc_trace_launch.restype = ctypes.c_int
+        lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
+                                         ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+                                         ctypes.c_int32]
+        for fn in ("asc_trace_error_kind", "asc_trace_error_message"):
+            getattr(lib, fn).restype = ctypes.c_char_p
+        lib.asc_trace_output.restype = ctypes.c_char_p
+        lib.asc_trace_output.argtypes = [ctypes.c_int32]
+
+
+def compile_error(g: KernelGraph, source: str, stderr: str) -> ToolchainError:
+    """Map the first compiler error in kernel.cpp back to the user's line through the `// file:line (%id)`
+    comment above the failing statement."""
+    lines = source.splitlines()
+    node = None
+    m = re.search(r"kernel\.cpp:(\d+):\d+: error", stderr)
+    if m:
+        for i in range(int(m.group(1)) - 1, -1, -1):
+            c = _NODE_COMMENT.match(lines[i]) if i < len(lines) else None
+            if c:
+                node = next((n for n in g if n.id == int(c.group(2))), None)
+                break
+    first = next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip()[:500])
+    return ToolchainError(f"g++ rejected the Ascend C emitted for {g.name}: {first}", node=node,
+                          hint="this is a bug in asc_trace's lowering or its API model; please report it with "
+                               "the kernel (ASC_TRACE_DUMP_PATH keeps the source)")
+
+
+class CppRuntime(Runtime):
+    name = "cpp"
+
+    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CppArtifact:
+        cxx, version = compiler()
+        source = instrument(lower(graph)) + launcher(graph)
+        key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,
+                         "flags": CXXFLAGS})
+
+        def build(tmp: Path) -> Path:
+            (tmp / "kernel.cpp").write_text(source)
+            out = tmp / "kernel.so"
+            proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
+                                  capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise compile_error(graph, source, proc.stderr)
+            return out
+
+        cache = CompileCache()
+        path, _ = cache.get_or_build(key, "kernel.so", build, always=bool(options.get("always_compile")),
+                                     meta={"kernel": graph.name, "backend": "cpp"})
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError:          # a truncated or foreign file: rebuild it once
+            path, _ = cache.get_or_build(key, "kernel.so", build, always=True)
+            lib = ctypes.CDLL(str(path))
+        return CppArtifact(lib, graph, path)
+
+    def launch(self, art: CppArtifact, job: LaunchJob) -> None:
+        bound = job.bound
+        snapshot = {i: bound.arrays[i].copy() for i in art.written}
+        keep: list[Any] = []
+        ptrs = (ctypes.c_void_p * max(1, len(art.params)))()
+        for i, p in enumerate(art.params):
+            if p.kind == "gm":
+                ptrs[i] = bound.arrays[p.index].ctypes.data
+            elif p.kind == "int":
+                v = ctypes.c_int64(bound.scalars[f"p{p.index}"])
+                keep.append(v)
+                ptrs[i] = ctypes.addressof(v)
+            else:
+                v = ctypes.c_float(bound.scalars[f"p{p.index}"])
+                keep.append(v)
+                ptrs[i] = ctypes.addressof(v)
+        arrays = [a for a in bound.arrays if a is not None]
+        lo = (ctypes.c_int64 * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
+        hi = (ctypes.c_int64 * max(1, len(arrays)))(*[a.ctypes.data + a.nbytes for a in arrays])
+        rc = art.lib.asc_trace_launch(ptrs, job.core_num, lo, hi, len(arrays))
+        failed_core = art.lib.asc_trace_error_core() if rc else job.core_num
+        outs = [(c, [art.lib.asc_trace_output(c).decode(errors="replace")])
+                for c in range(min(job.core_num, failed_core + 1))]
+        emit_output(outs, job.core_num)
+        if rc:
+            for i, old in snapshot.items():
+                np.copyto(bound.arrays[i], old)
+            kind = art.lib.asc_trace_error_kind().decode()
+            msg = art.lib.asc_trace_error_message().decode()
+            node: Node | None = art.nodes.get(art.lib.asc_trace_error_node())
+            err = _ERRORS.get(kind, AscTraceError)
+            raise err(f"{msg} (core {failed_core}, cpp backend)", node=node)

@@ -1,0 +1,171 @@
+"""The lowering: golden Ascend C, the cpp backend (the emitted code compiled with g++ against the API
+model and run), the strictness of the model, and differential runs cpp == sim == eager."""
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import asc_trace as asc
+import vadd
+import vadd_noflags
+import vadd_tque
+from asc_trace.runtime.cpp import INCLUDE_DIR, compiler
+from helpers import assert_points_at, rand
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+CASES = {
+    "vadd_kernel": (vadd.vadd_kernel, lambda x: (x, x, x, 2048)),
+    "vadd_tque": (vadd_tque.vadd_kernel, lambda x: (x, x, x, 2048, 128)),
+    "vadd_noflags": (vadd_noflags.vadd_noflags, lambda x: (x, x, x, 2048, 256)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name, update_golden):
+    kernel, args = CASES[name]
+    ck = asc.compile(kernel, args(np.zeros(8 * 2048, np.float32)))
+    for suffix, text in (("graph.txt", str(ck.graph)), ("cpp", ck.source)):
+        path = GOLDEN / f"{name}.{suffix}"
+        if update_golden or not path.exists():
+            path.write_text(text)
+        assert text == path.read_text(), f"{path.name} changed; review the diff and rerun with --update-golden"
+
+
+def test_source_shape():
+    x = np.zeros(8 * 2048, np.float32)
+    src = asc.compile(vadd.vadd_kernel, (x, x, x, 2048)).source
+    assert '#include "kernel_operator.h"' in src
+    assert 'extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)' \
+        in src
+    assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);" in src
+    assert "for (int64_t i0 = 0; i0 < 16; i0 += 1) {" in src
+    assert "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>" in src
+    body = src.split("{", 1)[1]
+    statements = [ln for ln in body.splitlines() if ln.strip().startswith("AscendC::") and "(" in ln]
+    assert statements
+    lines = src.splitlines()
+    for i, ln in enumerate(lines):   # every statement is preceded by its `// file.py:LINE (%id)` comment
+        if ln.strip().startswith(("AscendC::DataCopy", "AscendC::Add", "AscendC::SetFlag", "AscendC::WaitFlag")):
+            assert lines[i - 1].strip().startswith("// vadd.py:"), ln
+
+
+def _loop_kernel(trip):
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        for i in range(n if trip is None else trip):
+            asc.data_copy(t, xg[i * 64:], 64)
+            asc.muls(t, t, 3.0, 64)
+            asc.data_copy(zg[i * 64:], t, 64)
+    return k
+
+
+@pytest.mark.parametrize("constant_bound", [False, True])
+def test_runtime_loop_source_does_not_grow(constant_bound):
+    sources = []
+    for trip in (2, 64):
+        x = rand(64 * trip, np.float32)
+        z = np.zeros_like(x)
+        k = _loop_kernel(trip if constant_bound else None)
+        asc.jit(k, backend="cpp")[1](x, z, trip)
+        np.testing.assert_array_equal(z, x * np.float32(3))
+        sources.append(asc.compile(k, (x, z, trip)).source)
+    if constant_bound:    # only the bound differs
+        assert sources[0].replace("i0 < 2;", "i0 < 64;") == sources[1]
+    else:
+        assert sources[0] == sources[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_cpp_runs_the_examples_bit_exactly(dtype):
+    x, y = rand(8 * 4096, dtype, 1), rand(8 * 4096, dtype, 2)
+    for kernel, extra in ((vadd.vadd_kernel, ()), (vadd_tque.vadd_kernel, (256,)), (vadd_noflags.vadd_noflags, (256,))):
+        z = np.zeros_like(x)
+        asc.jit(kernel, backend="cpp")[8](x, y, z, 4096, *extra)
+        assert z.tobytes() == (x + y).tobytes(), kernel.name
+
+
+def test_cpp_error_names_the_users_line():
+    @asc.jit
+    def k(x: asc.GlobalAddress, n: int):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x, n)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        asc.data_copy(t, g[8:], 64)  # MARK-cpp-window
+
+    x = np.zeros(128, np.float32)
+    with pytest.raises(asc.OutOfBoundsError, match="window") as ei:
+        asc.jit(k, backend="cpp")[1](x, 64)
+    assert_points_at(ei.value, "MARK-cpp-window")
+
+
+def test_cpp_refused_kernel_writes_nothing():
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x, 256)
+        zg.set_global_buffer(z, 256)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        for i in range(tiles):
+            asc.data_copy(t, xg[i * 64:], 64)
+            asc.data_copy(zg[i * 64:], t, 64)
+
+    x = rand(256, np.float32)
+    z = np.full(256, 7.0, np.float32)
+    with pytest.raises(asc.OutOfBoundsError):
+        asc.jit(k, backend="cpp")[1](x, z, 5)
+    assert np.all(z == 7.0)
+
+
+def _compile_snippet(tmp_path, body: str) -> subprocess.CompletedProcess:
+    cxx, _ = compiler()
+    src = tmp_path / "snippet.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\nvoid f() {\n' + body + "\n}\n")
+    return subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Werror=narrowing", f"-I{INCLUDE_DIR}", str(src)],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("body,ok", [
+    ("LocalTensor<float> t(TPosition::VECIN, 0, 64); Duplicate(t, 0.0f, 64);", True),
+    ("LocalTensor<float> t(TPosition::VECIN, 0, 64); Duplicate(t, 0, 64);", False),        # scalar must be T
+    ("LocalTensor<float> t(TPosition::VECIN, 0, 64); Adds(t, t, 1.0, 64);", False),        # double is not float
+    ("LocalTensor<half> t(TPosition::VECIN, 0, 64); Muls(t, t, static_cast<half>(2.0f), 64);", True),
+    ("LocalTensor<half> t(TPosition::VECIN, 0, 64); Muls(t, t, 2.0f, 64);", False),        # half is a class
+    ("int64_t n = 5; uint32_t m{n};", False),                                              # narrowing
+    ("TQue<TPosition::VECIN, 2> q; LocalTensor<float> a = q.AllocTensor<float>(); q.FreeTensor(q.DeQue<float>());",
+     False),                                                                                # FreeTensor takes T&
+])
+def test_model_is_as_strict_as_bisheng(tmp_path, body, ok):
+    proc = _compile_snippet(tmp_path, body)
+    assert (proc.returncode == 0) == ok, proc.stderr
+
+
+# -- differential: random programs give the same bytes on cpp, sim and eager ------------------------
+
+from test_schedule_props import Prog, _data, make_kernel, programs  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prog=programs(), init=st.booleans())
+def test_cpp_sim_eager_same_bytes(prog, init):
+    if init:   # start from defined buffers, so that no NaN payloads are involved
+        prog = Prog(prog.dtype, prog.addrs, tuple(("dup", b, 1.0) for b in range(len(prog.addrs))) + prog.pre,
+                    prog.body, prog.post, prog.trip)
+    k = make_kernel(prog)
+    x, z0 = _data(prog)
+    outs = {}
+    for backend in ("sim", "eager", "cpp"):
+        z = z0.copy()
+        asc.jit(k, backend=backend)[1](x, z)
+        outs[backend] = z
+    if init:
+        assert outs["cpp"].tobytes() == outs["sim"].tobytes() == outs["eager"].tobytes()
+    else:
+        np.testing.assert_array_equal(outs["cpp"], outs["sim"])
+        np.testing.assert_array_equal(outs["eager"], outs["sim"])
