@@ -19,8 +19,15 @@ demo: venv
 test: venv
 	$(PY) -m pytest -q -n 2 tests
 
-bench: venv
+# The front-end benchmark measures pyasc 1.1.1 in the same run, from its own virtualenv.
+.venv-pyasc/bin/python:
+	$(PYTHON) -m venv .venv-pyasc
+	.venv-pyasc/bin/pip install -q pyasc==1.1.1
+
+bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/sim_speed.py
+	$(PY) benchmarks/pipe_model.py
+	$(PY) benchmarks/frontend.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-pyasc .pytest_cache .hypothesis

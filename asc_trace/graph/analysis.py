@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..enums import HardEvent, TPosition
@@ -77,6 +78,7 @@ class _AbstractRun:
         self.ques: dict[int, dict] = {}
         self.clock = PipeClock(self._on_exec, strict=False)
         self.subst: dict[Var, Expr] = {}
+        self.subst_key: tuple = ()
 
     def _on_exec(self, ins: Instr, vc: list[int]) -> None:
         if isinstance(ins, AInstr):
@@ -106,11 +108,13 @@ class _AbstractRun:
         self.trace.loops[lp.node.id] = u
         for k in range(u):
             self.subst[var] = binop("+", s, binop("*", Const(k), t))
+            self.subst_key = tuple(self.subst.items())
             self.block(lp.body, iters + (k,))
         self.subst.pop(var, None)
+        self.subst_key = tuple(self.subst.items())
 
     def ev(self, e: Expr | None) -> Expr | None:
-        return None if e is None else substitute(e, self.subst)
+        return None if e is None else _subst(e, self.subst_key)
 
     def node(self, n: Node, iters: tuple[int, ...]) -> None:
         op = n.op
@@ -219,24 +223,35 @@ class _AbstractRun:
         root = self.roots.get(ref.root)
         if root is None:
             return None
-        size = ref.dtype.itemsize
-        off = binop("*", self.ev(ref.offset), Const(size))
-        length = linearize(binop("*", nelem, Const(size)))
-        if root[0] == "ub":
-            start = linearize(binop("+", root[1], off))
-            space: tuple = ("ub",)
-        elif root[0] == "gm":
-            start = linearize(binop("+", binop("*", root[2], Const(size)), off))
-            space = ("gm", root[1])
-        elif root[0] == "que":
-            start = linearize(off)
-            space = ("que", root[1], root[2])
-        else:
-            start = linearize(off)
-            space = ("tbuf", root[1])
-        if start is None or length is None:
-            return None
-        return Acc(space, start, length, write, ref.root)
+        return _access(ref, self.ev(ref.offset), nelem, write, root)
+
+
+@lru_cache(maxsize=65536)
+def _subst(e: Expr, key: tuple) -> Expr:
+    return substitute(e, dict(key)) if key else e
+
+
+@lru_cache(maxsize=65536)
+def _access(ref: TensorRef, offset: Expr, nelem: Expr, write: bool, root: tuple) -> Acc | None:
+    """The symbolic byte range an operand touches (memoised: the same instances recur every round)."""
+    size = ref.dtype.itemsize
+    off = binop("*", offset, Const(size))
+    length = linearize(binop("*", nelem, Const(size)))
+    if root[0] == "ub":
+        start = linearize(binop("+", root[1], off))
+        space: tuple = ("ub",)
+    elif root[0] == "gm":
+        start = linearize(binop("+", binop("*", root[2], Const(size)), off))
+        space = ("gm", root[1])
+    elif root[0] == "que":
+        start = linearize(off)
+        space = ("que", root[1], root[2])
+    else:
+        start = linearize(off)
+        space = ("tbuf", root[1])
+    if start is None or length is None:
+        return None
+    return Acc(space, start, length, write, ref.root)
 
 
 def unroll_count(g: KernelGraph, lp: Loop) -> int:
@@ -338,15 +353,24 @@ def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
         if b.kind != "op" or not b.accs or b.vc is None:
             continue
         for q, prior in by_pipe.items():
+            if q == p:
+                # only what ran on this pipe since its last barrier (or set / wait) can overlap b
+                for a in reversed(prior):
+                    if a.index <= last_barrier[p]:
+                        break
+                    kind = _conflict(a, b)
+                    if kind is not None:
+                        if barriers and kind in _BARRIER_KINDS.get(b.pipe, ()):
+                            needs.append(Need(a, b, kind, same_pipe=True))
+                        break
+                continue
+            known = b.vc[q]
             for a in reversed(prior):
+                if a.epoch <= known:
+                    break       # a, and all of pipe q before it, happened before b
                 kind = _conflict(a, b)
-                if kind is None:
-                    continue
-                if q == p:
-                    if barriers and kind in _BARRIER_KINDS.get(b.pipe, ()) and a.index > last_barrier[p]:
-                        needs.append(Need(a, b, kind, same_pipe=True))
-                elif a.vc is None or b.vc[q] < a.epoch:
+                if kind is not None:
                     needs.append(Need(a, b, kind))
-                break
+                    break
         by_pipe[p].append(b)
     return needs

@@ -7,7 +7,7 @@ They evaluate on Python numbers and, element-wise, on NumPy arrays (one value pe
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -26,9 +26,21 @@ class Expr:
         return to_str(self)
 
 
+def _cached_hash(self: "Expr", key: tuple) -> int:
+    h = self._h
+    if not h:
+        h = hash(key) or 1
+        object.__setattr__(self, "_h", h)
+    return h
+
+
 @dataclass(frozen=True, slots=True)
 class Const(Expr):
     value: Number
+    _h: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, ("c", type(self.value), self.value))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -49,6 +61,10 @@ class Var(Expr):
     key: int
     name: str
     vtype: str = "int"
+    _h: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, ("v", self.kind, self.key, self.name, self.vtype))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -69,6 +85,10 @@ class Bin(Expr):
     op: str
     a: Expr
     b: Expr
+    _h: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, ("b", self.op, self.a, self.b))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -85,6 +105,10 @@ class Bin(Expr):
 class Un(Expr):
     op: str   # "neg", "not", "abs", "int", "float"
     a: Expr
+    _h: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, ("u", self.op, self.a))
 
     @property
     def type(self) -> str:  # type: ignore[override]

@@ -9,7 +9,7 @@ counts and offsets); a `x % m` atom is also below m. Under it, `nonneg(f)` prove
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .expr import Bin, Const, Expr, Un, Var, binop, const
@@ -17,8 +17,16 @@ from .expr import Bin, Const, Expr, Un, Var, binop, const
 
 @dataclass(frozen=True, slots=True)
 class Lin:
-    terms: tuple[tuple[Expr, int], ...]     # sorted by the atom's text, no zero coefficients
+    terms: tuple[tuple[Expr, int], ...]     # sorted by the atom's hash, no zero coefficients
     const: int
+    _h: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._h
+        if not h:
+            h = hash((self.terms, self.const)) or 1
+            object.__setattr__(self, "_h", h)
+        return h
 
     def __add__(self, o: "Lin") -> "Lin":
         return _make(dict(self.terms), o.terms, self.const + o.const)
@@ -59,7 +67,8 @@ ZERO = Lin((), 0)
 def _make(base: dict[Expr, int], more: tuple[tuple[Expr, int], ...], c: int) -> Lin:
     for a, k in more:
         base[a] = base.get(a, 0) + k
-    terms = tuple(sorted(((a, k) for a, k in base.items() if k), key=lambda t: str(t[0])))
+    # a canonical order within the process (hashes are cached on the atoms; str() would be slower)
+    terms = tuple(sorted(((a, k) for a, k in base.items() if k), key=lambda t: hash(t[0])))
     return Lin(terms, c)
 
 
@@ -123,6 +132,7 @@ def nonneg(f: Lin) -> bool:
     return f.lower_bound() >= 0
 
 
+@lru_cache(maxsize=65536)
 def disjoint(a0: Lin, alen: Lin, b0: Lin, blen: Lin) -> bool:
     """Can [a0, a0 + alen) and [b0, b0 + blen) be proven not to overlap?"""
     if (alen.is_const and alen.const <= 0) or (blen.is_const and blen.const <= 0):

@@ -86,12 +86,9 @@ class _Scheduler:
     def __init__(self, g: KernelGraph) -> None:
         self.base = g
         self.plans: list[Plan] = []
-        tr = abstract_trace(g)
-        if tr.unknown_ids:
-            self.unknown = tr.unknown_ids
-        else:
-            self.unknown = []
-        self.user_ids = tr.user_ids
+        self.first_trace: Trace | None = abstract_trace(g)
+        self.unknown = self.first_trace.unknown_ids
+        self.user_ids = self.first_trace.user_ids
 
     def build(self, plans: list[Plan]) -> KernelGraph:
         g = self.base.copy()
@@ -173,7 +170,8 @@ class _Scheduler:
         plans: list[Plan] = []
         g = self.base
         for _ in range(MAX_ROUNDS):
-            needs = find_needs(abstract_trace(g))
+            tr, self.first_trace = self.first_trace or abstract_trace(g), None
+            needs = find_needs(tr)
             if not needs:
                 break
             first = plan_for(self.base, needs[0], end_of)
@@ -190,6 +188,8 @@ class _Scheduler:
         else:
             raise TraceError("auto_sync did not converge (please report this kernel)", self.base.node(
                 self.base.order[0]).loc)
+        if not plans:
+            return self.base
         # drop every plan the others make redundant, latest first
         for plan in list(reversed(plans)):
             trial = [p for p in plans if p is not plan]

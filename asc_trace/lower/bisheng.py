@@ -51,7 +51,8 @@ def _version(home: Path) -> tuple[str, tuple[int, ...]]:
         m = re.search(r"[Vv]ersion\s*[=:]\s*\"?([0-9][0-9A-Za-z.\-]*)", text)
         if m:
             v = m.group(1)
-            nums = tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+            lead = re.match(r"\d+(?:\.\d+)*", v)
+            nums = tuple(int(x) for x in lead.group(0).split(".")[:3]) if lead else ()
             return v, nums
     return "unknown", ()
 
@@ -72,7 +73,9 @@ def find_toolchain(env: dict[str, str] | None = None) -> Toolchain:
     ld = shutil.which("ld.lld", path=path)
     missing = [name for name, p in (("bisheng", bisheng), ("ld.lld", ld)) if p is None]
     if home is None and bisheng is not None:
-        home = Path(bisheng).resolve().parents[2]
+        # .../<home>/compiler/ccec_compiler/bin/bisheng or .../<home>/<arch>-linux/ccec_compiler/bin/bisheng
+        up = Path(bisheng).resolve().parents[2]
+        home = up.parent if up.name == "compiler" or up.name.endswith("-linux") else up
     if home is None:
         raise ToolchainError("no CANN toolkit found: ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are not set and "
                              f"{' and '.join(missing) or 'bisheng'} is not on PATH", None, hint=INSTALL_HINT)

@@ -117,9 +117,10 @@ extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[st
 
 
 class CppArtifact:
-    def __init__(self, lib: ctypes.CDLL, graph: KernelGraph, path: Path) -> None:
+    def __init__(self, lib: ctypes.CDLL, graph: KernelGraph, path: Path, built: bool) -> None:
         self.lib = lib
         self.path = path
+        self.built = built          # compiled by this process (False: taken from the disk cache)
         self.nodes = {n.id: n for n in graph}
         self.written = written_params(graph)
         self.params = graph.signature.runtime
@@ -170,14 +171,14 @@ class CppRuntime(Runtime):
             return out
 
         cache = CompileCache()
-        path, _ = cache.get_or_build(key, "kernel.so", build, always=bool(options.get("always_compile")),
-                                     meta={"kernel": graph.name, "backend": "cpp"})
+        path, built = cache.get_or_build(key, "kernel.so", build, always=bool(options.get("always_compile")),
+                                         meta={"kernel": graph.name, "backend": "cpp"})
         try:
             lib = ctypes.CDLL(str(path))
-        except OSError:          # a truncated or foreign file: rebuild it once
-            path, _ = cache.get_or_build(key, "kernel.so", build, always=True)
+        except OSError:          # a truncated or foreign file that still matched its checksum: rebuild once
+            path, built = cache.get_or_build(key, "kernel.so", build, always=True)
             lib = ctypes.CDLL(str(path))
-        return CppArtifact(lib, graph, path)
+        return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
         bound = job.bound

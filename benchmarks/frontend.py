@@ -1,0 +1,126 @@
+"""Front-end latency: trace + schedule + lower to Ascend C source, for the seed's manual and TQue
+kernels, against pyasc 1.1.1's front end (AST -> MLIR passes -> C++) measured in the same run.
+
+- cold: the first lowering in a fresh process (after `import`);
+- warm: a fresh kernel object each time (every compile cache bypassed; also shown with asc_trace's
+  expression memo caches cleared);
+- cached: `asc.compile` of a kernel compiled before (the in-memory cache).
+Goals (issue 4): warm <= 1/3 of pyasc's; cached <= 100 us. pyasc runs from `.venv-pyasc` (made by
+`make bench`) or the interpreter named by $PYASC_PYTHON; without it the ratios cannot be measured
+and are not printed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "examples"))
+
+COLD = r"""
+import sys, time, json
+t0 = time.perf_counter()
+import numpy as np
+import asc_trace as asc
+t_import = time.perf_counter() - t0
+sys.path.insert(0, {examples!r})
+import vadd, vadd_tque
+x = np.zeros(8 * 2048, np.float32)
+out = {{"import_s": t_import}}
+for name, k, args in (("manual", vadd.vadd_kernel, (x, x, x, 2048)), ("tque", vadd_tque.vadd_kernel, (x, x, x, 2048, 128))):
+    t0 = time.perf_counter()
+    src = asc.compile(k, args).source
+    out[name + "_cold_s"] = time.perf_counter() - t0
+print(json.dumps(out))
+"""
+
+
+def median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2]
+
+
+def ours() -> dict[str, float]:
+    import asc_trace as asc
+    import vadd
+    import vadd_tque
+    from asc_trace.graph import analysis, expr, linear
+    from asc_trace.jit_function import CompiledKernel, JitFunction
+    from asc_trace.runtime.args import bind_args
+
+    cold = json.loads(subprocess.run([sys.executable, "-c", COLD.format(examples=str(ROOT / "examples"))],
+                                     capture_output=True, text=True, check=True).stdout)
+    x = np.zeros(8 * 2048, np.float32)
+    out = dict(cold)
+    for name, k, args in (("manual", vadd.vadd_kernel, (x, x, x, 2048)),
+                          ("tque", vadd_tque.vadd_kernel, (x, x, x, 2048, 128))):
+        def fresh() -> str:
+            jf = JitFunction(k.fn)
+            ck = CompiledKernel(jf, bind_args(jf.name, jf.specs, args, {}, None).signature)
+            return ck.source
+
+        fresh()
+        warm, cleared = [], []
+        for _ in range(15):
+            t0 = time.perf_counter()
+            fresh()
+            warm.append(time.perf_counter() - t0)
+        for _ in range(15):
+            for fn in (analysis._access, analysis._subst, linear.disjoint, linear.linearize, expr.compile_expr):
+                fn.cache_clear()
+            t0 = time.perf_counter()
+            fresh()
+            cleared.append(time.perf_counter() - t0)
+        asc.compile(k, args)
+        cached = []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            asc.compile(k, args)
+            cached.append(time.perf_counter() - t0)
+        out[f"{name}_warm_s"] = median(warm)
+        out[f"{name}_cleared_s"] = median(cleared)
+        out[f"{name}_cached_s"] = median(cached)
+    return out
+
+
+def pyasc() -> dict[str, float] | None:
+    py = os.environ.get("PYASC_PYTHON") or str(ROOT / ".venv-pyasc" / "bin" / "python")
+    if not Path(py).exists():
+        return None
+    proc = subprocess.run([py, str(HERE / "_pyasc_frontend.py")], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"pyasc baseline failed:\n{proc.stderr[-2000:]}")
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    a = ours()
+    p = pyasc()
+    ms = lambda s: f"{s * 1e3:7.2f} ms"  # noqa: E731
+    print(f"asc_trace import: {ms(a['import_s'])}" + (f"   pyasc import: {ms(p['import_s'])}" if p else ""))
+    for name in ("manual", "tque"):
+        print(f"\n{name} vadd kernel (trace + schedule + lower to source)")
+        print(f"  asc_trace cold   {ms(a[name + '_cold_s'])}" + (f"   pyasc cold {ms(p[name + '_cold_s'])}" if p else ""))
+        print(f"  asc_trace warm   {ms(a[name + '_warm_s'])}" + (f"   pyasc warm {ms(p[name + '_warm_s'])}" if p else ""))
+        print(f"  asc_trace warm, memo caches cleared {ms(a[name + '_cleared_s'])}")
+        cached = a[name + "_cached_s"] * 1e6
+        print(f"  asc_trace cached {cached:7.1f} us (goal <= 100 us) -> {'met' if cached <= 100 else 'NOT met'}")
+        if p:
+            r = a[name + "_warm_s"] / p[name + "_warm_s"]
+            rc = a[name + "_cleared_s"] / p[name + "_warm_s"]
+            print(f"  warm ratio asc_trace / pyasc = {r:.2f} (caches cleared: {rc:.2f}); goal <= 0.33 -> "
+                  f"{'met' if max(r, rc) <= 1 / 3 else 'NOT met'}")
+    if not p:
+        print("\npyasc is not installed: `make bench` creates .venv-pyasc (pip install pyasc==1.1.1) to measure "
+              "the baseline; no ratio is printed without it.")
+
+
+if __name__ == "__main__":
+    main()
