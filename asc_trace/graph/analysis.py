@@ -20,7 +20,8 @@ from .hb import PIDX, QUE_PIPES, Instr, PipeClock
 from .kernel_graph import KernelGraph, Loop
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef
-from .ops import REGISTRY, read, written
+from .ops import REGISTRY
+from .ops import accesses as op_accesses
 
 MAX_UNROLL = 9
 
@@ -208,22 +209,17 @@ class _AbstractRun:
 
     def accesses(self, n: Node) -> tuple[Acc, ...] | None:
         out: list[Acc] = []
-        count = n.args[-1] if n.args else None
-        if not isinstance(count, Expr):
-            return ()
-        nelem = self.ev(count)
-        for refs, write in ((written(n), True), (read(n), False)):
-            for ref in refs:
-                acc = self.access(ref, nelem, write)
-                if acc is not None:
-                    out.append(acc)
+        for ref, start, nelem, write in op_accesses(n):
+            acc = self.access(ref, binop("+", ref.offset, start), self.ev(nelem), write)
+            if acc is not None:
+                out.append(acc)
         return tuple(out)
 
-    def access(self, ref: TensorRef, nelem: Expr, write: bool) -> Acc | None:
+    def access(self, ref: TensorRef, offset: Expr, nelem: Expr, write: bool) -> Acc | None:
         root = self.roots.get(ref.root)
         if root is None:
             return None
-        return _access(ref, self.ev(ref.offset), nelem, write, root)
+        return _access(ref, self.ev(offset), nelem, write, root)
 
 
 @lru_cache(maxsize=65536)

@@ -20,7 +20,7 @@ from .node import Node, ObjRef, ParamRef, TensorRef
 
 _COMMENT_COL = 76
 _DST_FAMILIES = {"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "data_copy", "vec_reduce",
-                 "vec_cast", "vec_cmpsel", "vec_mask", "data_copy_pad"}
+                 "vec_cast", "vec_cmpsel", "vec_whole_reduce", "data_copy_pad"}
 
 
 def fmt_arg(a: Any) -> str:
@@ -34,6 +34,8 @@ def fmt_arg(a: Any) -> str:
         return repr(a)
     if isinstance(a, (tuple, list)):
         return "(" + ", ".join(fmt_arg(x) for x in a) + ")"
+    if dataclasses.is_dataclass(a) and not isinstance(a, type) and type(a).__str__ is not object.__str__:
+        return str(a)
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         fields = ", ".join(f"{f.name}={fmt_arg(getattr(a, f.name))}" for f in dataclasses.fields(a))
         return f"{type(a).__name__}({fields})"
@@ -60,9 +62,9 @@ def node_text(n: Node) -> str:
         pos, addr, size = args
         body = f"{pos.name} @{to_str(addr)}, len={to_str(size)}"
     elif fam in _DST_FAMILIES and args and isinstance(args[0], TensorRef):
-        body = f"{fmt_arg(args[0])} <- " + ", ".join(fmt_arg(a) for a in args[1:])
+        body = f"{fmt_arg(args[0])} <- " + ", ".join(fmt_arg(a) for a in args[1:] if a is not None)
     else:
-        body = ", ".join(fmt_arg(a) for a in args)
+        body = ", ".join(fmt_arg(a) for a in args if a is not None)
     attrs = [(k, v) for k, v in n.attrs if k not in ("dtype", "why", "auto", "sync")]
     if attrs:
         body += (" " if body else "") + " ".join(f"{k}={fmt_arg(v)}" for k, v in attrs)

@@ -44,6 +44,11 @@ template <typename T> __aicore__ inline T asc_abs(T a) { return a < 0 ? -a : a; 
 #endif
 """
 
+MASK_EMIT = {
+    "vec_binary": "AscendC::{c}({dst}, {src0}, {src1}, {mask}, {repeat}, {params});",
+    "vec_unary": "AscendC::{c}({dst}, {src0}, {mask}, {repeat}, {params});",
+    "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
+}
 _PIPE_C = {PipeID.PIPE_V: "PIPE_V", PipeID.PIPE_MTE2: "PIPE_MTE2", PipeID.PIPE_MTE3: "PIPE_MTE3",
            PipeID.PIPE_ALL: "PIPE_ALL"}
 _DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
@@ -61,6 +66,7 @@ class _Emitter:
         self.nodes = {n.id: n for n in g}
         self.nonneg = self._nonneg_loops()
         self.lines: list[str] = []
+        self.pre: list[str] = []
         self.pipe_var = next((f"t{n.id}" for n in g if n.op == "tpipe"), None)
         self.event_table = self._event_table()
 
@@ -192,26 +198,119 @@ class _Emitter:
             return op.emit.format(pipe=_PIPE_C[a[0]])
         if n.op == "printf":
             return self.printf(n)
+        if n.op == "get_value":
+            ref, index = a
+            ctype = "float" if ref.dtype.is_float else "int64_t"
+            return (f"const {ctype} v{n.id} = static_cast<{ctype}>({self.ref(ref)}.GetValue("
+                    f"static_cast<uint32_t>({self.ue(index)})));")
+        if n.op == "set_value":
+            ref, index, value = a
+            return f"{self.ref(ref)}.SetValue(static_cast<uint32_t>({self.ue(index)}), {self.scalar(value, ref.dtype)});"
+        if n.op == "dump_tensor":
+            ref, desc, count, shape = a
+            call = f"AscendC::DumpTensor({self.ref(ref)}, {desc.value}, static_cast<uint32_t>({self.ue(count)})"
+            if shape is None:
+                return call + ");"
+            dims = ", ".join(str(d) for d in shape.shape)
+            return (f"{{\n    uint32_t asc_shape{n.id}[] = {{{dims}}};\n    {call}, "
+                    f"AscendC::ShapeInfo({len(shape.shape)}, asc_shape{n.id}));\n}}")
+        self.pre = []
         fields = self.fields(n, op.family)
-        if op.emit is None:
+        template = op.emit
+        if n.attr("form") == "mask":
+            template = MASK_EMIT[op.family].replace("{c}", op.c_name)
+        if template is None:
             raise TraceError(f"asc.{n.op} has no Ascend C lowering yet", n.loc)
-        return op.emit.format(**fields)
+        return "\n".join(self.pre + [template.format(**fields)])
 
     def fields(self, n: Node, family: str) -> dict[str, str]:
         a = n.args
         dt: DataType = n.attr("dtype")
+        if n.attr("form") == "mask":
+            return self.mask_fields(n, family)
         if family == "vec_binary":
             return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "count": self.count(a[3])}
         if family == "vec_unary":
             return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "count": self.count(a[2])}
         if family == "vec_scalar":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "scalar": self.scalar(a[2], dt),
+            sdt = n.attr("src_dtype") or dt
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "scalar": self.scalar(a[2], sdt),
                     "count": self.count(a[3])}
         if family == "vec_duplicate":
             return {"dst": self.ref(a[0]), "scalar": self.scalar(a[1], dt), "count": self.count(a[2])}
         if family == "data_copy":
+            if n.attr("form") == "params":
+                p = a[2]
+                fields = ", ".join(f"static_cast<uint16_t>({self.ue(getattr(p, f))})"
+                                   for f in ("block_count", "block_len", "src_stride", "dst_stride"))
+                return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": f"AscendC::DataCopyParams({fields})"}
             return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": self.count(a[2], "uint32_t")}
+        if family == "vec_cast":
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mode": a[2].name, "count": self.count(a[3], "uint32_t")}
+        if family == "vec_reduce":
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "tmp": self.ref(a[2]), "count": self.count(a[3]),
+                    "cal_index": "true" if n.attr("cal_index") else "false"}
+        if family == "vec_whole_reduce":
+            order = ["ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"]
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mask": self.mask(n, a[2], const=True),
+                    "repeat": self.count(a[3]), "dst_rep": self.count(a[4]), "src_blk": self.count(a[5]),
+                    "src_rep": self.count(a[6]), "order": order[n.attr("order") or 0]}
+        if family == "vec_cmpsel":
+            if n.op == "compare":
+                return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "mode": a[3].name,
+                        "count": self.count(a[4], "uint32_t")}
+            src1 = self.ref(a[3]) if isinstance(a[3], TensorRef) else self.scalar(a[3], dt)
+            return {"dst": self.ref(a[0]), "mask": self.ref(a[1]), "src0": self.ref(a[2]), "src1": src1,
+                    "mode": a[4].name, "count": self.count(a[5], "uint32_t")}
+        if family == "data_copy_pad":
+            p, pad = a[2], a[3]
+            params = ("AscendC::DataCopyExtParams(static_cast<uint16_t>({}), static_cast<uint32_t>({}), "
+                      "static_cast<uint32_t>({}), static_cast<uint32_t>({}), static_cast<uint32_t>({}))").format(
+                *(self.ue(getattr(p, f)) for f in ("block_count", "block_len", "src_stride", "dst_stride", "rsv")))
+            padding = ""
+            if a[0].space == "ub":
+                if pad is None:
+                    padding = f", AscendC::DataCopyPadExtParams<{c_type(dt)}>()"
+                else:
+                    padding = (f", AscendC::DataCopyPadExtParams<{c_type(dt)}>(static_cast<bool>({self.ue(pad.is_pad)}), "
+                               f"static_cast<uint8_t>({self.ue(pad.left_padding)}), "
+                               f"static_cast<uint8_t>({self.ue(pad.right_padding)}), "
+                               f"{self.scalar(pad.padding_value, dt)})")
+            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "params": params, "pad": padding}
         raise TraceError(f"asc.{n.op} ({family}) has no Ascend C lowering yet", n.loc)
+
+    def mask(self, n: Node, m: Any, const: bool = False) -> str:
+        """A mask operand: a count, or a named uint64_t[2] array declared before the statement."""
+        if m.bits is None:
+            return f"static_cast<{'int32_t' if const else 'uint64_t'}>({self.ue(m.count)})"
+        name = f"asc_mask{n.id}"
+        self.pre.append(f"{'const ' if const else ''}uint64_t {name}[2] = {{{m.bits[0]}ULL, {m.bits[1]}ULL}};")
+        return name
+
+    def mask_fields(self, n: Node, family: str) -> dict[str, str]:
+        from ..graph.params import BinaryRepeatParams
+        a = n.args
+        dt: DataType = n.attr("dtype")
+        p = a[-1]
+        names = ([f"dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride", "src0_rep_stride",
+                  "src1_rep_stride"] if isinstance(p, BinaryRepeatParams) else
+                 ["dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride"])
+        kind = type(p).__name__
+        if kind == "UnaryRepeatParams":
+            casts = ["uint16_t", "uint16_t", "uint8_t", "uint8_t"]
+        else:
+            casts = ["uint8_t"] * 6
+        params = f"AscendC::{kind}(" + ", ".join(
+            f"static_cast<{c}>({self.ue(getattr(p, f))})" for f, c in zip(names, casts)) + ")"
+        out = {"dst": self.ref(a[0]), "mask": self.mask(n, a[-3]), "repeat": f"static_cast<uint8_t>({self.ue(a[-2])})",
+               "params": params}
+        if family == "vec_binary":
+            out.update(src0=self.ref(a[1]), src1=self.ref(a[2]))
+        elif family == "vec_unary":
+            out.update(src0=self.ref(a[1]))
+        else:
+            out.update(src0=self.ref(a[1]), scalar=self.scalar(a[2], n.attr("src_dtype") or dt))
+        return out
 
     def printf(self, n: Node) -> str:
         from ..proxies.api import FLOAT_CONV, printf_conversions

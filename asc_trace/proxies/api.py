@@ -12,6 +12,7 @@ from ..enums import AIV_EVENTS, HardEvent, PipeID
 from ..errors import AlignmentError, DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef, make_attrs
+from ..graph.params import BinaryRepeatParams, DataCopyParams, Mask, UnaryRepeatParams
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.source_loc import SourceLoc
 from .context import current
@@ -67,40 +68,101 @@ def scalar_for(dtype: DataType, value: Any, opname: str, loc: SourceLoc) -> Expr
 
 # -- vector families ----------------------------------------------------------------------------
 
+def mask_arg(mask: Any, dtype: DataType, loc: SourceLoc) -> Mask:
+    """A mask-form `mask`: a count of contiguous elements per repeat, or [mask0, mask1] bit words
+    (mask0 covers elements 0-63 of a repeat, mask1 elements 64-127), as Ascend C's uint64_t mask[2]."""
+    per_repeat = 256 // dtype.itemsize
+    if isinstance(mask, (list, tuple)):
+        if len(mask) != 2 or not all(isinstance(m, int) and 0 <= m < (1 << 64) for m in mask):
+            raise TraceError("a bit mask is [mask0, mask1]: two 64-bit Python ints", loc)
+        if per_repeat <= 64 and mask[1]:
+            raise TraceError(f"{dtype} has {per_repeat} elements per repeat: mask1 must be 0", loc)
+        return Mask(bits=(int(mask[0]), int(mask[1])))
+    e = to_expr(mask, "the mask")
+    if e.type != "int":
+        raise TraceError(f"a mask count must be an integer, got `{e}`", loc)
+    if isinstance(e, Const) and not 1 <= e.value <= per_repeat:
+        raise TraceError(f"a mask count for {dtype} is 1..{per_repeat} elements per repeat, got {e.value}", loc)
+    return Mask(count=e)
+
+
+def _repeat(rep: Any, loc: SourceLoc) -> Expr:
+    e = count_expr(rep, loc, "repeat time")
+    if isinstance(e, Const) and e.value > 255:
+        raise TraceError(f"repeat_time is at most 255, got {e.value}", loc)
+    return e
+
+
+def _tail(kind: str, rest: tuple, params_type: type, loc: SourceLoc) -> tuple[Any, Any] | None:
+    """(repeat_time, repeat_params) of a mask-form call, or None for the count form."""
+    if not rest:
+        return None
+    if len(rest) != 2 or not isinstance(rest[1], params_type):
+        raise TraceError(f"the mask form of this op is (..., mask, repeat_time, asc.{params_type.__name__}(...))",
+                         loc)
+    return _repeat(rest[0], loc), rest[1]
+
+
 def _make_binary(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: Any) -> None:
+    def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: Any, *rest: Any,
+           is_set_mask: bool = True) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1"))]
         dtype = check_same_dtype(op.name, refs, ["dst", "src0", "src1"], loc)
         check_supported(op, dtype, loc)
-        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-    fn.__doc__ = f"`dst[i] = {op.name}(src0[i], src1[i])` for the first `count` elements (Ascend C {op.c_name})."
+        form = _tail(op.name, rest, BinaryRepeatParams, loc)
+        if form is None:
+            ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+        else:
+            ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
+                       make_attrs(dtype=dtype, form="mask"))
+    fn.__doc__ = (f"`dst[i] = {op.name}(src0[i], src1[i])` (Ascend C {op.c_name}): count form "
+                  f"`(dst, src0, src1, count)` or mask form `(dst, src0, src1, mask, repeat_time, BinaryRepeatParams)`.")
     return fn
 
 
 def _make_unary(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src: LocalTensor, count: Any) -> None:
+    def fn(dst: LocalTensor, src: LocalTensor, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
         dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
         check_supported(op, dtype, loc)
-        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-    fn.__doc__ = f"`dst[i] = {op.name}(src[i])` for the first `count` elements (Ascend C {op.c_name})."
+        form = _tail(op.name, rest, UnaryRepeatParams, loc)
+        if form is None:
+            ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+        else:
+            ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
+                       make_attrs(dtype=dtype, form="mask"))
+    fn.__doc__ = (f"`dst[i] = {op.name}(src[i])` (Ascend C {op.c_name}): count form `(dst, src, count)` or mask "
+                  f"form `(dst, src, mask, repeat_time, UnaryRepeatParams)`.")
     return fn
 
 
 def _make_scalar(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, count: Any) -> None:
+    def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
-        dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
-        check_supported(op, dtype, loc)
+        if op.name == "axpy" and refs[0].dtype is not refs[1].dtype:
+            if not (refs[0].dtype.name == "float32" and refs[1].dtype.name == "float16"):
+                raise DTypeError(f"asc.axpy takes dst and src of one type, or a float32 dst with a float16 src; got "
+                                 f"{refs[0].dtype} and {refs[1].dtype}", loc)
+            dtype = refs[1].dtype
+        else:
+            dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
+        check_supported(op, refs[0].dtype, loc)
         s = scalar_for(dtype, scalar, op.name, loc)
-        ctx.record(op.name, (*refs, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-    fn.__doc__ = f"`dst[i] = {op.name[:-1]}(src[i], scalar)` for the first `count` elements (Ascend C {op.c_name})."
+        form = _tail(op.name, rest, UnaryRepeatParams, loc)
+        attrs = dict(dtype=refs[0].dtype, src_dtype=dtype if dtype is not refs[0].dtype else None)
+        if form is None:
+            ctx.record(op.name, (*refs, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(**attrs))
+        else:
+            ctx.record(op.name, (*refs, s, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
+                       make_attrs(form="mask", **attrs))
+    fn.__doc__ = (f"Ascend C {op.c_name}: count form `(dst, src, scalar, count)` or mask form "
+                  f"`(dst, src, scalar, mask, repeat_time, UnaryRepeatParams)`.")
     return fn
 
 
@@ -125,9 +187,11 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
 
 
 def build_vector_api() -> dict[str, Callable[..., Any]]:
+    from .api_ops import FAMILY_BUILDERS as more
     out: dict[str, Callable[..., Any]] = {}
+    builders = {**FAMILY_BUILDERS, **more}
     for op in REGISTRY.values():
-        builder = FAMILY_BUILDERS.get(op.family)
+        builder = builders.get(op.family)
         if builder is not None:
             fn = builder(op)
             fn.__name__ = fn.__qualname__ = op.name
@@ -138,7 +202,8 @@ def build_vector_api() -> dict[str, Callable[..., Any]]:
 # -- data movement ------------------------------------------------------------------------------
 
 def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
-    """`asc.data_copy(dst, src, count)`: copy `count` elements GM->UB (MTE2), UB->GM (MTE3) or UB->UB (V).
+    """`asc.data_copy(dst, src, count)` or `asc.data_copy(dst, src, asc.DataCopyParams(...))`: copy GM->UB
+    (MTE2), UB->GM (MTE3) or UB->UB (V).
 
     Raises:
         AlignmentError: `count * sizeof(T)` is not a multiple of 32 bytes (the hardware would silently
@@ -152,11 +217,14 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
     if kwargs:
         raise TraceError(f"unexpected arguments to asc.data_copy: {', '.join(kwargs)}", loc)
     if count is None:
-        raise TraceError("asc.data_copy(dst, src, count) needs the element count", loc)
+        raise TraceError("asc.data_copy(dst, src, count) needs the element count (or asc.DataCopyParams)", loc)
     d = tensor_ref(dst, "the destination of asc.data_copy")
     s = tensor_ref(src, "the source of asc.data_copy")
     pipe = copy_pipe(d, s, "asc.data_copy", loc)
     dtype = check_same_dtype("data_copy", [d, s], ["dst", "src"], loc)
+    if isinstance(count, DataCopyParams):
+        ctx.record("data_copy", (d, s, count), loc, pipe, make_attrs(dtype=dtype, form="params"))
+        return
     n = count_expr(count, loc)
     if isinstance(n, Const) and (n.value * dtype.itemsize) % 32:
         raise AlignmentError(f"asc.data_copy of {n.value} x {dtype} = {n.value * dtype.itemsize} bytes is not a "
@@ -255,6 +323,19 @@ INT_CONV = set("diouxXc")
 FLOAT_CONV = set("fFeEgG")
 
 
+def normalise_format(fmt: str) -> str:
+    """Drop length modifiers (the arguments are passed as int32 / uint32 / float) and print %p as 0x%x,
+    so that every backend prints the same text."""
+    def fix(m: re.Match) -> str:
+        text = m.group(0)
+        if text == "%%":
+            return text
+        if m.group(2) == "p":
+            return "0x%x"
+        return text.replace(m.group(1), "", 1) if m.group(1) else text
+    return _CONV.sub(fix, fmt)
+
+
 def printf_conversions(fmt: str) -> list[str]:
     return [m.group(2) for m in _CONV.finditer(fmt) if m.group(0) != "%%"]
 
@@ -272,7 +353,7 @@ def printf(fmt: str, *args: Any) -> None:
     loc = user_loc()
     if not isinstance(fmt, str):
         raise TraceError(f"asc.printf's first argument is the format string, got {type(fmt).__name__}", loc)
-    fmt = fmt.replace("\\n", "\n")   # pyasc makes users escape the newline; both spellings mean one
+    fmt = normalise_format(fmt.replace("\\n", "\n"))   # pyasc makes users escape the newline; both mean one
     convs = printf_conversions(fmt)
     if len(convs) != len(args):
         raise TraceError(f"asc.printf format has {len(convs)} conversion(s) but {len(args)} argument(s) were given",
@@ -286,13 +367,6 @@ def printf(fmt: str, *args: Any) -> None:
             continue
         if isinstance(a, str):
             raise TraceError(f"argument {i + 1} of asc.printf is a string but its conversion is %{c}", loc)
-        if c == "p":
-            try:
-                e = tensor_ref(a, f"argument {i + 1} of asc.printf (%p)")
-            except TraceError:
-                e = to_expr(a, f"argument {i + 1} of asc.printf")
-            vals.append(e)
-            continue
         e = to_expr(a, f"argument {i + 1} of asc.printf")
         if c in INT_CONV and e.type == "float":
             raise TraceError(f"argument {i + 1} of asc.printf is a float but its conversion is %{c}", loc,

@@ -143,6 +143,19 @@ class LocalTensor:
             raise TraceError("the view's start is not a whole number of the new elements", user_loc())
         return LocalTensor(_ref=TensorRef(ref.root, "ub", dtype, binop("//", byte_off, Const(dtype.itemsize))))
 
+    def get_value(self, index: Any) -> Any:
+        """The element at `index`, read by the scalar unit (a runtime scalar)."""
+        from .api_ops import get_value
+        return get_value(self._ref, index)
+
+    def set_value(self, index: Any, value: Any) -> None:
+        """Write one element from the scalar unit."""
+        from .api_ops import set_value
+        set_value(self._ref, index, value)
+
+    GetValue = get_value
+    SetValue = set_value
+
     def numpy(self, count: Any = None) -> Any:
         """A copy of the tensor's current contents (eager backend only; for print / pdb debugging)."""
         return current("LocalTensor.numpy").read_tensor(self._ref, count, user_loc())

@@ -50,10 +50,13 @@ class EagerContext(Context):
         return self.core_num
 
     def node_value(self, nid: int, vtype: str) -> Any:
+        """A value read from the UB. Floats come back as NumPy float32, so that Python arithmetic on them
+        rounds like the kernel's float32 scalar math (and like the simulator)."""
         v = self.m.env[f"v{nid}"]
         if isinstance(v, np.ndarray):
             v = v.reshape(-1)[0]
-        return v.item() if isinstance(v, np.generic) else v
+        v = v.item() if isinstance(v, np.generic) else v
+        return np.float32(v) if vtype == "float" else v
 
     def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> range:
         return range(int(start), int(stop), int(step))
@@ -89,8 +92,10 @@ class EagerRuntime(Runtime):
         journal = GmJournal()
         base = _proxies(sig)
         for i, p in enumerate(sig.params):
-            if p.kind in ("int", "float"):
+            if p.kind == "int":
                 base[i] = job.bound.scalars[f"p{i}"]
+            elif p.kind == "float":      # float32 arithmetic, as in the kernel
+                base[i] = np.float32(job.bound.scalars[f"p{i}"])
         try:
             for core in range(job.core_num):
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)

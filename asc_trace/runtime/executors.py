@@ -63,6 +63,8 @@ def scalar_as(dt: DataType, s: Any) -> Any:
 
 @binder("vec_binary")
 def _bind_binary(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "mask":
+        return _ops().bind_masked(node, op)
     d, a, b, n = node.args
     fd, fa, fb, fn = efn(d.offset), efn(a.offset), efn(b.offset), efn(n)
     ref, dt = op.ref, d.dtype
@@ -86,6 +88,8 @@ def _bind_binary(node: Node, op: OpDef) -> Step:
 
 @binder("vec_unary")
 def _bind_unary(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "mask":
+        return _ops().bind_masked(node, op)
     d, a, n = node.args
     fd, fa, fn = efn(d.offset), efn(a.offset), efn(n)
     ref, dt = op.ref, d.dtype
@@ -107,6 +111,10 @@ def _bind_unary(node: Node, op: OpDef) -> Step:
 
 @binder("vec_scalar")
 def _bind_scalar(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "mask":
+        return _ops().bind_masked(node, op)
+    if node.op == "axpy":
+        return _bind_axpy(node, op)
     d, a, s, n = node.args
     fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
     ref, dt = op.ref, d.dtype
@@ -125,6 +133,33 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
         nb = count * dt.itemsize
         return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
     return run
+
+
+def _bind_axpy(node: Node, op: OpDef) -> Step:
+    d, a, s, n = node.args
+    fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
+    ref, dt, sdt = op.ref, d.dtype, a.dtype
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return None
+        aa, va = m.ub_access(a, fa(env), count, node, "src")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+        scalar = scalar_as(sdt, fs(env))
+
+        def apply() -> None:
+            vd[...] = from_compute(ref(to_compute(vd, dt), to_compute(va, sdt), scalar), dt)
+        return Instr(node, Pipe.V, "op", apply=apply, work=count,
+                     ub=((aa, count * sdt.itemsize, False), (ad, count * dt.itemsize, False),
+                         (ad, count * dt.itemsize, True)))
+    return run
+
+
+def _ops():
+    from . import executors_ops
+    return executors_ops
 
 
 @binder("vec_duplicate")
@@ -159,6 +194,8 @@ def check_copy_bytes(count: int, dt: DataType, node: Node) -> None:
 
 @binder("data_copy")
 def _bind_data_copy(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "params":
+        return _ops().bind_copy_params(node)
     d, s, n = node.args
     fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
     dt = d.dtype
@@ -420,3 +457,6 @@ def _bind_barrier(node: Node, op: OpDef) -> Step:
 def _bind_printf(node: Node, op: OpDef) -> Step:
     from .printf import bind_printf
     return bind_printf(node)
+
+
+from . import executors_ops  # noqa: E402,F401  (registers the other families' binders)

@@ -152,15 +152,16 @@ class Machine:
         return n
 
     # -- unified buffer ---------------------------------------------------------------------------
-    def ub_span(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> int:
-        """Byte address of `count` elements at `ref` (+ evaluated offset `off`), after every check."""
+    def ub_span(self, ref: TensorRef, off: Any, count: int, node: Node, what: str, aligned: bool = True) -> int:
+        """Byte address of `count` elements at `ref` (+ evaluated offset `off`), after every check
+        (`aligned=False` for the scalar unit, which reads single elements anywhere)."""
         root: UbRoot = self.roots[ref.root]
         off = self.uniform_int(off, node, f"the offset of {what}")
         size = ref.dtype.itemsize
         addr = root.addr + off * size
         if off < 0:
             raise OutOfBoundsError(f"{what} starts {-off} element(s) before its tensor (offset {off})", node=node)
-        if addr % config.UB_ALIGN:
+        if aligned and addr % config.UB_ALIGN:
             raise AlignmentError(f"{what} starts at UB byte address {addr}, which is not 32-byte aligned "
                                  f"(tensor at {root.addr} + {off} x {size} bytes)", node=node,
                                  hint="slice LocalTensors at multiples of 32 bytes "
@@ -176,9 +177,10 @@ class Machine:
     def ub_view(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
         return self.ub_access(ref, off, count, node, what)[1]
 
-    def ub_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> tuple[int, np.ndarray]:
+    def ub_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str,
+                  aligned: bool = True) -> tuple[int, np.ndarray]:
         """(byte address, live (cores, count) view) of `count` elements at `ref`, after the checks."""
-        addr = self.ub_span(ref, off, count, node, what)
+        addr = self.ub_span(ref, off, count, node, what, aligned)
         dt = ref.dtype
         return addr, self.ub[:, addr:addr + count * dt.itemsize].view(dt.np)
 
@@ -243,7 +245,15 @@ class Machine:
         C = self.C
         journal = self.journal
 
-        def store(data: np.ndarray) -> None:
+        def store(data: np.ndarray, idx: np.ndarray | None = None) -> None:
+            """Write (cores, count) data, or (cores, len(idx)) data at element offsets `idx` of the range."""
+            if idx is not None:
+                starts = np.broadcast_to(np.asarray(start, dtype=np.int64), (C,))
+                for c in range(C):
+                    where = int(starts[c]) + idx
+                    journal.save_at(arr, where)
+                    arr[where] = data[c] if C > 1 or data.ndim > 1 else data
+                return
             if not isinstance(start, np.ndarray):
                 target = arr[start:start + count]
                 journal.save(target)
@@ -267,14 +277,20 @@ class GmJournal:
     the journal keeps what each write overwrote, so a refused launch can put it all back."""
 
     def __init__(self) -> None:
-        self.entries: list[tuple[np.ndarray, np.ndarray]] = []
+        self.entries: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
 
     def save(self, target: np.ndarray) -> None:
-        self.entries.append((target, target.copy()))
+        self.entries.append((target, None, target.copy()))
+
+    def save_at(self, arr: np.ndarray, where: np.ndarray) -> None:
+        self.entries.append((arr, where, arr[where].copy()))
 
     def rollback(self) -> None:
-        for target, old in reversed(self.entries):
-            target[...] = old
+        for target, where, old in reversed(self.entries):
+            if where is None:
+                target[...] = old
+            else:
+                target[where] = old
         self.entries.clear()
 
     def commit(self) -> None:

@@ -19,7 +19,8 @@ def block_tag(core: int, core_num: int) -> str:
 
 
 def py_format(fmt: str, values: list[Any]) -> str:
-    """Format like C printf with 64-bit integer arguments (what the emitted code passes)."""
+    """Format like C printf with the arguments the emitted code passes: int32_t for %d %i %c,
+    uint32_t for %u %x %X %o, float for %f %e %g (a normalised format has no %p or length modifiers)."""
     out: list[str] = []
     pos = 0
     it = iter(values)
@@ -31,16 +32,17 @@ def py_format(fmt: str, values: list[Any]) -> str:
             out.append("%")
             continue
         v = next(it)
-        if conv in "uxXo" and isinstance(v, int) and v < 0:
-            v += 1 << 64
-        if conv == "p":
-            out.append(f"0x{int(v):x}")
-        elif conv in "diuc":
-            out.append(("%" + flags + ("d" if conv in "iu" else conv)) % int(v))
-        elif conv in "xXo":
-            out.append(("%" + flags + conv) % int(v))
+        if conv in "diuxXoc":                   # the emitted code passes int32_t / uint32_t
+            v = int(v)
+            if conv in "uxXo":
+                v &= 0xFFFFFFFF
+            else:
+                v = (v + (1 << 31)) % (1 << 32) - (1 << 31)
+            out.append(("%" + flags + ("d" if conv in "iu" else conv)) % v)
+        elif conv == "s":
+            out.append(("%" + flags + "s") % v)
         else:
-            out.append(("%" + flags + conv) % v)
+            out.append(("%" + flags + conv) % float(np.float32(v)))
     out.append(fmt[pos:])
     return "".join(out)
 
@@ -95,3 +97,35 @@ def emit_output(per_core: list[tuple[int, list[str]]], core_num: int, stream: An
         else:
             stream.write("".join(f"{tag}{ln}\n" for ln in lines[:-1]) + f"{tag}{lines[-1]}\n")
     stream.flush()
+
+
+def _cell(v: Any, dt: Any) -> str:
+    return f"{float(v):f}" if dt.is_float else str(int(v))
+
+
+def format_dump(desc: int, addr: int, dt: Any, space: str, count: int, values: np.ndarray,
+                shape: tuple[int, ...] | None) -> str:
+    """DumpTensor's text (api §8): a header line, then the values; with a shape, a matrix of that
+    shape with `-` where the dumped data runs out."""
+    head = (f"DumpTensor: desc={desc}, addr={addr}, data_type={dt.name}, position={'UB' if space == 'ub' else 'GM'}, "
+            f"dump_size={count}\n")
+    cells = [_cell(v, dt) for v in values[:count]]
+    if not shape:
+        return head + "[" + ", ".join(cells) + "]\n"
+    total = 1
+    for d in shape:
+        total *= d
+    note = ""
+    if total > count:
+        note = f"shape is [{', '.join(map(str, shape))}], dumpSize is {count}, data is not enough.\n"
+        cells = cells + ["-"] * (total - count)
+
+    def nest(level: int, start: int) -> str:
+        if level == len(shape) - 1:
+            return "[" + ", ".join(cells[start:start + shape[level]]) + "]"
+        step = 1
+        for d in shape[level + 1:]:
+            step *= d
+        inner = [nest(level + 1, start + i * step) for i in range(shape[level])]
+        return "[" + (",\n" + " " * (level + 1)).join(inner) + "]"
+    return head + note + nest(0, 0) + "\n"

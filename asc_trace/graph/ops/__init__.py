@@ -30,6 +30,8 @@ class OpDef:
     tol: (rtol, atol) by dtype name where the hardware is not bit-exact with NumPy.
     writes: positions of the tensor operands the op writes.
     reads: positions of the tensor operands whose data it reads (None: every other tensor operand).
+    accesses: node -> [(TensorRef, first element, element count, is_write)] when the op does not
+        touch `count` elements from each operand's start (reductions, strided copies, masks, ...).
     """
 
     name: str
@@ -44,6 +46,7 @@ class OpDef:
     tol: dict[str, tuple[float, float]] = field(default_factory=dict)
     writes: tuple[int, ...] = ()
     reads: tuple[int, ...] | None = None
+    accesses: Callable[[Any], list] | None = None
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:
@@ -82,7 +85,23 @@ SIMPLE_RATE = {"float16": 128, "int16": 128, "float32": 64, "int32": 64, "bfloat
                "uint16": 128, "uint32": 64, "int8": 256, "uint8": 256}
 SLOW_RATE = {"float16": 32, "float32": 32}   # Exp / Ln / Sqrt / Div
 
-from . import control, data_copy, debug, framework, sync, vec_binary, vec_scalar, vec_unary  # noqa: E402,F401
+from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
+               vec_reduce, vec_scalar, vec_unary)
+
+
+def accesses(node) -> list:
+    """[(TensorRef, first element, element count, is_write)] of every tensor operand a node touches."""
+    from ..expr import Const, Expr
+    op = REGISTRY[node.op]
+    if node.attr("form") == "mask":
+        from .masked import mask_accesses
+        return mask_accesses(node)
+    if op.accesses is not None:
+        return op.accesses(node)
+    count = node.args[-1] if node.args else None
+    if not isinstance(count, Expr):
+        return []
+    return [(r, Const(0), count, True) for r in written(node)] + [(r, Const(0), count, False) for r in read(node)]
 
 
 def written(node) -> list:

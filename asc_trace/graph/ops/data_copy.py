@@ -1,12 +1,63 @@
-"""Data movement: `DataCopy` between GM and UB (facts §4).
-
-The pipe follows the direction: GM->UB runs on MTE2, UB->GM on MTE3, UB->UB on V.
-"""
+"""Data movement (facts §4): `DataCopy` by count or with `DataCopyParams` (blocks of 32 bytes and gaps
+between them), and `DataCopyPad` with `DataCopyExtParams` / `DataCopyPadExtParams` for lengths that
+are not 32-byte multiples. The pipe follows the direction: GM->UB runs on MTE2, UB->GM on MTE3,
+UB->UB on V."""
 from __future__ import annotations
 
+from ..expr import Const, Expr, binop
+from ..params import DataCopyExtParams, DataCopyParams
 from . import OpDef, register
+
+
+def _elems(nbytes: Expr, itemsize: int) -> Expr:
+    return binop("//", binop("+", nbytes, Const(itemsize - 1)), Const(itemsize))
+
+
+def _span(count: Expr, length: Expr, stride: Expr) -> Expr:
+    """Bytes from the first block's start to the last block's end."""
+    return binop("max", Const(0), binop("+", binop("*", binop("-", count, Const(1)), binop("+", length, stride)),
+                                        length))
+
+
+def roundup32(x: Expr) -> Expr:
+    return binop("*", binop("//", binop("+", x, Const(31)), Const(32)), Const(32))
+
+
+def copy_accesses(node) -> list:
+    dst, src, p = node.args[:3]
+    if not isinstance(p, DataCopyParams):
+        return [(dst, Const(0), p, True), (src, Const(0), p, False)]
+    blk = binop("*", p.block_len, Const(32))
+    d = _span(p.block_count, blk, binop("*", p.dst_stride, Const(32)))
+    s = _span(p.block_count, blk, binop("*", p.src_stride, Const(32)))
+    return [(dst, Const(0), _elems(d, dst.dtype.itemsize), True), (src, Const(0), _elems(s, src.dtype.itemsize), False)]
+
+
+def pad_row_bytes(node) -> Expr:
+    """UB bytes of one row of a GM -> UB DataCopyPad: padding + data, rounded up to 32 bytes."""
+    dst, src, p, pad = node.args
+    size = dst.dtype.itemsize
+    left = pad.left_padding if pad is not None else Const(0)
+    right = pad.right_padding if pad is not None else Const(0)
+    return roundup32(binop("+", p.block_len, binop("*", binop("+", left, right), Const(size))))
+
+
+def pad_accesses(node) -> list:
+    dst, src, p, pad = node.args
+    assert isinstance(p, DataCopyExtParams)
+    if dst.space == "ub":       # GM -> UB: GM stride in bytes, UB stride in blocks
+        d = _span(p.block_count, pad_row_bytes(node), binop("*", p.dst_stride, Const(32)))
+        s = _span(p.block_count, p.block_len, p.src_stride)
+    else:                       # UB -> GM: UB stride in blocks, GM stride in bytes
+        d = _span(p.block_count, p.block_len, p.dst_stride)
+        s = _span(p.block_count, roundup32(p.block_len), binop("*", p.src_stride, Const(32)))
+    return [(dst, Const(0), _elems(d, dst.dtype.itemsize), True), (src, Const(0), _elems(s, src.dtype.itemsize), False)]
+
 
 register(
     OpDef("data_copy", "data_copy", None, "DataCopy", emit="AscendC::DataCopy({dst}, {src}, {count});", writes=(0,),
-          doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
+          accesses=copy_accesses, doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
+    OpDef("data_copy_pad", "data_copy_pad", None, "DataCopyPad", writes=(0,), accesses=pad_accesses,
+          emit="AscendC::DataCopyPad({dst}, {src}, {params}{pad});",
+          doc="any length; GM->UB rows are padded to 32 bytes in the UB"),
 )

@@ -1,4 +1,5 @@
-"""Element-wise binary vector ops, count form: `Add(dst, src0, src1, count)` (facts §5)."""
+"""Element-wise binary vector ops: the count form `Add(dst, src0, src1, count)` and the mask form
+`Add(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)` (facts §5)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,12 +7,12 @@ import numpy as np
 from ..node import Pipe
 from . import ARITH, FLOATS, SIMPLE_RATE, SLOW_RATE, OpDef, register
 
-_EMIT = "AscendC::{c}({dst}, {src0}, {src1}, {count});"
+INT16 = frozenset({"int16", "uint16"})
 
 
 def _binary(name: str, c_name: str, ref, dtypes=ARITH, rate=SIMPLE_RATE, tol=None) -> OpDef:
     return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, rate=rate,
-                 emit=_EMIT.replace("{c}", c_name), tol=tol or {}, writes=(0,))
+                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", tol=tol or {}, writes=(0,))
 
 
 register(
@@ -22,4 +23,6 @@ register(
     _binary("div", "Div", np.divide, FLOATS, SLOW_RATE, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}),
     _binary("max", "Max", np.maximum),
     _binary("min", "Min", np.minimum),
+    _binary("bitwise_and", "And", np.bitwise_and, INT16),
+    _binary("bitwise_or", "Or", np.bitwise_or, INT16),
 )

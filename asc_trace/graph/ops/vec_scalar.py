@@ -1,4 +1,5 @@
-"""Vector-scalar ops `Adds(dst, src, scalar, count)` and `Duplicate(dst, scalar, count)` (facts §5).
+"""Vector-scalar ops `Adds(dst, src, scalar, count)` (and the mask form), `LeakyRelu`, `Axpy` and
+`Duplicate(dst, scalar, count)` (facts §5).
 
 The scalar has exactly the element type of the tensors (api trap 1): the runtime rounds it to that
 type before use, and the lowering casts it, as bisheng requires.
@@ -7,15 +8,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..expr import Const
 from ..node import Pipe
-from . import ARITH, SIMPLE_RATE, OpDef, register
-
-_EMIT = "AscendC::{c}({dst}, {src0}, {scalar}, {count});"
+from . import ARITH, FLOATS, SIMPLE_RATE, OpDef, register
 
 
-def _scalar(name: str, c_name: str, ref, dtypes=ARITH) -> OpDef:
+def _scalar(name: str, c_name: str, ref, dtypes=ARITH, **kw) -> OpDef:
     return OpDef(name, "vec_scalar", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, rate=SIMPLE_RATE,
-                 emit=_EMIT.replace("{c}", c_name), writes=(0,))
+                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{scalar}}, {{count}});", writes=(0,), **kw)
+
+
+def _leaky_relu(x: np.ndarray, alpha) -> np.ndarray:
+    return np.where(x >= x.dtype.type(0), x, (x * alpha).astype(x.dtype))
+
+
+def _axpy_accesses(node) -> list:
+    dst, src, _scalar_, count = node.args
+    return [(dst, Const(0), count, True), (dst, Const(0), count, False), (src, Const(0), count, False)]
 
 
 register(
@@ -23,6 +32,10 @@ register(
     _scalar("muls", "Muls", np.multiply),
     _scalar("maxs", "Maxs", np.maximum),
     _scalar("mins", "Mins", np.minimum),
+    _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS),
+    # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
+    _scalar("axpy", "Axpy", lambda dst, src, s: (dst + (src * s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
+            accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)}),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),

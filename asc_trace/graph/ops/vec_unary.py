@@ -1,4 +1,5 @@
-"""Element-wise unary vector ops, count form: `Exp(dst, src, count)` (facts §5)."""
+"""Element-wise unary vector ops: `Exp(dst, src, count)` and the mask form
+`Exp(dst, src, mask, repeatTime, UnaryRepeatParams)` (facts §5)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,24 +7,45 @@ import numpy as np
 from ..node import Pipe
 from . import FLOATS, SIMPLE_RATE, SLOW_RATE, OpDef, register
 
-_EMIT = "AscendC::{c}({dst}, {src0}, {count});"
 # Transcendentals are approximations on the vector unit: the tolerance is what the tests allow.
 _TRANSCENDENTAL_TOL = {"float16": (2e-3, 1e-4), "float32": (1e-5, 1e-7)}
+_RECIP_TOL = {"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}
 
 
 def _unary(name: str, c_name: str, ref, dtypes=FLOATS, rate=SIMPLE_RATE, tol=None) -> OpDef:
     return OpDef(name, "vec_unary", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, rate=rate,
-                 emit=_EMIT.replace("{c}", c_name), tol=tol or {}, writes=(0,))
+                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{count}});", tol=tol or {}, writes=(0,))
+
+
+def _via_f64(fn):
+    """Transcendentals are evaluated in float64 and rounded once to the element type: a definition the
+    C++ model reproduces bit for bit (the vector unit's own approximation is what `tol` allows for)."""
+    def ref(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(x.astype(np.float64)).astype(x.dtype)
+    return ref
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, x.dtype.type(0))
 
 
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    one = x.dtype.type(1)
+    return (one / np.sqrt(x)).astype(x.dtype)
+
+
+def _reciprocal(x: np.ndarray) -> np.ndarray:
+    return (x.dtype.type(1) / x).astype(x.dtype)
+
+
 register(
-    _unary("exp", "Exp", np.exp, rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
-    _unary("ln", "Ln", np.log, rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
+    _unary("exp", "Exp", _via_f64(np.exp), rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
+    _unary("ln", "Ln", _via_f64(np.log), rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
     _unary("abs", "Abs", np.abs),
     _unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"})),
     _unary("sqrt", "Sqrt", np.sqrt, rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
+    _unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL),
+    _unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL),
+    _unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"})),
 )

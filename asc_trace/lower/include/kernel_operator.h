@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -561,6 +562,23 @@ template <typename T> inline T abs_(T a)
     }
 }
 
+// a float64 result rounded once to T (float: directly; half: through round-to-odd float, which keeps
+// the rounding exact)
+template <typename T> inline T from_double(double d)
+{
+    if constexpr (std::is_same<T, half>::value) {
+        float f = static_cast<float>(d);
+        if (std::isfinite(d) && static_cast<double>(f) != d) {
+            float toward0 = std::fabs(static_cast<double>(f)) > std::fabs(d) ? std::nextafter(f, 0.0f) : f;
+            uint32_t bits = asc_model::f2u(toward0) | 1u;            // round to odd
+            f = asc_model::u2f(bits);
+        }
+        return half(f);
+    } else {
+        return static_cast<T>(d);
+    }
+}
+
 template <typename T, typename F>
 inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b, int32_t count, F f)
 {
@@ -622,8 +640,8 @@ ASC_MODEL_SCALAR(Mins, detail::min_(a, s))
         using C = typename detail::Calc<T>::type;                                                               \
         detail::unary(dst, src, count, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });            \
     }
-ASC_MODEL_UNARY(Exp, static_cast<T>(std::exp(x)))
-ASC_MODEL_UNARY(Ln, static_cast<T>(std::log(x)))
+ASC_MODEL_UNARY(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
+ASC_MODEL_UNARY(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
 ASC_MODEL_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
 ASC_MODEL_UNARY(Abs, detail::abs_(a))
 ASC_MODEL_UNARY(Relu, detail::max_(a, static_cast<T>(0)))
@@ -638,6 +656,732 @@ template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Parameter structs: a default and an all-fields constructor only (api trap 3).
+// ---------------------------------------------------------------------------------------------
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+
+struct DataCopyParams {
+    DataCopyParams() {}
+    DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;
+    union { uint16_t srcGap = 0; uint16_t srcStride; };
+    union { uint16_t dstGap = 0; uint16_t dstStride; };
+};
+
+struct DataCopyExtParams {
+    DataCopyExtParams() {}
+    DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
+                      const uint32_t rsvIn)
+        : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;
+    uint32_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+};
+
+template <typename T> struct DataCopyPadExtParams {
+    DataCopyPadExtParams() {}
+    DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
+        : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue = T(0);
+};
+
+struct BinaryRepeatParams {
+    BinaryRepeatParams() {}
+    BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
+                       const uint8_t dstRepStrideIn, const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
+        : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn), src1BlkStride(src1BlkStrideIn),
+          dstRepStride(dstRepStrideIn), src0RepStride(src0RepStrideIn), src1RepStride(src1RepStrideIn) {}
+    uint32_t blockNumber = 8;
+    uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
+    uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+};
+
+struct UnaryRepeatParams {
+    UnaryRepeatParams() {}
+    UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
+                      const uint8_t srcRepStrideIn)
+        : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
+          srcRepStride(srcRepStrideIn) {}
+    UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
+                      const uint8_t srcRepStrideIn, const bool halfBlockIn)
+        : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
+          srcRepStride(srcRepStrideIn), halfBlock(halfBlockIn) {}
+    uint32_t blockNumber = 8;
+    uint16_t dstBlkStride = 1, srcBlkStride = 1;
+    uint8_t dstRepStride = 8, srcRepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false, halfBlock = false;
+};
+
+struct ShapeInfo {
+    ShapeInfo() {}
+    ShapeInfo(const uint8_t dim, const uint32_t shape[]) : shapeDim(dim)
+    {
+        for (uint8_t i = 0; i < dim && i < 8; ++i) shapeValue[i] = shape[i];
+    }
+    uint8_t shapeDim = 0;
+    uint32_t shapeValue[8] = {};
+};
+
+// ---------------------------------------------------------------------------------------------
+// More element-wise ops, and the mask / repeat forms.
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <typename T> inline T band(T a, T b) { return static_cast<T>(a & b); }
+template <typename T> inline T bor(T a, T b) { return static_cast<T>(a | b); }
+template <typename T> inline T bnot(T a) { return static_cast<T>(~a); }
+template <typename T> inline T recip(T a)
+{
+    using C = typename Calc<T>::type;
+    return static_cast<T>(static_cast<C>(1) / static_cast<C>(a));
+}
+template <typename T> inline T rsqrt(T a)
+{
+    using C = typename Calc<T>::type;
+    T root = static_cast<T>(std::sqrt(static_cast<C>(a)));          // rounded to T, as NumPy does
+    return static_cast<T>(static_cast<C>(1) / static_cast<C>(root));
+}
+template <typename T> inline T leaky(T a, T alpha)
+{
+    using C = typename Calc<T>::type;
+    return static_cast<C>(a) >= static_cast<C>(0) ? a : wrap_mul(a, alpha);
+}
+
+struct MaskSel {
+    uint64_t bits[2] = {0, 0};
+    bool on(uint32_t e) const { return (bits[e / 64] >> (e % 64)) & 1u; }
+};
+inline MaskSel mask_of(uint64_t count, uint32_t perRepeat)
+{
+    if (count < 1 || count > perRepeat) fail("bounds", "a mask count must be 1..%u, got %llu", perRepeat,
+                                             static_cast<unsigned long long>(count));
+    MaskSel m;
+    for (uint32_t e = 0; e < count; ++e) m.bits[e / 64] |= (1ull << (e % 64));
+    return m;
+}
+inline MaskSel mask_of(const uint64_t mask[], uint32_t) { MaskSel m; m.bits[0] = mask[0]; m.bits[1] = mask[1]; return m; }
+
+// the elements a masked operand touches: offset of position e in repeat r
+template <typename T> inline uint32_t masked_at(uint32_t r, uint32_t e, uint32_t blk, uint32_t rep)
+{
+    const uint32_t per_block = 32 / sizeof(T);
+    return (r * rep + (e / per_block) * blk) * per_block + e % per_block;
+}
+template <typename T> inline uint32_t masked_extent(uint32_t repeat, uint32_t blk, uint32_t rep)
+{
+    return ((repeat - 1) * rep + 7 * blk + 1) * (32 / sizeof(T));
+}
+}  // namespace detail
+
+#define ASC_MODEL_BINARY2(NAME, EXPR)                                                                           \
+    ASC_MODEL_BINARY(NAME, EXPR)                                                                                \
+    template <typename T, bool isSetMask = true, typename M>                                                    \
+    inline void NAME##_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,\
+                              M mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
+    {                                                                                                           \
+        if (repeatTime == 0) return;                                                                            \
+        const uint32_t per = 256 / sizeof(T);                                                                   \
+        detail::MaskSel sel = detail::mask_of(mask, per);                                                       \
+        T* d = dst.span(detail::masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");          \
+        const T* a = src0.span(detail::masked_extent<T>(repeatTime, p.src0BlkStride, p.src0RepStride), "src0");\
+        const T* b = src1.span(detail::masked_extent<T>(repeatTime, p.src1BlkStride, p.src1RepStride), "src1");\
+        for (uint32_t r = 0; r < repeatTime; ++r)                                                               \
+            for (uint32_t e = 0; e < per; ++e) {                                                                \
+                if (!sel.on(e)) continue;                                                                       \
+                T x = a[detail::masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)];                         \
+                T y = b[detail::masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)];                         \
+                d[detail::masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = [](T a_, T b_) {               \
+                    T a = a_; T b = b_; return EXPR; }(x, y);                                                   \
+            }                                                                                                   \
+    }                                                                                                           \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
+    { NAME##_masked<T, isSetMask>(dst, src0, src1, static_cast<const uint64_t*>(mask), repeatTime, p); }        \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
+    { NAME##_masked<T, isSetMask>(dst, src0, src1, mask, repeatTime, p); }
+
+#define ASC_MODEL_BINARY(NAME, EXPR)                                                                            \
+    template <typename T>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     const int32_t& count)                                                                      \
+    {                                                                                                           \
+        detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; });                                  \
+    }
+ASC_MODEL_BINARY2(And, detail::band(a, b))
+ASC_MODEL_BINARY2(Or, detail::bor(a, b))
+#undef ASC_MODEL_BINARY
+
+// mask forms of the binary ops declared earlier (their count forms are above)
+#define ASC_MODEL_BINARY(NAME, EXPR)
+ASC_MODEL_BINARY2(Add, detail::wrap_add(a, b))
+ASC_MODEL_BINARY2(Sub, detail::wrap_sub(a, b))
+ASC_MODEL_BINARY2(Mul, detail::wrap_mul(a, b))
+ASC_MODEL_BINARY2(Div, detail::div(a, b))
+ASC_MODEL_BINARY2(Max, detail::max_(a, b))
+ASC_MODEL_BINARY2(Min, detail::min_(a, b))
+#undef ASC_MODEL_BINARY
+#undef ASC_MODEL_BINARY2
+
+namespace detail {
+template <typename T, typename M, typename F>
+inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const uint8_t repeatTime,
+                         const UnaryRepeatParams& p, F f)
+{
+    if (repeatTime == 0) return;
+    const uint32_t per = 256 / sizeof(T);
+    MaskSel sel = mask_of(mask, per);
+    T* d = dst.span(masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src.span(masked_extent<T>(repeatTime, p.srcBlkStride, p.srcRepStride), "src");
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e))
+                d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = f(a[masked_at<T>(r, e, p.srcBlkStride, p.srcRepStride)]);
+}
+}  // namespace detail
+
+#define ASC_MODEL_UNARY_ALL(NAME, EXPR)                                                                         \
+    template <typename T>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)               \
+    {                                                                                                           \
+        using C = typename detail::Calc<T>::type;                                                               \
+        detail::unary(dst, src, count, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });            \
+    }                                                                                                           \
+    ASC_MODEL_UNARY_MASK(NAME, EXPR)
+#define ASC_MODEL_UNARY_MASK(NAME, EXPR)                                                                        \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                    \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p)                                      \
+    {                                                                                                           \
+        using C = typename detail::Calc<T>::type;                                                               \
+        detail::unary_masked(dst, src, static_cast<const uint64_t*>(mask), repeatTime, p,                       \
+                             [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });                       \
+    }                                                                                                           \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                      \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p)                                      \
+    {                                                                                                           \
+        using C = typename detail::Calc<T>::type;                                                               \
+        detail::unary_masked(dst, src, mask, repeatTime, p, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; }); \
+    }
+ASC_MODEL_UNARY_ALL(Rsqrt, detail::rsqrt(a))
+ASC_MODEL_UNARY_ALL(Reciprocal, detail::recip(a))
+ASC_MODEL_UNARY_ALL(Not, detail::bnot(a))
+ASC_MODEL_UNARY_MASK(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
+ASC_MODEL_UNARY_MASK(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
+ASC_MODEL_UNARY_MASK(Sqrt, static_cast<T>(std::sqrt(x)))
+ASC_MODEL_UNARY_MASK(Abs, detail::abs_(a))
+ASC_MODEL_UNARY_MASK(Relu, detail::max_(a, static_cast<T>(0)))
+#undef ASC_MODEL_UNARY_ALL
+#undef ASC_MODEL_UNARY_MASK
+
+#define ASC_MODEL_SCALAR_MASK(NAME, EXPR)                                                                       \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,               \
+                     uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p)                     \
+    {                                                                                                           \
+        const T s = scalarValue;                                                                                \
+        detail::unary_masked(dst, src, static_cast<const uint64_t*>(mask), repeatTime, p, [s](T a) { return EXPR; }); \
+    }                                                                                                           \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,               \
+                     uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p)                       \
+    {                                                                                                           \
+        const T s = scalarValue;                                                                                \
+        detail::unary_masked(dst, src, mask, repeatTime, p, [s](T a) { return EXPR; });                         \
+    }
+ASC_MODEL_SCALAR_MASK(Adds, detail::wrap_add(a, s))
+ASC_MODEL_SCALAR_MASK(Muls, detail::wrap_mul(a, s))
+ASC_MODEL_SCALAR_MASK(Maxs, detail::max_(a, s))
+ASC_MODEL_SCALAR_MASK(Mins, detail::min_(a, s))
+ASC_MODEL_SCALAR_MASK(LeakyRelu, detail::leaky(a, s))
+
+template <typename T, bool isSetMask = true>
+inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+{
+    const T s = scalarValue;
+    detail::unary(dst, src, count, [s](T a) { return detail::leaky(a, s); });
+}
+#undef ASC_MODEL_SCALAR_MASK
+
+namespace detail {
+template <typename T, typename U> inline T axpy1(T d, U x, U s)
+{
+    U prod = wrap_mul(x, s);                                        // rounded to the source type
+    return wrap_add(d, static_cast<T>(static_cast<typename Calc<U>::type>(prod)));
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
+{
+    if (count <= 0) return;
+    uint32_t n = static_cast<uint32_t>(count);
+    const U* a = src.span(n, "src");
+    T* d = dst.span(n, "dst");
+    for (uint32_t i = 0; i < n; ++i) d[i] = detail::axpy1(d[i], a[i], scalarValue);
+}
+template <typename T, typename U, bool isSetMask = true, typename M>
+inline void Axpy_masked(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, M mask,
+                        const uint8_t repeatTime, const UnaryRepeatParams& p)
+{
+    if (repeatTime == 0) return;
+    const uint32_t per = 256 / sizeof(U);
+    detail::MaskSel sel = detail::mask_of(mask, per);
+    T* d = dst.span(detail::masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const U* a = src.span(detail::masked_extent<U>(repeatTime, p.srcBlkStride, p.srcRepStride), "src");
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e)) {
+                T& out = d[detail::masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
+                out = detail::axpy1(out, a[detail::masked_at<U>(r, e, p.srcBlkStride, p.srcRepStride)], scalarValue);
+            }
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask[],
+                 const uint8_t repeatTime, const UnaryRepeatParams& p)
+{ Axpy_masked<T, U, isSetMask>(dst, src, scalarValue, static_cast<const uint64_t*>(mask), repeatTime, p); }
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask,
+                 const uint8_t repeatTime, const UnaryRepeatParams& p)
+{ Axpy_masked<T, U, isSetMask>(dst, src, scalarValue, mask, repeatTime, p); }
+
+// ---------------------------------------------------------------------------------------------
+// Cast: every rounding mode exactly (asc_trace/graph/numerics.py is the same definition).
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <typename T> struct TypeName;
+template <> struct TypeName<half> { static const char* get() { return "float16"; } };
+template <> struct TypeName<float> { static const char* get() { return "float32"; } };
+template <> struct TypeName<bfloat16_t> { static const char* get() { return "bfloat16"; } };
+template <> struct TypeName<int8_t> { static const char* get() { return "int8"; } };
+template <> struct TypeName<int16_t> { static const char* get() { return "int16"; } };
+template <> struct TypeName<int32_t> { static const char* get() { return "int32"; } };
+template <> struct TypeName<int64_t> { static const char* get() { return "int64"; } };
+template <> struct TypeName<uint8_t> { static const char* get() { return "uint8"; } };
+template <> struct TypeName<uint16_t> { static const char* get() { return "uint16"; } };
+template <> struct TypeName<uint32_t> { static const char* get() { return "uint32"; } };
+template <> struct TypeName<uint64_t> { static const char* get() { return "uint64"; } };
+
+template <typename T> inline double to_double(T v) { return static_cast<double>(static_cast<typename Calc<T>::type>(v)); }
+
+inline double integral(double x, RoundMode m)
+{
+    switch (m) {
+        case CAST_FLOOR: return std::floor(x);
+        case CAST_CEIL: return std::ceil(x);
+        case CAST_TRUNC: return std::trunc(x);
+        case CAST_ROUND: return x > 0 ? std::floor(x + 0.5) : (x < 0 ? -std::floor(-x + 0.5) : x);
+        default: return std::nearbyint(x);
+    }
+}
+
+inline uint16_t half_next(uint16_t h, bool up)
+{
+    if ((h & 0x7FFFu) > 0x7C00u) return h;                          // NaN
+    if ((h & 0x7FFFu) == 0) return up ? 0x0001u : 0x8001u;
+    bool positive = !(h & 0x8000u);
+    return static_cast<uint16_t>(positive == up ? h + 1 : h - 1);
+}
+
+inline half round_to_half(double x, RoundMode m)
+{
+    uint16_t r = asc_model::float_to_half_bits(static_cast<float>(x));  // x holds a float exactly: no double rounding
+    if (m == CAST_NONE || m == CAST_RINT || std::isnan(x)) return half::from_bits(r);
+    double back = static_cast<double>(asc_model::half_bits_to_float(r));
+    uint16_t down = half_next(r, false), up = half_next(r, true);
+    switch (m) {
+        case CAST_FLOOR: return half::from_bits(back > x ? down : r);
+        case CAST_CEIL: return half::from_bits(back < x ? up : r);
+        case CAST_TRUNC: return half::from_bits(std::fabs(back) > std::fabs(x) ? (x > 0 ? down : up) : r);
+        default: break;
+    }
+    uint16_t lo = back > x ? down : r, hi = back < x ? up : r;
+    double lo64 = asc_model::half_bits_to_float(lo), hi64 = asc_model::half_bits_to_float(hi);
+    if (m == CAST_ROUND) {
+        bool tie = (x - lo64) == (hi64 - x) && lo != hi;
+        return half::from_bits(tie ? (x > 0 ? hi : lo) : r);
+    }
+    // CAST_ODD
+    if (back == x) return half::from_bits(r);
+    return half::from_bits((lo & 1u) ? lo : hi);
+}
+
+inline float round_to_float(double x, RoundMode m)
+{
+    float r = static_cast<float>(x);
+    if (m == CAST_NONE || m == CAST_RINT || std::isnan(x)) return r;
+    double back = r;
+    float down = std::nextafter(r, -INFINITY), up = std::nextafter(r, INFINITY);
+    switch (m) {
+        case CAST_FLOOR: return back > x ? down : r;
+        case CAST_CEIL: return back < x ? up : r;
+        case CAST_TRUNC: return std::fabs(back) > std::fabs(x) ? (x > 0 ? down : up) : r;
+        default: break;
+    }
+    float lo = back > x ? down : r, hi = back < x ? up : r;
+    if (m == CAST_ROUND) {
+        bool tie = (x - static_cast<double>(lo)) == (static_cast<double>(hi) - x) && lo != hi;
+        return tie ? (x > 0 ? hi : lo) : r;
+    }
+    if (back == x) return r;
+    return (asc_model::f2u(lo) & 1u) ? lo : hi;
+}
+
+inline bfloat16_t round_to_bf16(float f, RoundMode m)
+{
+    uint32_t bits = asc_model::f2u(f);
+    uint32_t low = bits & 0xFFFFu, high = bits >> 16, neg = bits >> 31;
+    bool up = false;
+    switch (m) {
+        case CAST_ROUND: up = low >= 0x8000u; break;
+        case CAST_TRUNC: up = false; break;
+        case CAST_FLOOR: up = low != 0 && neg; break;
+        case CAST_CEIL: up = low != 0 && !neg; break;
+        case CAST_ODD: if (low != 0) high |= 1u; break;
+        default: up = low > 0x8000u || (low == 0x8000u && (high & 1u)); break;
+    }
+    bfloat16_t out;
+    out.bits = static_cast<uint16_t>(high + (up ? 1u : 0u));
+    if (std::isnan(f)) out.bits = static_cast<uint16_t>(0x7FC0u | (neg << 15));
+    return out;
+}
+
+template <typename I> inline I saturate(double x)
+{
+    if (std::isnan(x)) return 0;
+    const double lo = static_cast<double>(std::numeric_limits<I>::min());
+    const double hi = static_cast<double>(std::numeric_limits<I>::max());
+    if (x <= lo) return std::numeric_limits<I>::min();
+    if (x >= hi) return std::numeric_limits<I>::max();
+    return static_cast<I>(x);
+}
+
+template <typename T, typename U> inline T cast1(U v, RoundMode m)
+{
+    constexpr bool src_float = std::is_floating_point<U>::value || is_16bit_float<U>::value;
+    double x = to_double(v);
+    if constexpr (std::is_same<T, bfloat16_t>::value) {
+        return round_to_bf16(static_cast<float>(x), m == CAST_NONE ? CAST_RINT : m);
+    } else if constexpr (std::is_same<T, half>::value) {
+        return round_to_half(x, m);
+    } else if constexpr (std::is_same<T, float>::value) {
+        if (src_float && sizeof(T) >= sizeof(U) && m != CAST_NONE && !std::is_same<U, bfloat16_t>::value)
+            return round_to_float(integral(x, m), CAST_RINT);        // float -> float: round to an integer
+        return round_to_float(x, m);
+    } else {
+        return saturate<T>(src_float ? integral(x, m) : x);
+    }
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count)
+{
+    if (count == 0) return;
+    const U* a = src.span(count, "src");
+    T* d = dst.span(count, "dst");
+    std::vector<T> tmp(count);
+    for (uint32_t i = 0; i < count; ++i) tmp[i] = detail::cast1<T, U>(a[i], roundMode);
+    std::memcpy(d, tmp.data(), count * sizeof(T));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions: asc_trace's summation order (numerics.tree_sum); max / min with NumPy's NaN rule.
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <typename T> inline std::vector<T> fold_repeats(const std::vector<T>& in, size_t width)
+{
+    size_t reps = in.empty() ? 1 : (in.size() + width - 1) / width;
+    std::vector<T> v(in);
+    v.resize(reps * width, T(0));
+    std::vector<T> out(reps);
+    for (size_t r = 0; r < reps; ++r) {
+        T* row = v.data() + r * width;
+        for (size_t w = width / 2; w >= 1; w /= 2) {
+            for (size_t i = 0; i < w; ++i) row[i] = wrap_add(row[i], row[i + w]);
+            if (w == 1) break;
+        }
+        out[r] = row[0];
+    }
+    return out;
+}
+template <typename T> inline T tree_sum(std::vector<T> v, size_t width)
+{
+    while (true) {
+        std::vector<T> out = fold_repeats(v, width);
+        if (out.size() == 1) return out[0];
+        v = out;
+    }
+}
+template <typename T> inline T index_bits(uint32_t i)
+{
+    T out;
+    if constexpr (sizeof(T) == 2) { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&out, &b, 2); }
+    else { uint32_t b = i; std::memcpy(&out, &b, 4); }
+    return out;
+}
+template <typename T> inline uint32_t pick(const T* a, uint32_t n, bool want_max)
+{
+    using C = typename Calc<T>::type;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        C x = static_cast<C>(a[i]);
+        if (isnan_(x)) return i;
+        C y = static_cast<C>(a[best]);
+        if (want_max ? x > y : x < y) best = i;
+    }
+    return best;
+}
+}  // namespace detail
+
+template <typename T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count)
+{
+    if (count <= 0) return;
+    const uint32_t n = static_cast<uint32_t>(count), per = 256 / sizeof(T), reps = (n + per - 1) / per;
+    const T* a = src.span(n, "src");
+    T* t = sharedTmpBuffer.span(reps > per ? reps : per, "the shared tmp buffer");
+    T* d = dst.span(1, "dst");
+    std::vector<T> partial = detail::fold_repeats(std::vector<T>(a, a + n), per);
+    for (uint32_t r = 0; r < reps; ++r) t[r] = partial[r];
+    d[0] = detail::tree_sum(partial, per);
+}
+
+#define ASC_MODEL_REDUCE(NAME, WANT_MAX)                                                                        \
+    template <typename T>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,\
+                     const int32_t count, bool calIndex = 0)                                                    \
+    {                                                                                                           \
+        if (count <= 0) return;                                                                                 \
+        const uint32_t n = static_cast<uint32_t>(count), per = 256 / sizeof(T), reps = (n + per - 1) / per;     \
+        const T* a = src.span(n, "src");                                                                        \
+        T* t = sharedTmpBuffer.span(reps > per ? reps : per, "the shared tmp buffer");                         \
+        T* d = dst.span(calIndex ? 2 : 1, "dst");                                                               \
+        uint32_t i = detail::pick(a, n, WANT_MAX);                                                              \
+        T v = a[i];                                                                                             \
+        t[0] = v;                                                                                               \
+        d[0] = v;                                                                                               \
+        if (calIndex) d[1] = detail::index_bits<T>(i);                                                          \
+    }
+ASC_MODEL_REDUCE(ReduceMax, true)
+ASC_MODEL_REDUCE(ReduceMin, false)
+#undef ASC_MODEL_REDUCE
+
+namespace detail {
+template <typename T, typename M>
+inline void whole_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, int32_t repeatTime,
+                         int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, int kind, ReduceOrder order)
+{
+    if (repeatTime <= 0) return;
+    const uint32_t per = 256 / sizeof(T);
+    MaskSel sel = mask_of(mask, per);
+    const uint32_t R = static_cast<uint32_t>(repeatTime);
+    const bool two = kind != 0 && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
+    const T* a = src.span(masked_extent<T>(R, srcBlkStride, srcRepStride), "src");
+    T* d = dst.span((R - 1) * dstRepStride + (two ? 2 : 1), "dst");
+    for (uint32_t r = 0; r < R; ++r) {
+        std::vector<T> full(per, T(0)), picked;
+        std::vector<uint32_t> where;
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e)) {
+                T x = a[masked_at<T>(r, e, srcBlkStride, srcRepStride)];
+                full[e] = x;
+                picked.push_back(x);
+                where.push_back(e);
+            }
+        T* out = d + r * dstRepStride;
+        if (kind == 0) { out[0] = tree_sum(full, per); continue; }
+        uint32_t k = pick(picked.data(), static_cast<uint32_t>(picked.size()), kind == 1);
+        T value = picked[k], index = index_bits<T>(where[k]);
+        switch (order) {
+            case ReduceOrder::ORDER_VALUE_INDEX: out[0] = value; out[1] = index; break;
+            case ReduceOrder::ORDER_INDEX_VALUE: out[0] = index; out[1] = value; break;
+            case ReduceOrder::ORDER_ONLY_VALUE: out[0] = value; break;
+            default: out[0] = index; break;
+        }
+    }
+}
+}  // namespace detail
+
+template <typename T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride)
+{ detail::whole_reduce(dst, src, static_cast<uint64_t>(mask), repeatTime, dstRepStride, srcBlkStride, srcRepStride, 0,
+                       ReduceOrder::ORDER_ONLY_VALUE); }
+template <typename T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride)
+{ detail::whole_reduce(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, 0,
+                       ReduceOrder::ORDER_ONLY_VALUE); }
+#define ASC_MODEL_WHOLE(NAME, KIND)                                                                             \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                 \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,          \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)            \
+    { detail::whole_reduce(dst, src, static_cast<uint64_t>(mask), repeatTime, dstRepStride, srcBlkStride,       \
+                           srcRepStride, KIND, order); }                                                        \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],              \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,          \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)            \
+    { detail::whole_reduce(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride, KIND, order); }
+ASC_MODEL_WHOLE(WholeReduceMax, 1)
+ASC_MODEL_WHOLE(WholeReduceMin, 2)
+#undef ASC_MODEL_WHOLE
+
+// ---------------------------------------------------------------------------------------------
+// Compare / Select (count form: count * sizeof(T) a multiple of 256 bytes)
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <typename T> inline void check_256(uint32_t count, const char* what)
+{
+    if ((static_cast<uint64_t>(count) * sizeof(T)) % 256 != 0)
+        fail("alignment", "%s of %u elements: the count form needs a multiple of 256 bytes", what, count);
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    uint32_t count)
+{
+    detail::check_256<T>(count, "Compare");
+    if (count == 0) return;
+    using C = typename detail::Calc<T>::type;
+    const T* a = src0.span(count, "src0");
+    const T* b = src1.span(count, "src1");
+    uint8_t* d = reinterpret_cast<uint8_t*>(dst.span(count / 8 / sizeof(U), "the mask dst"));
+    std::vector<uint8_t> bytes(count / 8, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+        C x = static_cast<C>(a[i]), y = static_cast<C>(b[i]);
+        bool bit = false;
+        switch (cmpMode) {
+            case LT: bit = x < y; break;
+            case GT: bit = x > y; break;
+            case EQ: bit = x == y; break;
+            case LE: bit = x <= y; break;
+            case GE: bit = x >= y; break;
+            default: bit = x != y; break;
+        }
+        if (bit) bytes[i / 8] = static_cast<uint8_t>(bytes[i / 8] | (1u << (i % 8)));
+    }
+    std::memcpy(d, bytes.data(), bytes.size());
+}
+
+namespace detail {
+template <typename T, typename U, typename F>
+inline void select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, uint32_t count,
+                   F other)
+{
+    check_256<T>(count, "Select");
+    if (count == 0) return;
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.span(count / 8 / sizeof(U), "sel_mask"));
+    const T* a = src0.span(count, "src0");
+    T* d = dst.span(count, "dst");
+    std::vector<T> tmp(count);
+    for (uint32_t i = 0; i < count; ++i) tmp[i] = ((m[i / 8] >> (i % 8)) & 1u) ? a[i] : other(i);
+    std::memcpy(d, tmp.data(), count * sizeof(T));
+}
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count)
+{
+    const T* b = src1.span(count, "src1");
+    detail::select(dst, selMask, src0, count, [b](uint32_t i) { return b[i]; });
+}
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+                   SELMODE selMode, uint32_t count)
+{
+    detail::select(dst, selMask, src0, count, [src1](uint32_t) { return src1; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strided (DataCopyParams) and padded (DataCopyPad) copies.
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+template <typename D, typename S>
+inline void blocks(D* dst, const S* src, uint32_t count, uint32_t len, uint32_t dstStep, uint32_t srcStep)
+{
+    for (uint32_t i = 0; i < count; ++i) std::memmove(dst + i * dstStep, src + i * srcStep, len * sizeof(D));
+}
+template <typename T> inline uint32_t span_of(uint32_t count, uint32_t len, uint32_t step)
+{
+    return (count - 1) * step + len;
+}
+}  // namespace detail
+
+#define ASC_MODEL_COPY_PARAMS(DST, SRC)                                                                         \
+    template <typename T> inline void DataCopy(const DST<T>& dst, const SRC<T>& src, const DataCopyParams& p)   \
+    {                                                                                                           \
+        if (p.blockCount == 0 || p.blockLen == 0) return;                                                       \
+        if (p.blockCount > 4095) detail::fail("bounds", "DataCopyParams.blockCount is at most 4095");           \
+        const uint32_t per = 32 / sizeof(T), len = p.blockLen * per;                                            \
+        const uint32_t ds = (p.blockLen + p.dstStride) * per, ss = (p.blockLen + p.srcStride) * per;            \
+        T* d = dst.span(detail::span_of<T>(p.blockCount, len, ds), "the copy destination");                    \
+        const T* s = src.span(detail::span_of<T>(p.blockCount, len, ss), "the copy source");                   \
+        detail::blocks(d, s, p.blockCount, len, ds, ss);                                                        \
+    }
+ASC_MODEL_COPY_PARAMS(LocalTensor, GlobalTensor)
+ASC_MODEL_COPY_PARAMS(GlobalTensor, LocalTensor)
+ASC_MODEL_COPY_PARAMS(LocalTensor, LocalTensor)
+#undef ASC_MODEL_COPY_PARAMS
+
+template <typename T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad)
+{
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    if (p.blockCount > 4095 || p.blockLen > 2097151) detail::fail("bounds", "DataCopyExtParams out of range");
+    if (p.blockLen % sizeof(T) || p.srcStride % sizeof(T))
+        detail::fail("alignment", "DataCopyPad lengths and GM strides must be multiples of the element size");
+    if ((pad.leftPadding + pad.rightPadding) * sizeof(T) > 64 || pad.leftPadding * sizeof(T) > 32 ||
+        pad.rightPadding * sizeof(T) > 32)
+        detail::fail("bounds", "left / right padding is at most 32 bytes each");
+    const uint32_t n = p.blockLen / sizeof(T), left = pad.leftPadding, right = pad.rightPadding;
+    const uint32_t row = ((left + n + right) * sizeof(T) + 31) / 32 * 32 / sizeof(T);
+    const uint32_t ds = row + p.dstStride * 32 / sizeof(T), ss = n + p.srcStride / sizeof(T);
+    T* d = dst.span((p.blockCount - 1) * ds + row, "the copy destination");
+    const T* s = src.span(detail::span_of<T>(p.blockCount, n, ss), "the copy source");
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        std::memmove(d + i * ds + left, s + i * ss, n * sizeof(T));
+        if (pad.isPad) {
+            for (uint32_t j = 0; j < left; ++j) d[i * ds + j] = pad.paddingValue;
+            for (uint32_t j = 0; j < right; ++j) d[i * ds + left + n + j] = pad.paddingValue;
+        }
+    }
+}
+
+template <typename T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p)
+{
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    if (p.blockCount > 4095 || p.blockLen > 2097151) detail::fail("bounds", "DataCopyExtParams out of range");
+    if (p.blockLen % sizeof(T) || p.dstStride % sizeof(T))
+        detail::fail("alignment", "DataCopyPad lengths and GM strides must be multiples of the element size");
+    const uint32_t n = p.blockLen / sizeof(T);
+    const uint32_t ss = (p.blockLen + 31) / 32 * 32 / sizeof(T) + p.srcStride * 32 / sizeof(T);
+    const uint32_t ds = n + p.dstStride / sizeof(T);
+    T* d = dst.span(detail::span_of<T>(p.blockCount, n, ds), "the copy destination");
+    const T* s = src.span(detail::span_of<T>(p.blockCount, n, ss), "the copy source");
+    detail::blocks(d, s, p.blockCount, n, ds, ss);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Debug output: collected per core; the Python side prints it with the core's tag.
 // ---------------------------------------------------------------------------------------------
 template <class... Args> inline void printf(__gm__ const char* fmt, Args&&... args)
@@ -647,6 +1391,90 @@ template <class... Args> inline void printf(__gm__ const char* fmt, Args&&... ar
     if (n > 0) detail::core().out.append(buf, static_cast<size_t>(n) < sizeof buf ? static_cast<size_t>(n) : sizeof buf - 1);
 }
 template <class... Args> inline void PRINTF(__gm__ const char* fmt, Args&&... args) { printf(fmt, args...); }
+
+namespace detail {
+template <typename T> inline std::string dump_cell(T v)
+{
+    char buf[64];
+    if constexpr (std::is_floating_point<T>::value || is_16bit_float<T>::value)
+        std::snprintf(buf, sizeof buf, "%f", static_cast<double>(static_cast<float>(v)));
+    else
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+}
+inline std::string nest(const std::vector<std::string>& cells, const uint32_t* shape, uint32_t dims, uint32_t level,
+                        size_t start)
+{
+    std::string out = "[";
+    if (level == dims - 1) {
+        for (uint32_t i = 0; i < shape[level]; ++i) out += (i ? ", " : "") + cells[start + i];
+        return out + "]";
+    }
+    size_t step = 1;
+    for (uint32_t k = level + 1; k < dims; ++k) step *= shape[k];
+    for (uint32_t i = 0; i < shape[level]; ++i) {
+        if (i) out += ",\n" + std::string(level + 1, ' ');
+        out += nest(cells, shape, dims, level + 1, start + i * step);
+    }
+    return out + "]";
+}
+template <typename T>
+inline void dump(const T* data, uint32_t desc, uint32_t count, uint64_t addr, const char* where, const ShapeInfo* shape)
+{
+    char head[256];
+    std::snprintf(head, sizeof head, "DumpTensor: desc=%u, addr=%llu, data_type=%s, position=%s, dump_size=%u\n", desc,
+                  static_cast<unsigned long long>(addr), TypeName<T>::get(), where, count);
+    std::string out = head;
+    std::vector<std::string> cells;
+    for (uint32_t i = 0; i < count; ++i) cells.push_back(dump_cell(data[i]));
+    if (shape == nullptr || shape->shapeDim == 0) {
+        out += "[";
+        for (uint32_t i = 0; i < count; ++i) out += (i ? ", " : "") + cells[i];
+        out += "]\n";
+    } else {
+        size_t total = 1;
+        for (uint32_t k = 0; k < shape->shapeDim; ++k) total *= shape->shapeValue[k];
+        if (total > count) {
+            out += "shape is [";
+            for (uint32_t k = 0; k < shape->shapeDim; ++k) out += (k ? ", " : "") + std::to_string(shape->shapeValue[k]);
+            out += "], dumpSize is " + std::to_string(count) + ", data is not enough.\n";
+            cells.resize(total, "-");
+        }
+        out += nest(cells, shape->shapeValue, shape->shapeDim, 0, 0) + "\n";
+    }
+    core().out += out;
+}
+inline uint64_t gm_offset(const void* p)
+{
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    for (const GmRange& r : gm_ranges())
+        if (q >= r.lo && q < r.hi) return static_cast<uint64_t>(q - r.lo);
+    return 0;
+}
+}  // namespace detail
+
+template <typename T> inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
+{
+    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
+                 nullptr);
+}
+template <typename T>
+inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
+{
+    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
+                 &shapeInfo);
+}
+template <typename T> inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
+{
+    const T* p = tensor.span(dumpSize, "the dumped tensor");
+    detail::dump(p, desc, dumpSize, detail::gm_offset(p), "GM", nullptr);
+}
+template <typename T>
+inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
+{
+    const T* p = tensor.span(dumpSize, "the dumped tensor");
+    detail::dump(p, desc, dumpSize, detail::gm_offset(p), "GM", &shapeInfo);
+}
 }  // namespace AscendC
 
 // Emitted code marks each statement with its graph node so that a failure names the user's line.

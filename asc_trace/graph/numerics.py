@@ -1,0 +1,112 @@
+"""Numerics shared by the op records: rounding modes of Cast and the summation order of reductions.
+
+The C++ model of the API (lower/include/kernel_operator.h) implements the same definitions, so the
+simulator, eager and cpp backends agree bit for bit. Where the hardware's exact behaviour is not
+documented (the order of a reduction's additions), the definition here is the assumption and the
+op's tolerance against NumPy says how far from an exact result it may land.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import DataType, bf16_to_f32, f32_to_bf16
+
+MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
+
+
+def _integral(x: np.ndarray, mode: str) -> np.ndarray:
+    """Round float64 values to integral values."""
+    if mode in ("rint", "none"):
+        return np.rint(x)
+    if mode == "floor":
+        return np.floor(x)
+    if mode == "ceil":
+        return np.ceil(x)
+    if mode == "trunc":
+        return np.trunc(x)
+    if mode == "round":                 # nearest, ties away from zero
+        return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    raise ValueError(f"mode {mode} does not round to integers")
+
+
+def to_float_type(x: np.ndarray, np_dtype: np.dtype, mode: str) -> np.ndarray:
+    """Round float64 values `x` to float16 / float32 with a rounding mode (none = nearest even)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = x.astype(np_dtype)                  # round to nearest, ties to even
+    if mode in ("none", "rint"):
+        return r
+    with np.errstate(invalid="ignore", over="ignore"):
+        back = r.astype(np.float64)
+        inf = np_dtype.type(np.inf)
+        down = np.nextafter(r, -inf)
+        up = np.nextafter(r, inf)
+        if mode == "floor":
+            return np.where(back > x, down, r)
+        if mode == "ceil":
+            return np.where(back < x, up, r)
+        if mode == "trunc":
+            return np.where(np.abs(back) > np.abs(x), np.where(x > 0, down, up), r)
+        lo = np.where(back > x, down, r)            # the two neighbours of x
+        hi = np.where(back < x, up, r)
+        if mode == "round":                         # nearest, ties away from zero
+            lo64, hi64 = lo.astype(np.float64), hi.astype(np.float64)
+            tie = (x - lo64) == (hi64 - x)
+            away = np.where(x > 0, hi, lo)
+            return np.where(tie & (lo != hi), away, r)
+        if mode == "odd":                           # inexact results take the neighbour with an odd last bit
+            bits_t = np.uint16 if np_dtype == np.float16 else np.uint32
+            lo_odd = (lo.view(bits_t) & 1) == 1
+            pick = np.where(lo_odd, lo, hi)
+            return np.where(back == x, r, pick)
+    raise ValueError(f"unknown rounding mode {mode}")
+
+
+def saturate_int(x: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
+    """Integral float64 values to an integer type: saturating, NaN -> 0 (facts: Cast)."""
+    info = np.iinfo(np_dtype)
+    x = np.where(np.isnan(x), 0.0, x)
+    return np.clip(x, info.min, info.max).astype(np_dtype)
+
+
+def cast_values(src: np.ndarray, sdt: DataType, ddt: DataType, mode: str) -> np.ndarray:
+    """Cast stored `src` values of type `sdt` to stored values of type `ddt` (bfloat16 as bits)."""
+    if sdt.name == "bfloat16":
+        x = bf16_to_f32(src).astype(np.float64)
+    else:
+        x = np.asarray(src).astype(np.float64)
+    if ddt.name == "bfloat16":     # from float32, whose values float64 holds exactly
+        return f32_to_bf16(x.astype(np.float32), "rint" if mode == "none" else mode)
+    if ddt.is_float:
+        if sdt.is_float and ddt.itemsize >= sdt.itemsize and mode != "none" and sdt.name != "bfloat16":
+            return to_float_type(_integral(x, mode), ddt.np, "rint")   # float -> float: round to integral
+        return to_float_type(x, ddt.np, mode)
+    if sdt.is_float:
+        return saturate_int(_integral(x, mode), ddt.np)
+    return saturate_int(x, ddt.np)
+
+
+def block_elems(dt: DataType) -> int:
+    """Elements of one 256-byte repeat."""
+    return 256 // dt.itemsize
+
+
+def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
+    """Sum the last axis the way asc_trace defines ReduceSum: zero-pad to whole repeats of `width`,
+    fold each repeat in halves (adding in the element type), then reduce the per-repeat sums again,
+    until one value is left. Returns shape values.shape[:-1]."""
+    v = np.asarray(values, dtype=dt_np)
+    while True:
+        n = v.shape[-1]
+        reps = max(1, -(-n // width))
+        pad = reps * width - n
+        if pad:
+            v = np.concatenate([v, np.zeros(v.shape[:-1] + (pad,), dt_np)], axis=-1)
+        v = v.reshape(v.shape[:-1] + (reps, width))
+        w = width
+        while w > 1:
+            w //= 2
+            v = (v[..., :w] + v[..., w:2 * w]).astype(dt_np)
+        v = v[..., 0]                    # (..., reps)
+        if reps == 1:
+            return v[..., 0]

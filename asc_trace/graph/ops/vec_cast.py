@@ -1,0 +1,41 @@
+"""Type conversion `Cast(dst, src, RoundMode, count)` between the pairs Atlas A2 supports (facts §5,
+Cast docs). Rounding follows the mode exactly (graph/numerics.py); float -> integer saturates and
+maps NaN to 0."""
+from __future__ import annotations
+
+from ..node import Pipe
+from ..numerics import cast_values
+from . import OpDef, register
+
+_R = frozenset({"rint", "floor", "ceil", "round", "trunc"})
+_ALL_F = _R | {"none", "odd"}
+
+# (src, dst) -> allowed rounding modes (lower-case RoundMode names without CAST_)
+CAST_PAIRS: dict[tuple[str, str], frozenset[str]] = {
+    ("float16", "float32"): frozenset({"none"}),
+    ("bfloat16", "float32"): frozenset({"none"}),
+    ("float32", "float16"): _ALL_F,
+    ("float32", "bfloat16"): _R | {"odd"},
+    ("float32", "float32"): _R,
+    ("float16", "int32"): _R,
+    ("float16", "int16"): _R,
+    ("float16", "int8"): _R,
+    ("float16", "uint8"): _R,
+    ("float32", "int32"): _R,
+    ("float32", "int16"): _R,
+    ("float32", "int64"): _R,
+    ("bfloat16", "int32"): _R,
+    ("int32", "float32"): _R | {"none"},
+    ("int16", "float16"): _R | {"none"},
+    ("int16", "float32"): frozenset({"none"}),
+    ("int8", "float16"): frozenset({"none"}),
+    ("uint8", "float16"): frozenset({"none"}),
+}
+
+# Cast runs at 64 elements per cycle, 128 for 8/16-bit <-> half (facts §10)
+register(
+    OpDef("cast", "vec_cast", Pipe.V, "Cast", arity=1, ref=cast_values,
+          dtypes=frozenset(s for s, _ in CAST_PAIRS) | frozenset(d for _, d in CAST_PAIRS),
+          rate={"float16": 128, "int8": 128, "uint8": 128, "int16": 128},
+          emit="AscendC::Cast({dst}, {src0}, AscendC::RoundMode::{mode}, {count});", writes=(0,)),
+)

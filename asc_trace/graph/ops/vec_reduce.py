@@ -1,0 +1,66 @@
+"""Reductions (facts §5; api §7):
+
+- `ReduceSum/ReduceMax/ReduceMin(dst, src, sharedTmpBuffer, count[, calIndex])`: the result lands in
+  dst[0]; with calIndex, dst[1] holds the index as T's bit pattern (ties: the smallest index).
+  ReduceSum's order of additions is asc_trace's definition (graph/numerics.py `tree_sum`), hence a
+  tolerance against NumPy's sum.
+- `WholeReduceSum/Max/Min(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride[, order])`:
+  one result per 256-byte repeat (max/min also its index, placed by ReduceOrder).
+"""
+from __future__ import annotations
+
+from ..expr import Const, binop
+from ..node import Pipe
+from . import FLOATS, OpDef, register
+from .masked import BLOCKS
+
+
+def _tmp_elems(dtype, count):
+    """Elements of sharedTmpBuffer the count form uses: one partial result per 256-byte repeat."""
+    per = 256 // dtype.itemsize
+    return binop("max", Const(per), binop("*", binop("//", binop("+", count, Const(per - 1)), Const(per)), Const(1)))
+
+
+def _reduce_accesses(node) -> list:
+    dst, src, tmp, count = node.args[:4]
+    out_n = Const(2) if node.attr("cal_index") else Const(1)
+    return [(dst, Const(0), out_n, True), (tmp, Const(0), _tmp_elems(src.dtype, count), True),
+            (src, Const(0), count, False)]
+
+
+def _whole_accesses(node) -> list:
+    dst, src, _mask, repeat, dst_rep, src_blk, src_rep = node.args[:7]
+    per_block = 32 // src.dtype.itemsize
+    last = binop("+", binop("*", binop("-", repeat, Const(1)), src_rep), binop("*", Const(BLOCKS - 1), src_blk))
+    src_n = binop("max", Const(0), binop("*", binop("+", last, Const(1)), Const(per_block)))
+    width = Const(1 if node.op == "whole_reduce_sum" or node.attr("order") in (2, 3) else 2)
+    dst_n = binop("max", Const(0), binop("+", binop("*", binop("-", repeat, Const(1)), dst_rep), width))
+    return [(dst, Const(0), dst_n, True), (src, Const(0), src_n, False)]
+
+
+# ReduceSum / ReduceMax are software sequences of repeat reductions: modeled at 1/8 of the simple rate
+_RED_RATE = {"float16": 16, "float32": 8}
+_SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
+
+register(
+    OpDef("reduce_sum", "vec_reduce", Pipe.V, "ReduceSum", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+          emit="AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", writes=(0, 2), accesses=_reduce_accesses,
+          tol=_SUM_TOL),
+    OpDef("reduce_max", "vec_reduce", Pipe.V, "ReduceMax", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+          emit="AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
+          accesses=_reduce_accesses),
+    OpDef("reduce_min", "vec_reduce", Pipe.V, "ReduceMin", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+          emit="AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
+          accesses=_reduce_accesses),
+    OpDef("whole_reduce_sum", "vec_whole_reduce", Pipe.V, "WholeReduceSum", arity=1, dtypes=FLOATS,
+          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses, tol=_SUM_TOL,
+          emit="AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});"),
+    OpDef("whole_reduce_max", "vec_whole_reduce", Pipe.V, "WholeReduceMax", arity=1, dtypes=FLOATS,
+          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses,
+          emit="AscendC::WholeReduceMax({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
+               "AscendC::ReduceOrder::{order});"),
+    OpDef("whole_reduce_min", "vec_whole_reduce", Pipe.V, "WholeReduceMin", arity=1, dtypes=FLOATS,
+          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses,
+          emit="AscendC::WholeReduceMin({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
+               "AscendC::ReduceOrder::{order});"),
+)

@@ -1,0 +1,231 @@
+"""Kernel-side functions of the op families beyond plain element-wise math: Cast, reductions,
+Compare / Select, DataCopyPad, scalar access to the UB and DumpTensor (pyasc names and order)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..dtypes import DataType, uint8
+from ..enums import CMPMODE, SELMODE, ReduceOrder, RoundMode
+from ..errors import AlignmentError, DTypeError, TraceError
+from ..graph.expr import Const
+from ..graph.node import Pipe, TensorRef, make_attrs
+from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops.vec_cast import CAST_PAIRS
+from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
+from ..graph.source_loc import SourceLoc
+from .api import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for, vec_operand
+from .context import current
+from .scalar import to_expr
+from .source_loc import user_loc
+from .tensors import tensor_ref
+
+
+def _enum(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
+    try:
+        return enum_type(value)
+    except (ValueError, TypeError):
+        raise TraceError(f"{what} must be an asc.{enum_type.__name__}, got {value!r}", loc) from None
+
+
+def _make_cast(op: OpDef) -> Callable[..., None]:
+    def cast(dst: Any, src: Any, round_mode: Any, count: Any) -> None:
+        """`Cast(dst, src, RoundMode, count)`: convert `count` elements to dst's type, rounding as `round_mode`."""
+        ctx = current("asc.cast")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", "cast", loc)
+        s = vec_operand(src, "src", "cast", loc)
+        mode = _enum(RoundMode, round_mode, "the rounding mode", loc)
+        key = (s.dtype.name, d.dtype.name)
+        allowed = CAST_PAIRS.get(key)
+        if allowed is None:
+            pairs = ", ".join(f"{a}->{b}" for a, b in sorted(CAST_PAIRS))
+            raise DTypeError(f"asc.cast from {s.dtype} to {d.dtype} is not supported on Atlas A2", loc,
+                             hint=f"supported: {pairs}")
+        name = mode.name[5:].lower()
+        if name not in allowed:
+            modes = ", ".join(f"CAST_{m.upper()}" for m in sorted(allowed))
+            raise DTypeError(f"asc.cast {s.dtype} -> {d.dtype} does not take RoundMode.{mode.name}", loc,
+                             hint=f"use one of {modes}")
+        ctx.record("cast", (d, s, mode, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
+    return cast
+
+
+def _make_reduce(op: OpDef) -> Callable[..., None]:
+    def reduce(dst: Any, src: Any, shared_tmp_buffer: Any, count: Any, cal_index: bool = False) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"),
+                                                             (shared_tmp_buffer, "shared_tmp_buffer"))]
+        dtype = check_same_dtype(op.name, refs, ["dst", "src", "shared_tmp_buffer"], loc)
+        check_supported(op, dtype, loc)
+        if op.name == "reduce_sum" and cal_index:
+            raise TraceError("asc.reduce_sum has no index to compute", loc)
+        if not isinstance(cal_index, bool):
+            raise TraceError("cal_index must be True or False", loc)
+        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V,
+                   make_attrs(dtype=dtype, cal_index=cal_index or None))
+    reduce.__doc__ = (f"Ascend C {op.c_name}(dst, src, sharedTmpBuffer, count): the result in dst[0]"
+                      + ("" if op.name == "reduce_sum" else "; with cal_index=True its index in dst[1] (T's bits)"))
+    return reduce
+
+
+def _make_whole_reduce(op: OpDef) -> Callable[..., None]:
+    def whole_reduce(dst: Any, src: Any, mask: Any, repeat_time: Any, dst_rep_stride: Any, src_blk_stride: Any,
+                     src_rep_stride: Any, order: Any = ReduceOrder.ORDER_VALUE_INDEX, is_set_mask: bool = True) -> None:
+        ctx = current(f"asc.{op.name}")
+        loc = user_loc()
+        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
+        dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        order_e = _enum(ReduceOrder, order, "order", loc)
+        args = (*refs, mask_arg(mask, dtype, loc), count_expr(repeat_time, loc, "repeat time"),
+                count_expr(dst_rep_stride, loc, "dst_rep_stride"), count_expr(src_blk_stride, loc, "src_blk_stride"),
+                count_expr(src_rep_stride, loc, "src_rep_stride"))
+        ctx.record(op.name, args, loc, Pipe.V,
+                   make_attrs(dtype=dtype, order=None if op.name == "whole_reduce_sum" else int(order_e)))
+    whole_reduce.__doc__ = f"Ascend C {op.c_name}: one result per 256-byte repeat."
+    return whole_reduce
+
+
+def _check_256(count: Any, dtype: DataType, what: str, loc: SourceLoc) -> Any:
+    n = count_expr(count, loc)
+    if isinstance(n, Const) and (n.value * dtype.itemsize) % 256:
+        raise AlignmentError(f"asc.{what} of {n.value} x {dtype} = {n.value * dtype.itemsize} bytes: the count form "
+                             "needs a multiple of 256 bytes (the hardware ignores the tail)", loc,
+                             hint="pad the count to a multiple of 256 bytes, or use the mask form for the tail")
+    return n
+
+
+def _make_compare(op: OpDef) -> Callable[..., None]:
+    def compare(dst: Any, src0: Any, src1: Any, cmp_mode: Any, count: Any) -> None:
+        """`Compare(dst, src0, src1, CMPMODE, count)`: bit i of the uint8 dst = (src0[i] OP src1[i])."""
+        ctx = current("asc.compare")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", "compare", loc)
+        refs = [vec_operand(t, n, "compare", loc) for t, n in ((src0, "src0"), (src1, "src1"))]
+        dtype = check_same_dtype("compare", refs, ["src0", "src1"], loc)
+        check_supported(op, dtype, loc)
+        mode = _enum(CMPMODE, cmp_mode, "cmp_mode", loc)
+        if dtype.name == "int32" and mode != CMPMODE.EQ:
+            raise DTypeError("asc.compare on int32 supports only CMPMODE.EQ on Atlas A2", loc)
+        if d.dtype.name not in ("uint8", "int8"):
+            raise DTypeError(f"asc.compare writes a uint8 bit mask; dst is {d.dtype}", loc)
+        ctx.record("compare", (d, *refs, mode, _check_256(count, dtype, "compare", loc)), loc, Pipe.V,
+                   make_attrs(dtype=dtype))
+    return compare
+
+
+def _make_select(op: OpDef) -> Callable[..., None]:
+    def select(dst: Any, sel_mask: Any, src0: Any, src1: Any, sel_mode: Any, count: Any) -> None:
+        """`Select(dst, selMask, src0, src1, SELMODE, count)`: dst[i] = src0[i] where bit i is 1, else src1[i]
+        (VSEL_TENSOR_TENSOR_MODE) or the scalar src1 (VSEL_TENSOR_SCALAR_MODE)."""
+        ctx = current("asc.select")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", "select", loc)
+        m = vec_operand(sel_mask, "sel_mask", "select", loc)
+        a = vec_operand(src0, "src0", "select", loc)
+        mode = _enum(SELMODE, sel_mode, "sel_mode", loc)
+        if mode == SELMODE.VSEL_CMPMASK_SPR:
+            raise TraceError("SELMODE.VSEL_CMPMASK_SPR selects by a hardware mask register, which asc_trace does not "
+                             "model", loc, hint="pass the compare result as sel_mask with VSEL_TENSOR_TENSOR_MODE")
+        if m.dtype.name not in ("uint8", "int8"):
+            raise DTypeError(f"asc.select's sel_mask is a uint8 bit mask; got {m.dtype}", loc)
+        if mode == SELMODE.VSEL_TENSOR_TENSOR_MODE:
+            b: Any = vec_operand(src1, "src1", "select", loc)
+            dtype = check_same_dtype("select", [d, a, b], ["dst", "src0", "src1"], loc)
+        else:
+            dtype = check_same_dtype("select", [d, a], ["dst", "src0"], loc)
+            b = scalar_for(dtype, src1, "select", loc)
+        check_supported(op, dtype, loc)
+        ctx.record("select", (d, m, a, b, mode, _check_256(count, dtype, "select", loc)), loc, Pipe.V,
+                   make_attrs(dtype=dtype))
+    return select
+
+
+FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
+    "vec_cast": _make_cast,
+    "vec_reduce": _make_reduce,
+    "vec_whole_reduce": _make_whole_reduce,
+}
+
+
+def _cmpsel(op: OpDef) -> Callable[..., Any]:
+    return _make_compare(op) if op.name == "compare" else _make_select(op)
+
+
+FAMILY_BUILDERS["vec_cmpsel"] = _cmpsel
+
+
+# -- DataCopyPad --------------------------------------------------------------------------------
+
+def data_copy_pad(dst: Any, src: Any, data_copy_params: Any, pad_params: Any = None) -> None:
+    """`asc.data_copy_pad(dst, src, asc.DataCopyExtParams(...)[, asc.DataCopyPadExtParams(...)])`: copy
+    `block_count` blocks of `block_len` bytes (any multiple of the element size). GM -> UB: each block
+    starts a 32-byte aligned UB row, padded on the left / right by `pad_params`. UB -> GM: exactly
+    `block_len` bytes per block are written.
+
+    Raises:
+        TraceError: wrong parameter structs, or padding on a UB -> GM copy.
+    """
+    ctx = current("asc.data_copy_pad")
+    loc = user_loc()
+    d = tensor_ref(dst, "the destination of asc.data_copy_pad")
+    s = tensor_ref(src, "the source of asc.data_copy_pad")
+    pipe = copy_pipe(d, s, "asc.data_copy_pad", loc)
+    if pipe is Pipe.V:
+        raise TraceError("asc.data_copy_pad copies between GM and the UB; for UB -> UB use asc.data_copy", loc)
+    dtype = check_same_dtype("data_copy_pad", [d, s], ["dst", "src"], loc)
+    if not isinstance(data_copy_params, DataCopyExtParams):
+        raise TraceError("asc.data_copy_pad takes asc.DataCopyExtParams(block_count, block_len_bytes, src_stride, "
+                         "dst_stride, rsv)", loc)
+    if pad_params is not None and not isinstance(pad_params, DataCopyPadExtParams):
+        raise TraceError("the padding of asc.data_copy_pad is asc.DataCopyPadExtParams(is_pad, left, right, value)",
+                         loc)
+    if pad_params is not None and d.space == "gm":
+        raise TraceError("padding applies to GM -> UB copies only", loc)
+    p = data_copy_params
+    if isinstance(p.block_len, Const) and p.block_len.value % dtype.itemsize:
+        raise AlignmentError(f"block_len of asc.data_copy_pad is {p.block_len.value} bytes, not a multiple of "
+                             f"sizeof({dtype}) = {dtype.itemsize}", loc)
+    if pad_params is not None:
+        pv = scalar_for(dtype, pad_params.padding_value, "data_copy_pad", loc)
+        pad_params = DataCopyPadExtParams(pad_params.is_pad, pad_params.left_padding, pad_params.right_padding, pv)
+    ctx.record("data_copy_pad", (d, s, p, pad_params), loc, pipe, make_attrs(dtype=dtype))
+
+
+# -- scalar access to the UB ----------------------------------------------------------------------
+
+def get_value(ref: TensorRef, index: Any) -> Any:
+    ctx = current("LocalTensor.get_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    nid = ctx.record("get_value", (ref, i), loc, Pipe.S, make_attrs(dtype=ref.dtype))
+    return ctx.node_value(nid, "float" if ref.dtype.is_float else "int")
+
+
+def set_value(ref: TensorRef, index: Any, value: Any) -> None:
+    ctx = current("LocalTensor.set_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    v = scalar_for(ref.dtype, value, "set_value", loc)
+    ctx.record("set_value", (ref, i, v), loc, Pipe.S, make_attrs(dtype=ref.dtype))
+
+
+# -- DumpTensor ---------------------------------------------------------------------------------
+
+def dump_tensor(tensor: Any, desc: Any, dump_size: Any, shape_info: Any = None) -> None:
+    """`DumpTensor(tensor, desc, dump_size[, ShapeInfo])`: print `dump_size` elements, tagged with the core;
+    with a ShapeInfo, as a matrix of that shape with `-` where the data runs out."""
+    ctx = current("asc.dump_tensor")
+    loc = user_loc()
+    ref = tensor_ref(tensor, "the tensor of asc.dump_tensor")
+    d = to_expr(desc, "desc")
+    if not isinstance(d, Const) or not isinstance(d.value, int):
+        raise TraceError("dump_tensor's desc is a Python int known while tracing", loc)
+    if shape_info is not None and not isinstance(shape_info, ShapeInfo):
+        raise TraceError("dump_tensor's shape_info is an asc.ShapeInfo", loc)
+    ctx.record("dump_tensor", (ref, d, count_expr(dump_size, loc, "dump size"), shape_info), loc, Pipe.S,
+               make_attrs(dtype=ref.dtype))
+
+
+__all__ = ["data_copy_pad", "dump_tensor", "get_value", "set_value", "uint8", "REGISTRY"]

@@ -1,0 +1,490 @@
+"""Executors of the op families beyond the count-form element-wise ops (runtime side of
+graph/ops/*): mask forms, Cast, reductions, Compare / Select, strided and padded copies, scalar
+access to the UB and DumpTensor. Same contract as executors.py: do the scalar unit's part now,
+return the pipe's instruction with its data effect in `apply`."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dtypes import DataType, bfloat16, from_compute, to_compute
+from ..errors import AlignmentError, OutOfBoundsError
+from ..graph.expr import Expr
+from ..graph.hb import Instr
+from ..graph.node import Node, Pipe, TensorRef
+from ..graph.numerics import cast_values, tree_sum
+from ..graph.ops import OpDef
+from ..graph.ops.masked import BLOCKS, envelope, strides
+from ..graph.params import DataCopyParams, Mask
+from .executors import binder, check_copy_bytes, efn, scalar_as
+from .machine import Machine
+
+Step = Callable[[Machine], Instr | None]
+
+
+# -- mask / repeat forms ------------------------------------------------------------------------
+
+def mask_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int) -> np.ndarray:
+    """Positions (0 .. per_rep-1) a mask selects within one repeat."""
+    if mask.bits is not None:
+        word = mask.bits[0] | (mask.bits[1] << 64)
+        return np.array([e for e in range(per_rep) if (word >> e) & 1], dtype=np.int64)
+    n = m.uniform_int(efn(mask.count)(env), node, "the mask count")
+    if not 1 <= n <= per_rep:
+        raise OutOfBoundsError(f"a mask count must be 1..{per_rep}, got {n}", node=node)
+    return np.arange(n, dtype=np.int64)
+
+
+def masked_index(pos: np.ndarray, repeat: int, blk: int, rep: int, per_block: int) -> np.ndarray:
+    """Element offsets of the selected positions in every repeat, for one operand's strides."""
+    within = (pos // per_block) * blk * per_block + pos % per_block
+    return (np.arange(repeat, dtype=np.int64)[:, None] * rep * per_block + within[None, :]).ravel()
+
+
+def bind_masked(node: Node, op: OpDef) -> Step:
+    tensors = [a for a in node.args if isinstance(a, TensorRef)]
+    mask, repeat_e = node.args[-3], node.args[-2]
+    stride_fns = [(efn(b), efn(r)) for b, r in strides(node)]
+    offs = [efn(t.offset) for t in tensors]
+    fr = efn(repeat_e)
+    scalar_e = node.args[len(tensors)] if op.family == "vec_scalar" else None
+    fs = efn(scalar_e) if scalar_e is not None else None
+    dt: DataType = tensors[0].dtype
+    sdt: DataType = node.attr("src_dtype") or dt
+    per_block = 32 // sdt.itemsize
+    ref = op.ref
+    family = op.family
+    is_axpy = node.op == "axpy"
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        pos = mask_positions(mask, env, m, node, BLOCKS * per_block)
+        views, idxs, ub = [], [], []
+        for t, off, (fb, frp) in zip(tensors, offs, stride_fns):
+            blk = m.uniform_int(fb(env), node, "a block stride")
+            rep = m.uniform_int(frp(env), node, "a repeat stride")
+            n = (repeat - 1) * rep + (BLOCKS - 1) * blk + 1
+            nel = n * (32 // t.dtype.itemsize)
+            addr, view = m.ub_access(t, off(env), nel, node, "an operand")
+            views.append(view)
+            idxs.append(masked_index(pos, repeat, blk, rep, 32 // t.dtype.itemsize))
+            ub.append((addr, nel * t.dtype.itemsize, False))
+        ub[0] = (ub[0][0], ub[0][1], True)
+        scalar = scalar_as(sdt, fs(env)) if fs is not None else None
+
+        if len(np.unique(idxs[0])) < len(idxs[0]):
+            # strides that make an instruction write some element twice: element by element, in order
+            return Instr(node, Pipe.V, "op", apply=lambda: _masked_in_order(views, idxs, tensors, family, ref, scalar,
+                                                                             is_axpy, dt), ub=tuple(ub),
+                         work=repeat * len(pos))
+
+        def apply() -> None:
+            srcs = [to_compute(v[:, i], t.dtype) for v, i, t in zip(views[1:], idxs[1:], tensors[1:])]
+            if is_axpy:
+                out = ref(to_compute(views[0][:, idxs[0]], dt), srcs[0], scalar)
+            elif family == "vec_scalar":
+                out = ref(srcs[0], scalar)
+            else:
+                out = ref(*srcs)
+            views[0][:, idxs[0]] = from_compute(out, dt)
+        if is_axpy:
+            ub.append((ub[0][0], ub[0][1], False))
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * len(pos))
+    return run
+
+
+def _masked_in_order(views, idxs, tensors, family, ref, scalar, is_axpy, dt) -> None:
+    for k in range(len(idxs[0])):
+        srcs = [to_compute(v[:, i[k:k + 1]], t.dtype) for v, i, t in zip(views[1:], idxs[1:], tensors[1:])]
+        d = idxs[0][k:k + 1]
+        if is_axpy:
+            out = ref(to_compute(views[0][:, d], dt), srcs[0], scalar)
+        elif family == "vec_scalar":
+            out = ref(srcs[0], scalar)
+        else:
+            out = ref(*srcs)
+        views[0][:, d] = from_compute(out, dt)
+
+
+# -- Cast -------------------------------------------------------------------------------------
+
+@binder("vec_cast")
+def _bind_cast(node: Node, op: OpDef) -> Step:
+    d, s, mode, n = node.args
+    fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
+    mname = mode.name[5:].lower()
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return None
+        aa, va = m.ub_access(s, fs(env), count, node, "src")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+
+        def apply() -> None:
+            vd[...] = cast_values(va, s.dtype, d.dtype, mname)
+        return Instr(node, Pipe.V, "op", apply=apply,
+                     ub=((aa, count * s.dtype.itemsize, False), (ad, count * d.dtype.itemsize, True)), work=count)
+    return run
+
+
+# -- reductions ---------------------------------------------------------------------------------
+
+def _index_bits(index: np.ndarray, dt: DataType) -> np.ndarray:
+    """An index stored in a T slot as its bit pattern (api §7: read via uint16 for half, uint32 for float)."""
+    bits = np.uint16 if dt.itemsize == 2 else np.uint32
+    return index.astype(bits).view(dt.np)
+
+
+@binder("vec_reduce")
+def _bind_reduce(node: Node, op: OpDef) -> Step:
+    d, s, tmp, n = node.args
+    fd, fs, ft, fn = efn(d.offset), efn(s.offset), efn(tmp.offset), efn(n)
+    dt: DataType = s.dtype
+    per = 256 // dt.itemsize
+    with_index = bool(node.attr("cal_index"))
+    kind = node.op
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if count == 0:
+            return None
+        reps = -(-count // per)
+        aa, va = m.ub_access(s, fs(env), count, node, "src")
+        ad, vd = m.ub_access(d, fd(env), 2 if with_index else 1, node, "dst")
+        at, vt = m.ub_access(tmp, ft(env), max(per, reps), node, "the shared tmp buffer")
+
+        def apply() -> None:
+            x = to_compute(va, dt)
+            if kind == "reduce_sum":
+                padded = np.concatenate([x, np.zeros((x.shape[0], reps * per - count), x.dtype)], axis=1)
+                partial = tree_sum(padded.reshape(x.shape[0], reps, per), x.dtype, per)
+                vt[:, :reps] = from_compute(partial, dt)
+                vd[:, 0] = from_compute(tree_sum(partial, x.dtype, per), dt)
+                return
+            pick = np.argmax if kind == "reduce_max" else np.argmin
+            nan_first = np.isnan(x).any(axis=1) if x.dtype.kind == "f" else np.zeros(x.shape[0], bool)
+            idx = pick(x, axis=1)
+            if nan_first.any():                       # NumPy's max: NaN wins, first NaN's index
+                idx = np.where(nan_first, np.argmax(np.isnan(x), axis=1), idx)
+            val = x[np.arange(x.shape[0]), idx]
+            vt[:, 0] = from_compute(val, dt)
+            vd[:, 0] = from_compute(val, dt)
+            if with_index:
+                vd[:, 1] = _index_bits(idx, dt)
+        nb = dt.itemsize
+        return Instr(node, Pipe.V, "op", apply=apply, work=count,
+                     ub=((aa, count * nb, False), (at, max(per, reps) * nb, True),
+                         (ad, (2 if with_index else 1) * nb, True)))
+    return run
+
+
+@binder("vec_whole_reduce")
+def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
+    d, s, mask, repeat_e, dst_rep_e, src_blk_e, src_rep_e = node.args
+    fd, fs = efn(d.offset), efn(s.offset)
+    fr, fdr, fsb, fsr = efn(repeat_e), efn(dst_rep_e), efn(src_blk_e), efn(src_rep_e)
+    dt: DataType = s.dtype
+    per_block = 32 // dt.itemsize
+    per_rep = BLOCKS * per_block
+    kind = node.op
+    order = node.attr("order") or 0
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        dst_rep = m.uniform_int(fdr(env), node, "dst_rep_stride")
+        blk = m.uniform_int(fsb(env), node, "src_blk_stride")
+        rep = m.uniform_int(fsr(env), node, "src_rep_stride")
+        pos = mask_positions(mask, env, m, node, per_rep)
+        n_src = ((repeat - 1) * rep + (BLOCKS - 1) * blk + 1) * per_block
+        width = 1 if kind == "whole_reduce_sum" or order in (2, 3) else 2
+        n_dst = (repeat - 1) * dst_rep + width
+        aa, va = m.ub_access(s, fs(env), n_src, node, "src")
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+        idx = masked_index(pos, repeat, blk, rep, per_block).reshape(repeat, len(pos))
+        out_at = np.arange(repeat) * dst_rep
+
+        def apply() -> None:
+            x = to_compute(va[:, idx], dt)            # (C, repeat, selected)
+            if kind == "whole_reduce_sum":
+                full = np.zeros(x.shape[:2] + (per_rep,), x.dtype)
+                full[..., pos] = x
+                vd[:, out_at] = from_compute(tree_sum(full, x.dtype, per_rep), dt)
+                return
+            pick = np.argmax if kind == "whole_reduce_max" else np.argmin
+            k = pick(x, axis=2)
+            val = np.take_along_axis(x, k[..., None], axis=2)[..., 0]
+            where = pos[k]
+            value, index = from_compute(val, dt), _index_bits(where, dt)
+            first, second = (value, index) if order in (0, 2) else (index, value)
+            vd[:, out_at] = first if order != 3 else index
+            if width == 2:
+                vd[:, out_at + 1] = second
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
+                     ub=((aa, n_src * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
+
+
+# -- Compare / Select ---------------------------------------------------------------------------
+
+_CMP = {0: np.less, 1: np.greater, 2: np.equal, 3: np.less_equal, 4: np.greater_equal, 5: np.not_equal}
+
+
+def _check_256(count: int, dt: DataType, node: Node) -> None:
+    if (count * dt.itemsize) % 256:
+        raise AlignmentError(f"{node.op} of {count} x {dt} = {count * dt.itemsize} bytes: the count form needs a "
+                             "multiple of 256 bytes (the hardware ignores the tail)", node=node,
+                             hint="pad the count to a multiple of 256 bytes, or use the mask form for the tail")
+
+
+@binder("vec_cmpsel")
+def _bind_cmpsel(node: Node, op: OpDef) -> Step:
+    if node.op == "compare":
+        d, a, b, mode, n = node.args
+        fd, fa, fb, fn = efn(d.offset), efn(a.offset), efn(b.offset), efn(n)
+        dt = a.dtype
+        cmp = _CMP[int(mode)]
+
+        def run(m: Machine) -> Instr | None:
+            env = m.env
+            count = m.count(fn(env), node)
+            _check_256(count, dt, node)
+            if count == 0:
+                return None
+            aa, va = m.ub_access(a, fa(env), count, node, "src0")
+            ab, vb = m.ub_access(b, fb(env), count, node, "src1")
+            ad, vd = m.ub_access(d, fd(env), count // 8, node, "the mask dst")
+
+            def apply() -> None:
+                bits = cmp(to_compute(va, dt), to_compute(vb, dt))
+                vd[...] = np.packbits(bits, axis=1, bitorder="little").view(vd.dtype)
+            nb = count * dt.itemsize
+            return Instr(node, Pipe.V, "op", apply=apply, work=count,
+                         ub=((aa, nb, False), (ab, nb, False), (ad, count // 8, True)))
+        return run
+
+    d, mk, a, b, mode, n = node.args
+    fd, fm, fa, fn = efn(d.offset), efn(mk.offset), efn(a.offset), efn(n)
+    tensor_b = isinstance(b, TensorRef)
+    fb = efn(b.offset) if tensor_b else efn(b)
+    dt = d.dtype
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        count = m.count(fn(env), node)
+        _check_256(count, dt, node)
+        if count == 0:
+            return None
+        am, vm = m.ub_access(mk, fm(env), count // 8, node, "sel_mask")
+        aa, va = m.ub_access(a, fa(env), count, node, "src0")
+        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
+        ub = [(am, count // 8, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
+        if tensor_b:
+            ab, vb = m.ub_access(b, fb(env), count, node, "src1")
+            ub.append((ab, count * dt.itemsize, False))
+        else:
+            vb = from_compute(np.broadcast_to(scalar_as(dt, fb(env)), (m.C, count)), dt)
+
+        def apply() -> None:
+            bits = np.unpackbits(vm.view(np.uint8), axis=1, bitorder="little")[:, :count].astype(bool)
+            vd[...] = np.where(bits, va, vb)
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=count)
+    return run
+
+
+# -- strided and padded copies ------------------------------------------------------------------
+
+def _blocks(count: int, length: int, step: int) -> np.ndarray:
+    return (np.arange(count, dtype=np.int64)[:, None] * step + np.arange(length, dtype=np.int64)[None, :]).ravel()
+
+
+def _endpoint(m: Machine, ref: TensorRef, off: Any, nel: int, node: Node, what: str, write: bool):
+    """(ub entry or gm entry, reader/view) of an envelope of `nel` elements at `ref`."""
+    if ref.space == "ub":
+        addr, view = m.ub_access(ref, off, nel, node, what)
+        return ("ub", (addr, nel * ref.dtype.itemsize, write)), view
+    info, io = m.gm_access(ref, off, nel, node, what, write=write)
+    return ("gm", info), io
+
+
+def _copy_instr(node: Node, pipe: Pipe, src_ep, dst_ep, apply, work: float) -> Instr:
+    ub = tuple(e for kind, e in (src_ep, dst_ep) if kind == "ub")
+    gm = tuple(e for kind, e in (src_ep, dst_ep) if kind == "gm")
+    return Instr(node, pipe, "op", apply=apply, ub=ub, gm=gm, work=work)
+
+
+def _pipe_of(d: TensorRef, s: TensorRef) -> Pipe:
+    if d.space == "ub" and s.space == "gm":
+        return Pipe.MTE2
+    if d.space == "gm":
+        return Pipe.MTE3
+    return Pipe.V
+
+
+def bind_copy_params(node: Node) -> Step:
+    d, s, p = node.args
+    fd, fs = efn(d.offset), efn(s.offset)
+    fbc, fbl, fss, fds = (efn(x) for x in (p.block_count, p.block_len, p.src_stride, p.dst_stride))
+    size = d.dtype.itemsize
+    pipe = _pipe_of(d, s)
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        bc = m.count(fbc(env), node)
+        bl = m.count(fbl(env), node)
+        if bc > 4095:
+            raise OutOfBoundsError(f"DataCopyParams.block_count is at most 4095, got {bc}", node=node)
+        if bc == 0 or bl == 0:
+            return None                              # a no-op on A2 (facts §4)
+        ss = m.count(fss(env), node)
+        ds = m.count(fds(env), node)
+        per = 32 // size
+        blk = bl * per
+        src_idx = _blocks(bc, blk, (bl + ss) * per)
+        dst_idx = _blocks(bc, blk, (bl + ds) * per)
+        src_ep, src_io = _endpoint(m, s, fs(env), int(src_idx[-1]) + 1, node, "the copy source", False)
+        dst_ep, dst_io = _endpoint(m, d, fd(env), int(dst_idx[-1]) + 1, node, "the copy destination", True)
+
+        def apply() -> None:
+            data = src_io[:, src_idx]
+            if d.space == "ub":
+                dst_io[:, dst_idx] = data
+            else:
+                dst_io(data, dst_idx)
+        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * blk * size)
+    return run
+
+
+@binder("data_copy_pad")
+def _bind_pad(node: Node, op: OpDef) -> Step:
+    d, s, p, pad = node.args
+    fd, fs = efn(d.offset), efn(s.offset)
+    fbc, fbl, fss, fds = (efn(x) for x in (p.block_count, p.block_len, p.src_stride, p.dst_stride))
+    fpad = None if pad is None else tuple(efn(x) for x in (pad.is_pad, pad.left_padding, pad.right_padding,
+                                                           pad.padding_value))
+    dt = d.dtype
+    size = dt.itemsize
+    pipe = _pipe_of(d, s)
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        bc = m.count(fbc(env), node)
+        bl = m.count(fbl(env), node)
+        if bc > 4095 or bl > 2097151:
+            raise OutOfBoundsError(f"DataCopyExtParams allows block_count <= 4095 and block_len <= 2097151 bytes, "
+                                   f"got {bc} and {bl}", node=node)
+        if bl % size:
+            raise AlignmentError(f"block_len {bl} is not a multiple of sizeof({dt}) = {size}", node=node)
+        if bc == 0 or bl == 0:
+            return None
+        ss = m.count(fss(env), node)
+        ds = m.count(fds(env), node)
+        n = bl // size
+        if d.space == "ub":                          # GM -> UB
+            if ss % size:
+                raise AlignmentError(f"src_stride {ss} bytes is not a multiple of sizeof({dt})", node=node)
+            is_pad, left, right, value = (0, 0, 0, 0) if fpad is None else (f(env) for f in fpad)
+            left, right = m.count(left, node), m.count(right, node)
+            if (left + right) * size > 64 or left * size > 32 or right * size > 32:
+                raise OutOfBoundsError("left / right padding is at most 32 bytes each", node=node)
+            row = -(-((left + n + right) * size) // 32) * 32 // size
+            dst_step = row + ds * 32 // size
+            src_idx = _blocks(bc, n, n + ss // size)
+            dst_idx = _blocks(bc, n, dst_step) + left
+            pads = np.concatenate([_blocks(bc, left, dst_step), _blocks(bc, right, dst_step) + left + n]) \
+                if m.uniform_int(is_pad, node, "is_pad") else np.zeros(0, np.int64)
+            pv = scalar_as(dt, value) if len(pads) else None
+            env_src, env_dst = int(src_idx[-1]) + 1, (bc - 1) * dst_step + row
+        else:                                        # UB -> GM
+            if ds % size:
+                raise AlignmentError(f"dst_stride {ds} bytes is not a multiple of sizeof({dt})", node=node)
+            src_step = -(-bl // 32) * 32 // size + ss * 32 // size
+            src_idx = _blocks(bc, n, src_step)
+            dst_idx = _blocks(bc, n, n + ds // size)
+            pads, pv = np.zeros(0, np.int64), None
+            env_src, env_dst = int(src_idx[-1]) + 1, int(dst_idx[-1]) + 1
+        src_ep, src_io = _endpoint(m, s, fs(env), env_src, node, "the copy source", False)
+        dst_ep, dst_io = _endpoint(m, d, fd(env), env_dst, node, "the copy destination", True)
+
+        def apply() -> None:
+            data = src_io[:, src_idx]
+            if d.space == "ub":
+                dst_io[:, dst_idx] = data
+                if len(pads):
+                    dst_io[:, pads] = from_compute(np.broadcast_to(pv, (m.C, len(pads))), dt)
+            else:
+                dst_io(data, dst_idx)
+        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * bl)
+    return run
+
+
+# -- scalar access and DumpTensor ---------------------------------------------------------------
+
+@binder("scalar")
+def _bind_scalar_access(node: Node, op: OpDef) -> Step:
+    ref, index = node.args[:2]
+    fo, fi = efn(ref.offset), efn(index)
+    dt: DataType = ref.dtype
+    key = f"v{node.id}"
+    if node.op == "get_value":
+        def run(m: Machine) -> Instr:
+            env = m.env
+            addr, view = m.ub_access(ref, fo(env) + m.uniform_int(fi(env), node, "the index"), 1, node,
+                                     "the element", aligned=False)
+
+            def apply() -> None:
+                v = to_compute(view[:, 0], dt)
+                vals = v.astype(np.float64) if dt.is_float else v.astype(np.int64)
+                env[key] = vals if m.C > 1 else vals[0].item()
+            return Instr(node, Pipe.S, "op", apply=apply, ub=((addr, dt.itemsize, False),), work=1)
+        return run
+    fv = efn(node.args[2])
+
+    def run(m: Machine) -> Instr:
+        env = m.env
+        addr, view = m.ub_access(ref, fo(env) + m.uniform_int(fi(env), node, "the index"), 1, node, "the element",
+                                 aligned=False)
+        value = scalar_as(dt, fv(env))
+
+        def apply() -> None:
+            view[:, 0] = from_compute(np.broadcast_to(value, (m.C, 1))[:, 0], dt)
+        return Instr(node, Pipe.S, "op", apply=apply, ub=((addr, dt.itemsize, True),), work=1)
+    return run
+
+
+@binder("dump_tensor")
+def _bind_dump(node: Node, op: OpDef) -> Step:
+    from .printf import format_dump
+    ref, desc, n, shape = node.args
+    fo, fn = efn(ref.offset), efn(n)
+    dt = ref.dtype
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        count = m.count(fn(env), node)
+        if ref.space == "ub":
+            addr, view = m.ub_access(ref, fo(env), count, node, "the dumped tensor", aligned=False)
+            ep = ("ub", (addr, count * dt.itemsize, False))
+            where = [addr] * m.C
+        else:
+            info, view = m.gm_access(ref, fo(env), count, node, "the dumped tensor", write=False)
+            ep = ("gm", info)
+            starts = np.broadcast_to(info[1], (m.C,))
+            where = [int(x) * dt.itemsize for x in starts]
+
+        def apply() -> None:
+            vals = to_compute(np.asarray(view), dt)
+            for c in range(m.C):
+                m.out[c].append(format_dump(desc.value, where[c], dt, ref.space, count, vals[c],
+                                            shape.shape if shape is not None else None))
+        return _copy_instr(node, Pipe.S, ep, ("none", None), apply, count)
+    return run
