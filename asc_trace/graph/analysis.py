@@ -19,7 +19,7 @@ from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hb import PIDX, QUE_PIPES, Instr, PipeClock
 from .kernel_graph import KernelGraph, Loop
 from .linear import Lin, disjoint, linearize
-from .node import Node, Pipe, TensorRef
+from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import REGISTRY
 from .ops import accesses as op_accesses
 
@@ -256,7 +256,7 @@ def unroll_count(g: KernelGraph, lp: Loop) -> int:
     period = 1
     ques: set[int] = set()
     for n in _walk(lp.body):
-        for e in _exprs(n.args):
+        for e in exprs_in(n.args):
             for m in _moduli(e, var):
                 period = math.lcm(period, m)
         if n.op == "alloc_tensor":
@@ -274,16 +274,6 @@ def _walk(items: tuple):
             yield from _walk(it.body)
         else:
             yield it
-
-
-def _exprs(args: Any):
-    for a in args:
-        if isinstance(a, Expr):
-            yield a
-        elif isinstance(a, TensorRef):
-            yield a.offset
-        elif isinstance(a, (tuple, list)):
-            yield from _exprs(a)
 
 
 def _moduli(e: Expr, var: Var):

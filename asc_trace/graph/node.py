@@ -1,9 +1,10 @@
 """Graph nodes and their operands. Nodes are immutable, so passes copy graphs safely."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Iterator
 
 from ..dtypes import DataType
 from .expr import Expr, to_str
@@ -89,6 +90,19 @@ class Node:
 
     def tensor_args(self) -> list[tuple[int, TensorRef]]:
         return [(i, a) for i, a in enumerate(self.args) if isinstance(a, TensorRef)]
+
+
+def exprs_in(args: Any) -> Iterator[Expr]:
+    """Every scalar expression inside operands: TensorRef offsets, parameter structs, tuples."""
+    for a in args if isinstance(args, (tuple, list)) else (args,):
+        if isinstance(a, Expr):
+            yield a
+        elif isinstance(a, TensorRef):
+            yield a.offset
+        elif isinstance(a, (tuple, list)):
+            yield from exprs_in(a)
+        elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+            yield from exprs_in(tuple(getattr(a, f.name) for f in dataclasses.fields(a)))
 
 
 def make_attrs(**kw: Any) -> tuple[tuple[str, Any], ...]:

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import TraceError
 from .expr import Expr, Var, free_vars
 from .kernel_graph import KernelGraph, _producers
-from .node import Node, ObjRef, TensorRef
+from .node import Node, ObjRef, TensorRef, exprs_in
 from .ops import REGISTRY
 
 TENSOR_ROOTS = frozenset({"global_tensor", "local_tensor", "alloc_tensor", "deque", "tbuf_get"})
@@ -84,13 +84,7 @@ def _check_kinds(n: Node, a: Any, seen: dict[int, Node]) -> None:
 
 
 def _vars(a: Any) -> set[Var]:
-    if isinstance(a, Expr):
-        return free_vars(a)
-    if isinstance(a, TensorRef):
-        return free_vars(a.offset)
-    if isinstance(a, (tuple, list)):
-        out: set[Var] = set()
-        for x in a:
-            out |= _vars(x)
-        return out
-    return set()
+    out: set[Var] = set()
+    for e in exprs_in(a):
+        out |= free_vars(e)
+    return out

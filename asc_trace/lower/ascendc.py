@@ -17,7 +17,7 @@ from ..enums import HardEvent, PipeID
 from ..errors import TraceError
 from ..graph.expr import Const, Expr, Var, free_vars, substitute
 from ..graph.kernel_graph import KernelGraph
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
 from .cexpr import CNames, c_const, c_expr, c_ident, c_string
 
@@ -333,7 +333,7 @@ class _Emitter:
         g = self.g
         used = set()
         for n in g:
-            for x in _exprs(n.args):
+            for x in exprs_in(n.args):
                 used |= {v.kind for v in free_vars(x)}
         params = []
         for p in g.signature.runtime:
@@ -388,16 +388,6 @@ def _unparen(text: str) -> str:
         if depth == 0 and i < len(text) - 1:
             return text     # the outer parentheses do not enclose everything
     return text[1:-1]
-
-
-def _exprs(args: Any):
-    for a in args:
-        if isinstance(a, Expr):
-            yield a
-        elif isinstance(a, TensorRef):
-            yield a.offset
-        elif isinstance(a, (tuple, list)):
-            yield from _exprs(a)
 
 
 def _possible_values(e: Expr, limit: int = 64) -> set[int] | None:

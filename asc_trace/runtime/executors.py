@@ -61,29 +61,42 @@ def scalar_as(dt: DataType, s: Any) -> Any:
 
 # -- vector ops ---------------------------------------------------------------------------------
 
+def bind_elementwise(node: Node, dst: TensorRef, srcs: list[TensorRef], count: Expr,
+                     fn: Callable[[list[np.ndarray], Any, int, int], np.ndarray], scalar: Expr | None = None,
+                     raw: bool = False) -> Step:
+    """The count form shared by element-wise ops: `count` elements from each source, `fn` computes the
+    destination (on compute-dtype values, or on stored values with `raw`)."""
+    fd, fsrc, fn_n = efn(dst.offset), [efn(t.offset) for t in srcs], efn(count)
+    fsc = efn(scalar) if scalar is not None else None
+    sdt: DataType = node.attr("src_dtype") or dst.dtype
+    names = ["src"] if len(srcs) == 1 else [f"src{i}" for i in range(len(srcs))]
+    dt = dst.dtype
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        n = m.count(fn_n(env), node)
+        if n == 0:
+            return None
+        views = [m.ub_access(t, f(env), n, node, name) for t, f, name in zip(srcs, fsrc, names)]
+        ad, vd = m.ub_access(dst, fd(env), n, node, "dst")
+        sc = scalar_as(sdt, fsc(env)) if fsc is not None else None
+
+        def apply() -> None:
+            ins = [v if raw else to_compute(v, t.dtype) for (_, v), t in zip(views, srcs)]
+            out = fn(ins, sc, n, m.C)
+            vd[...] = out if raw else from_compute(out, dt)
+        ub = tuple((a, n * t.dtype.itemsize, False) for (a, _), t in zip(views, srcs))
+        return Instr(node, Pipe.V, "op", apply=apply, ub=ub + ((ad, n * dt.itemsize, True),), work=n)
+    return run
+
+
 @binder("vec_binary")
 def _bind_binary(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
         return _ops().bind_masked(node, op)
     d, a, b, n = node.args
-    fd, fa, fb, fn = efn(d.offset), efn(a.offset), efn(b.offset), efn(n)
-    ref, dt = op.ref, d.dtype
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        aa, va = m.ub_access(a, fa(env), count, node, "src0")
-        ab, vb = m.ub_access(b, fb(env), count, node, "src1")
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-
-        def apply() -> None:
-            vd[...] = from_compute(ref(to_compute(va, dt), to_compute(vb, dt)), dt)
-        nb = count * dt.itemsize
-        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ab, nb, False), (ad, nb, True)),
-                     work=count)
-    return run
+    ref = op.ref
+    return bind_elementwise(node, d, [a, b], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1]))
 
 
 @binder("vec_unary")
@@ -91,70 +104,19 @@ def _bind_unary(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
         return _ops().bind_masked(node, op)
     d, a, n = node.args
-    fd, fa, fn = efn(d.offset), efn(a.offset), efn(n)
-    ref, dt = op.ref, d.dtype
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        aa, va = m.ub_access(a, fa(env), count, node, "src")
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-
-        def apply() -> None:
-            vd[...] = from_compute(ref(to_compute(va, dt)), dt)
-        nb = count * dt.itemsize
-        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
-    return run
+    ref = op.ref
+    return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0]))
 
 
 @binder("vec_scalar")
 def _bind_scalar(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
         return _ops().bind_masked(node, op)
-    if node.op == "axpy":
-        return _bind_axpy(node, op)
     d, a, s, n = node.args
-    fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
-    ref, dt = op.ref, d.dtype
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        aa, va = m.ub_access(a, fa(env), count, node, "src")
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-        scalar = scalar_as(dt, fs(env))
-
-        def apply() -> None:
-            vd[...] = from_compute(ref(to_compute(va, dt), scalar), dt)
-        nb = count * dt.itemsize
-        return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
-    return run
-
-
-def _bind_axpy(node: Node, op: OpDef) -> Step:
-    d, a, s, n = node.args
-    fd, fa, fs, fn = efn(d.offset), efn(a.offset), efn(s), efn(n)
-    ref, dt, sdt = op.ref, d.dtype, a.dtype
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        aa, va = m.ub_access(a, fa(env), count, node, "src")
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-        scalar = scalar_as(sdt, fs(env))
-
-        def apply() -> None:
-            vd[...] = from_compute(ref(to_compute(vd, dt), to_compute(va, sdt), scalar), dt)
-        return Instr(node, Pipe.V, "op", apply=apply, work=count,
-                     ub=((aa, count * sdt.itemsize, False), (ad, count * dt.itemsize, False),
-                         (ad, count * dt.itemsize, True)))
-    return run
+    ref = op.ref
+    if node.op == "axpy":     # dst = dst + src * scalar: the destination is a source too
+        return bind_elementwise(node, d, [d, a], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], sc), scalar=s)
+    return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0], sc), scalar=s)
 
 
 def _ops():
@@ -165,21 +127,7 @@ def _ops():
 @binder("vec_duplicate")
 def _bind_duplicate(node: Node, op: OpDef) -> Step:
     d, s, n = node.args
-    fd, fs, fn = efn(d.offset), efn(s), efn(n)
-    dt = d.dtype
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        val = scalar_as(dt, fs(env))
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-
-        def apply() -> None:
-            vd[...] = from_compute(np.broadcast_to(val, (m.C, count)), dt)
-        return Instr(node, Pipe.V, "op", apply=apply, ub=((ad, count * dt.itemsize, True),), work=count)
-    return run
+    return bind_elementwise(node, d, [], n, lambda ins, sc, cnt, C: np.broadcast_to(sc, (C, cnt)), scalar=s)
 
 
 # -- data movement ------------------------------------------------------------------------------

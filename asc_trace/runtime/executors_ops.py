@@ -17,7 +17,7 @@ from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS, envelope, strides
 from ..graph.params import DataCopyParams, Mask
-from .executors import binder, check_copy_bytes, efn, scalar_as
+from .executors import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine
 
 Step = Callable[[Machine], Instr | None]
@@ -115,22 +115,9 @@ def _masked_in_order(views, idxs, tensors, family, ref, scalar, is_axpy, dt) -> 
 @binder("vec_cast")
 def _bind_cast(node: Node, op: OpDef) -> Step:
     d, s, mode, n = node.args
-    fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
     mname = mode.name[5:].lower()
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        count = m.count(fn(env), node)
-        if count == 0:
-            return None
-        aa, va = m.ub_access(s, fs(env), count, node, "src")
-        ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-
-        def apply() -> None:
-            vd[...] = cast_values(va, s.dtype, d.dtype, mname)
-        return Instr(node, Pipe.V, "op", apply=apply,
-                     ub=((aa, count * s.dtype.itemsize, False), (ad, count * d.dtype.itemsize, True)), work=count)
-    return run
+    return bind_elementwise(node, d, [s], n, lambda ins, sc, cnt, C: cast_values(ins[0], s.dtype, d.dtype, mname),
+                            raw=True)
 
 
 # -- reductions ---------------------------------------------------------------------------------

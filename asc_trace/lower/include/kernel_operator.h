@@ -604,57 +604,6 @@ inline void unary(const LocalTensor<T>& dst, const LocalTensor<T>& a, int32_t co
 }
 }  // namespace detail
 
-#define ASC_MODEL_BINARY(NAME, EXPR)                                                                            \
-    template <typename T>                                                                                       \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
-                     const int32_t& count)                                                                      \
-    {                                                                                                           \
-        detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; });                                  \
-    }
-ASC_MODEL_BINARY(Add, detail::wrap_add(a, b))
-ASC_MODEL_BINARY(Sub, detail::wrap_sub(a, b))
-ASC_MODEL_BINARY(Mul, detail::wrap_mul(a, b))
-ASC_MODEL_BINARY(Div, detail::div(a, b))
-ASC_MODEL_BINARY(Max, detail::max_(a, b))
-ASC_MODEL_BINARY(Min, detail::min_(a, b))
-#undef ASC_MODEL_BINARY
-
-#define ASC_MODEL_SCALAR(NAME, EXPR)                                                                            \
-    template <typename T, bool isSetMask = true>                                                                \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,               \
-                     const int32_t& count)                                                                      \
-    {                                                                                                           \
-        const T s = scalarValue;                                                                                \
-        detail::unary(dst, src, count, [s](T a) { return EXPR; });                                              \
-    }
-ASC_MODEL_SCALAR(Adds, detail::wrap_add(a, s))
-ASC_MODEL_SCALAR(Muls, detail::wrap_mul(a, s))
-ASC_MODEL_SCALAR(Maxs, detail::max_(a, s))
-ASC_MODEL_SCALAR(Mins, detail::min_(a, s))
-#undef ASC_MODEL_SCALAR
-
-#define ASC_MODEL_UNARY(NAME, EXPR)                                                                             \
-    template <typename T>                                                                                       \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)               \
-    {                                                                                                           \
-        using C = typename detail::Calc<T>::type;                                                               \
-        detail::unary(dst, src, count, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });            \
-    }
-ASC_MODEL_UNARY(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
-ASC_MODEL_UNARY(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
-ASC_MODEL_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
-ASC_MODEL_UNARY(Abs, detail::abs_(a))
-ASC_MODEL_UNARY(Relu, detail::max_(a, static_cast<T>(0)))
-#undef ASC_MODEL_UNARY
-
-template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)
-{
-    if (count <= 0) return;
-    uint32_t n = static_cast<uint32_t>(count);
-    T* pd = dst.span(n, "dst");
-    for (uint32_t i = 0; i < n; ++i) pd[i] = scalarValue;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Parameter structs: a default and an all-fields constructor only (api trap 3).
 // ---------------------------------------------------------------------------------------------
@@ -731,7 +680,8 @@ struct ShapeInfo {
 };
 
 // ---------------------------------------------------------------------------------------------
-// More element-wise ops, and the mask / repeat forms.
+// Element-wise ops: the count form `Op(dst, src..., count)` and the mask forms
+// `Op(dst, src..., uint64_t mask[2] | uint64_t mask, repeatTime, RepeatParams)`.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 template <typename T> inline T band(T a, T b) { return static_cast<T>(a & b); }
@@ -780,58 +730,6 @@ template <typename T> inline uint32_t masked_extent(uint32_t repeat, uint32_t bl
 }
 }  // namespace detail
 
-#define ASC_MODEL_BINARY2(NAME, EXPR)                                                                           \
-    ASC_MODEL_BINARY(NAME, EXPR)                                                                                \
-    template <typename T, bool isSetMask = true, typename M>                                                    \
-    inline void NAME##_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,\
-                              M mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
-    {                                                                                                           \
-        if (repeatTime == 0) return;                                                                            \
-        const uint32_t per = 256 / sizeof(T);                                                                   \
-        detail::MaskSel sel = detail::mask_of(mask, per);                                                       \
-        T* d = dst.span(detail::masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");          \
-        const T* a = src0.span(detail::masked_extent<T>(repeatTime, p.src0BlkStride, p.src0RepStride), "src0");\
-        const T* b = src1.span(detail::masked_extent<T>(repeatTime, p.src1BlkStride, p.src1RepStride), "src1");\
-        for (uint32_t r = 0; r < repeatTime; ++r)                                                               \
-            for (uint32_t e = 0; e < per; ++e) {                                                                \
-                if (!sel.on(e)) continue;                                                                       \
-                T x = a[detail::masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)];                         \
-                T y = b[detail::masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)];                         \
-                d[detail::masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = [](T a_, T b_) {               \
-                    T a = a_; T b = b_; return EXPR; }(x, y);                                                   \
-            }                                                                                                   \
-    }                                                                                                           \
-    template <typename T, bool isSetMask = true>                                                                \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
-                     uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
-    { NAME##_masked<T, isSetMask>(dst, src0, src1, static_cast<const uint64_t*>(mask), repeatTime, p); }        \
-    template <typename T, bool isSetMask = true>                                                                \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
-                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
-    { NAME##_masked<T, isSetMask>(dst, src0, src1, mask, repeatTime, p); }
-
-#define ASC_MODEL_BINARY(NAME, EXPR)                                                                            \
-    template <typename T>                                                                                       \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
-                     const int32_t& count)                                                                      \
-    {                                                                                                           \
-        detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; });                                  \
-    }
-ASC_MODEL_BINARY2(And, detail::band(a, b))
-ASC_MODEL_BINARY2(Or, detail::bor(a, b))
-#undef ASC_MODEL_BINARY
-
-// mask forms of the binary ops declared earlier (their count forms are above)
-#define ASC_MODEL_BINARY(NAME, EXPR)
-ASC_MODEL_BINARY2(Add, detail::wrap_add(a, b))
-ASC_MODEL_BINARY2(Sub, detail::wrap_sub(a, b))
-ASC_MODEL_BINARY2(Mul, detail::wrap_mul(a, b))
-ASC_MODEL_BINARY2(Div, detail::div(a, b))
-ASC_MODEL_BINARY2(Max, detail::max_(a, b))
-ASC_MODEL_BINARY2(Min, detail::min_(a, b))
-#undef ASC_MODEL_BINARY
-#undef ASC_MODEL_BINARY2
-
 namespace detail {
 template <typename T, typename M, typename F>
 inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const uint8_t repeatTime,
@@ -847,17 +745,56 @@ inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M
             if (sel.on(e))
                 d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = f(a[masked_at<T>(r, e, p.srcBlkStride, p.srcRepStride)]);
 }
+template <typename T, typename M, typename F>
+inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, M mask,
+                          const uint8_t repeatTime, const BinaryRepeatParams& p, F f)
+{
+    if (repeatTime == 0) return;
+    const uint32_t per = 256 / sizeof(T);
+    MaskSel sel = mask_of(mask, per);
+    T* d = dst.span(masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src0.span(masked_extent<T>(repeatTime, p.src0BlkStride, p.src0RepStride), "src0");
+    const T* b = src1.span(masked_extent<T>(repeatTime, p.src1BlkStride, p.src1RepStride), "src1");
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e))
+                d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] =
+                    f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
+                      b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)]);
+}
 }  // namespace detail
 
-#define ASC_MODEL_UNARY_ALL(NAME, EXPR)                                                                         \
+#define ASC_MODEL_BINARY(NAME, EXPR)                                                                            \
+    template <typename T>                                                                                       \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     const int32_t& count)                                                                      \
+    { detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; }); }                                  \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
+    { detail::binary_masked(dst, src0, src1, static_cast<const uint64_t*>(mask), repeatTime, p,                 \
+                            [](T a, T b) { return EXPR; }); }                                                   \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
+    { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b) { return EXPR; }); }
+ASC_MODEL_BINARY(Add, detail::wrap_add(a, b))
+ASC_MODEL_BINARY(Sub, detail::wrap_sub(a, b))
+ASC_MODEL_BINARY(Mul, detail::wrap_mul(a, b))
+ASC_MODEL_BINARY(Div, detail::div(a, b))
+ASC_MODEL_BINARY(Max, detail::max_(a, b))
+ASC_MODEL_BINARY(Min, detail::min_(a, b))
+ASC_MODEL_BINARY(And, detail::band(a, b))
+ASC_MODEL_BINARY(Or, detail::bor(a, b))
+#undef ASC_MODEL_BINARY
+
+#define ASC_MODEL_UNARY(NAME, EXPR)                                                                             \
     template <typename T>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)               \
     {                                                                                                           \
         using C = typename detail::Calc<T>::type;                                                               \
         detail::unary(dst, src, count, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });            \
     }                                                                                                           \
-    ASC_MODEL_UNARY_MASK(NAME, EXPR)
-#define ASC_MODEL_UNARY_MASK(NAME, EXPR)                                                                        \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                    \
                      const uint8_t repeatTime, const UnaryRepeatParams& p)                                      \
@@ -873,18 +810,24 @@ inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M
         using C = typename detail::Calc<T>::type;                                                               \
         detail::unary_masked(dst, src, mask, repeatTime, p, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; }); \
     }
-ASC_MODEL_UNARY_ALL(Rsqrt, detail::rsqrt(a))
-ASC_MODEL_UNARY_ALL(Reciprocal, detail::recip(a))
-ASC_MODEL_UNARY_ALL(Not, detail::bnot(a))
-ASC_MODEL_UNARY_MASK(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
-ASC_MODEL_UNARY_MASK(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
-ASC_MODEL_UNARY_MASK(Sqrt, static_cast<T>(std::sqrt(x)))
-ASC_MODEL_UNARY_MASK(Abs, detail::abs_(a))
-ASC_MODEL_UNARY_MASK(Relu, detail::max_(a, static_cast<T>(0)))
-#undef ASC_MODEL_UNARY_ALL
-#undef ASC_MODEL_UNARY_MASK
+ASC_MODEL_UNARY(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
+ASC_MODEL_UNARY(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
+ASC_MODEL_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
+ASC_MODEL_UNARY(Abs, detail::abs_(a))
+ASC_MODEL_UNARY(Relu, detail::max_(a, static_cast<T>(0)))
+ASC_MODEL_UNARY(Rsqrt, detail::rsqrt(a))
+ASC_MODEL_UNARY(Reciprocal, detail::recip(a))
+ASC_MODEL_UNARY(Not, detail::bnot(a))
+#undef ASC_MODEL_UNARY
 
-#define ASC_MODEL_SCALAR_MASK(NAME, EXPR)                                                                       \
+#define ASC_MODEL_SCALAR(NAME, EXPR)                                                                            \
+    template <typename T, bool isSetMask = true>                                                                \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,               \
+                     const int32_t& count)                                                                      \
+    {                                                                                                           \
+        const T s = scalarValue;                                                                                \
+        detail::unary(dst, src, count, [s](T a) { return EXPR; });                                              \
+    }                                                                                                           \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,               \
                      uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p)                     \
@@ -899,19 +842,20 @@ ASC_MODEL_UNARY_MASK(Relu, detail::max_(a, static_cast<T>(0)))
         const T s = scalarValue;                                                                                \
         detail::unary_masked(dst, src, mask, repeatTime, p, [s](T a) { return EXPR; });                         \
     }
-ASC_MODEL_SCALAR_MASK(Adds, detail::wrap_add(a, s))
-ASC_MODEL_SCALAR_MASK(Muls, detail::wrap_mul(a, s))
-ASC_MODEL_SCALAR_MASK(Maxs, detail::max_(a, s))
-ASC_MODEL_SCALAR_MASK(Mins, detail::min_(a, s))
-ASC_MODEL_SCALAR_MASK(LeakyRelu, detail::leaky(a, s))
+ASC_MODEL_SCALAR(Adds, detail::wrap_add(a, s))
+ASC_MODEL_SCALAR(Muls, detail::wrap_mul(a, s))
+ASC_MODEL_SCALAR(Maxs, detail::max_(a, s))
+ASC_MODEL_SCALAR(Mins, detail::min_(a, s))
+ASC_MODEL_SCALAR(LeakyRelu, detail::leaky(a, s))
+#undef ASC_MODEL_SCALAR
 
-template <typename T, bool isSetMask = true>
-inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count)
+template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)
 {
-    const T s = scalarValue;
-    detail::unary(dst, src, count, [s](T a) { return detail::leaky(a, s); });
+    if (count <= 0) return;
+    uint32_t n = static_cast<uint32_t>(count);
+    T* pd = dst.span(n, "dst");
+    for (uint32_t i = 0; i < n; ++i) pd[i] = scalarValue;
 }
-#undef ASC_MODEL_SCALAR_MASK
 
 namespace detail {
 template <typename T, typename U> inline T axpy1(T d, U x, U s)
