@@ -30,4 +30,10 @@ __version__ = "0.1.0"
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 
-__all__ = [n for n in dir() if not n.startswith("_") and n != "range"]
+import types as _types  # noqa: E402
+
+# `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
+# `annotations` future flag are not API.
+__all__ = sorted(n for n, v in globals().items()
+                 if not n.startswith("_") and n not in ("range", "annotations", "build_vector_api")
+                 and not isinstance(v, _types.ModuleType))

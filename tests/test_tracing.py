@@ -385,3 +385,12 @@ def test_always_compile_bypasses_the_cache(trace_count):
     k[1](x, z, 1)
     k[1](x, z, 1)
     assert trace_count == ["k", "k"]
+
+
+def test_star_import_exports_the_api_but_not_range_or_submodules():
+    import types
+    ns: dict = {}
+    exec("from asc_trace import *", ns)
+    assert ns.get("range", range) is range      # the builtin is not shadowed
+    assert "jit" in ns and "data_copy" in ns and "add" in ns and "TQue" in ns
+    assert not [n for n, v in ns.items() if isinstance(v, types.ModuleType)]

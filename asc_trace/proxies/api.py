@@ -103,20 +103,26 @@ def _tail(kind: str, rest: tuple, params_type: type, loc: SourceLoc) -> tuple[An
     return _repeat(rest[0], loc), rest[1]
 
 
+def _record_elementwise(op: OpDef, operands: dict[str, Any], count: Any, rest: tuple,
+                        params_type: type) -> None:
+    """Record a same-dtype elementwise op in its count form or its mask form (mask, repeat, params)."""
+    ctx = current(f"asc.{op.name}")
+    loc = user_loc()
+    refs = [vec_operand(t, n, op.name, loc) for n, t in operands.items()]
+    dtype = check_same_dtype(op.name, refs, list(operands), loc)
+    check_supported(op, dtype, loc)
+    form = _tail(op.name, rest, params_type, loc)
+    if form is None:
+        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+    else:
+        ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
+                   make_attrs(dtype=dtype, form="mask"))
+
+
 def _make_binary(op: OpDef) -> Callable[..., None]:
     def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: Any, *rest: Any,
            is_set_mask: bool = True) -> None:
-        ctx = current(f"asc.{op.name}")
-        loc = user_loc()
-        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1"))]
-        dtype = check_same_dtype(op.name, refs, ["dst", "src0", "src1"], loc)
-        check_supported(op, dtype, loc)
-        form = _tail(op.name, rest, BinaryRepeatParams, loc)
-        if form is None:
-            ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-        else:
-            ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
-                       make_attrs(dtype=dtype, form="mask"))
+        _record_elementwise(op, {"dst": dst, "src0": src0, "src1": src1}, count, rest, BinaryRepeatParams)
     fn.__doc__ = (f"`dst[i] = {op.name}(src0[i], src1[i])` (Ascend C {op.c_name}): count form "
                   f"`(dst, src0, src1, count)` or mask form `(dst, src0, src1, mask, repeat_time, BinaryRepeatParams)`.")
     return fn
@@ -124,17 +130,7 @@ def _make_binary(op: OpDef) -> Callable[..., None]:
 
 def _make_unary(op: OpDef) -> Callable[..., None]:
     def fn(dst: LocalTensor, src: LocalTensor, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
-        ctx = current(f"asc.{op.name}")
-        loc = user_loc()
-        refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
-        dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
-        check_supported(op, dtype, loc)
-        form = _tail(op.name, rest, UnaryRepeatParams, loc)
-        if form is None:
-            ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-        else:
-            ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
-                       make_attrs(dtype=dtype, form="mask"))
+        _record_elementwise(op, {"dst": dst, "src": src}, count, rest, UnaryRepeatParams)
     fn.__doc__ = (f"`dst[i] = {op.name}(src[i])` (Ascend C {op.c_name}): count form `(dst, src, count)` or mask "
                   f"form `(dst, src, mask, repeat_time, UnaryRepeatParams)`.")
     return fn

@@ -6,7 +6,7 @@ checks races and events (unless ASC_TRACE_SANITIZE=0) and models time.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -69,33 +69,42 @@ def _groups(core_num: int, per_core: bool) -> list[np.ndarray]:
     return [np.arange(s, min(s + MAX_GROUP, core_num)) for s in range(0, core_num, MAX_GROUP)]
 
 
-def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool) -> list[CoreTimeline]:
-    """Run every core; returns each core's timeline. If anything fails, the outputs are restored."""
-    gm = job.bound.arrays
+def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, np.ndarray], None],
+               finish: Callable[[], None] = lambda: None) -> None:
+    """Run `run_group` on every group of cores with journalled GM: if anything fails (including
+    `finish`, the cross-core checks), the outputs are restored. printf output is emitted either way."""
     journal = GmJournal()
     out: list[tuple[int, list[str]]] = []
-    timelines: list[CoreTimeline] = []
-    gm_writes: list[tuple] = []
     try:
         for cores in _groups(job.core_num, art.per_core):
-            m = Machine(cores, job.core_num, gm, job.bound.scalars, journal)
+            m = Machine(cores, job.core_num, job.bound.arrays, job.bound.scalars, journal)
             try:
-                model = art.sim.run_group(m, plat, sanitize, trace)
+                run_group(m, cores)
             finally:
                 out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
-            for param, starts, count, size, node in model.gm_writes:
-                gm_writes.append((param, np.broadcast_to(starts, cores.shape), count, size, node, cores))
-            for c in cores:
-                timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
-                                              list(model.gm_bytes)))
-        if sanitize:
-            check_gm_overlaps(gm_writes)
+        finish()
     except BaseException:
         journal.rollback()
         raise
     finally:
         emit_output(sorted(out, key=lambda t: t[0]), job.core_num)
     journal.commit()
+
+
+def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool) -> list[CoreTimeline]:
+    """Run every core through the pipe model; returns each core's timeline."""
+    timelines: list[CoreTimeline] = []
+    gm_writes: list[tuple] = []
+
+    def run_group(m: Machine, cores: np.ndarray) -> None:
+        model = art.sim.run_group(m, plat, sanitize, trace)
+        for param, starts, count, size, node in model.gm_writes:
+            gm_writes.append((param, np.broadcast_to(starts, cores.shape), count, size, node, cores))
+        for c in cores:
+            timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
+                                          list(model.gm_bytes)))
+
+    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else (lambda: None))
     return timelines
 
 
@@ -108,22 +117,9 @@ class SimRuntime(Runtime):
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
         if config.sanitize():
             simulate(art, job, platform(job.options.get("platform") or "Ascend910B2"), True, False)
-            return
-        journal = GmJournal()
-        out: list[tuple[int, list[str]]] = []
-        try:
-            for cores in _groups(job.core_num, art.per_core):
-                m = Machine(cores, job.core_num, job.bound.arrays, job.bound.scalars, journal)
-                try:
-                    art.sim.run_program_order(m)
-                finally:
-                    out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
-        except BaseException:
-            journal.rollback()
-            raise
-        finally:
-            emit_output(sorted(out, key=lambda t: t[0]), job.core_num)
-        journal.commit()
+        else:
+            # The fast path: program order, no pipe model (same results when the kernel is race-free).
+            _run_cores(art, job, lambda m, cores: art.sim.run_program_order(m))
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform) -> Profile:
         timelines = simulate(art, job, plat, config.sanitize(), True)
