@@ -50,19 +50,33 @@ def vadd(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
-    size = 8 * 2048
+    size = USE_CORE_NUM * 2048
     rng = np.random.default_rng(0)
     x = rng.random(size, dtype=np.float32)
     y = rng.random(size, dtype=np.float32)
-    backend = vadd_kernel.backend
-    from asc_trace.runtime import get_runtime
-    print(f"backend: {get_runtime(backend).name} (asked for {backend!r}); {USE_CORE_NUM} cores, {size} float32")
+    backend = rt.get_runtime(vadd_kernel.backend).name
+    print(f"1. run: backend {backend} (asked for {vadd_kernel.backend!r}), {USE_CORE_NUM} cores x "
+          f"{size // USE_CORE_NUM} float32")
     z = vadd(x, y)
     ok = np.array_equal(z, x + y)
-    print(f"z == x + y exactly: {ok}")
+    print(f"   z == x + y exactly: {ok}")
+
     ck = asc.compile(vadd_kernel, (x, y, z, size // USE_CORE_NUM), core_num=USE_CORE_NUM)
-    print(f"\ntraced graph ({len(ck.traced)} nodes; the loop body is traced once):")
+    print(f"\n2. the traced graph ({len(ck.traced)} nodes; the loop body is traced once, not 16 times):")
     print(ck.traced)
+    print("\n3. the Ascend C it lowers to (what bisheng would compile for the NPU):")
+    print(ck.source)
+
+    print("4. its time on the simulator's pipe model (modeled, not measured on hardware):")
+    print(asc.profile(vadd_kernel, x, y, z, size // USE_CORE_NUM, core_num=USE_CORE_NUM).summary())
+
+    try:
+        z_cpp = np.zeros_like(x)
+        asc.jit(vadd_kernel, backend="cpp")[USE_CORE_NUM](x, y, z_cpp, size // USE_CORE_NUM)
+        print(f"\n5. that Ascend C, built with g++ against asc_trace's model of the API and run: "
+              f"z == x + y exactly: {np.array_equal(z_cpp, x + y)}")
+    except asc.ToolchainError as e:
+        print(f"\n5. cpp backend skipped: {e.msg}")
     if not ok:
         raise SystemExit(1)
 

@@ -307,11 +307,14 @@ def _overlap(a: Acc, b: Acc) -> bool:
 
 
 def _conflict(a: AInstr, b: AInstr) -> str | None:
+    """The dependence of b on a, named by the most telling kind when several hold (an in-place op
+    after a copy is both RAW and WAW: users think of it as the data flowing, RAW)."""
+    kinds = set()
     for x in a.accs:
         for y in b.accs:
             if (x.write or y.write) and _overlap(x, y):
-                return "RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW")
-    return None
+                kinds.add("RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW"))
+    return next((k for k in ("RAW", "WAR", "WAW") if k in kinds), None)
 
 
 # same-pipe dependences that need a PipeBarrier when bisheng's own auto-sync is off (facts §3:
