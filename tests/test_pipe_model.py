@@ -1,6 +1,7 @@
 """The pipe model: the race checker, event checks, the scheduler's synchronisation and
 multi-buffering, and the timing model with its exports."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -68,6 +69,10 @@ def test_removed_handshake_is_a_race_naming_both_lines():
     assert_points_at(ei.value, "MARK-copy-x")
     assert_points_at(ei.value, "MARK-add")
     assert "V_MTE2" in str(ei.value)
+    # a loop-carried race: the copy of iteration 2 reuses buffer 0 while iteration 0's add may still run
+    first = str(ei.value).splitlines()[0]
+    assert re.search(r"MTE2 instruction \(loop at test_pipe_model.py:\d+: index 2\)", first), first
+    assert re.search(r"V instruction at test_pipe_model.py:\d+ \(loop at test_pipe_model.py:\d+: index 0\)", first), first
     assert np.all(z == 0)   # a refused kernel writes nothing
 
 

@@ -41,7 +41,7 @@ class Instr:
     """
 
     __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
-                 "start", "end", "tag")
+                 "start", "end", "tag", "where")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
                  ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None) -> None:
@@ -59,6 +59,7 @@ class Instr:
         self.start = 0.0
         self.end = 0.0
         self.tag = tag
+        self.where: tuple = ()      # the simulator's (loop node, index value) pairs, for error messages
 
 
 @dataclass(slots=True)

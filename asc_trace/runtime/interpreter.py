@@ -38,6 +38,7 @@ class Interpreter:
     def __init__(self, graph: KernelGraph) -> None:
         self.graph = graph
         self.program = self.prepare(graph.structured())
+        self.where: tuple[tuple[Node, int], ...] = ()    # the enclosing loops and their index values now
 
     def prepare(self, items: tuple) -> list:
         steps: list = []
@@ -73,10 +74,15 @@ class Interpreter:
             raise OutOfBoundsError("the loop step is zero", node=st.node)
         key = st.key
         body = st.body
-        for v in range(start, stop, step):
-            env[key] = v
-            self.iteration(st)
-            self.run_block(body, m)
+        outer = self.where
+        try:
+            for v in range(start, stop, step):
+                env[key] = v
+                self.where = (*outer, (st.node, v))
+                self.iteration(st)
+                self.run_block(body, m)
+        finally:
+            self.where = outer
 
     def iteration(self, st: LoopStep) -> None:
         """Called at the start of every loop iteration (the simulator charges the scalar unit for it)."""

@@ -33,6 +33,7 @@ class RaceShadow:
         self.r_node = np.zeros((4, _NGRAN), np.int32)
         self.touched = [False] * 4
         self.nodes = nodes
+        self.where: dict[tuple[int, int], tuple] = {}    # (pipe, epoch) -> loop iterations, for messages
 
     def check(self, ins: Instr, p: int, vc: list[int]) -> None:
         epoch = ins.epoch
@@ -61,18 +62,21 @@ class RaceShadow:
                 self.r_node[p, g0:g1] = ins.node.id
         if ins.ub:
             self.touched[p] = True
+            if ins.where:
+                self.where[(p, epoch)] = ins.where
 
     def _race(self, ins: Instr, q: int, node_arr: np.ndarray, seg: np.ndarray, known: int, g0: int,
               other_did: str, write: bool, addr: int, nbytes: int) -> None:
         i = int(np.argmax(seg > known))
         other = self.nodes.get(int(node_arr[q, g0 + i]))
+        other_where = self.where.get((q, int(seg[i])), ())
         this_did = "writes" if write else "reads"
         p_name, q_name = ins.pipe.value, PIPES[q].value
         event = f"{q_name}_{p_name}"
         byte = (g0 + i) * GRANULE
-        msg = (f"data race on UB bytes [{byte}, {byte + GRANULE}): this {p_name} instruction {this_did} them while "
-               f"the {q_name} instruction at {other.loc.short if other else '?'} has {other_did} them, and nothing "
-               f"orders the two")
+        msg = (f"data race on UB bytes [{byte}, {byte + GRANULE}): this {p_name} instruction{_iters(ins.where)} "
+               f"{this_did} them while the {q_name} instruction at {other.loc.short if other else '?'}"
+               f"{_iters(other_where)} has {other_did} them, and nothing orders the two")
         hint = (f"add asc.set_flag(asc.HardEvent.{event}, id) after the {q_name} instruction and "
                 f"asc.wait_flag(asc.HardEvent.{event}, id) before this one, or launch with auto_sync=True")
         if event not in {"MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3", "MTE3_MTE2", "MTE2_MTE3", "S_V", "V_S", "S_MTE2",
@@ -80,6 +84,13 @@ class RaceShadow:
             hint = "order the two instructions with a set/wait pair between their pipes, or use auto_sync=True"
         raise RaceError(msg, node=ins.node, related=[(f"the other access ({q_name})", other.loc)] if other else [],
                         hint=hint)
+
+
+def _iters(where: tuple) -> str:
+    """' (loop at k.py:17: i = 1)' — which iteration of which loop an instruction ran in."""
+    if not where:
+        return ""
+    return " (" + ", ".join(f"loop at {loop.loc.short}: index {v}" for loop, v in where) + ")"
 
 
 class PipeModel:

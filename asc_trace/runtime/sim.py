@@ -49,6 +49,7 @@ class Simulator(Interpreter):
         model.scalar(model.plat.issue_cycles)
         ins = st.fn(m)
         if ins is not None:
+            ins.where = self.where
             model.issue(ins)
 
     def iteration(self, st: LoopStep) -> None:
