@@ -15,7 +15,7 @@ from .graph.passes import run_passes
 from .graph.signature import Signature
 from .graph.source_loc import SourceLoc
 from .proxies.context import active
-from .proxies.source_loc import user_loc
+from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
@@ -81,7 +81,7 @@ def param_specs(fn: Callable[..., Any]) -> list[ParamSpec]:
     specs = []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise TraceError(f"kernel parameters must be named; {fn.__name__} has *{p.name}", None)
+            raise TraceError(f"kernel parameters must be named; {fn.__name__} has *{p.name}", loc_of_def(fn))
         ann = hints.get(p.name, p.annotation)
         specs.append(ParamSpec(p.name, _param_kind(ann), p.default))
     return specs

@@ -250,11 +250,12 @@ def test_eager_local_tensor_numpy():
 
 def test_kernel_returning_a_value_is_an_error():
     @asc.jit
-    def k(x: asc.GlobalAddress):
+    def k(x: asc.GlobalAddress):  # MARK-def
         return 1
 
-    with pytest.raises(asc.TraceError, match="return"):
+    with pytest.raises(asc.TraceError, match="return") as ei:
         k[1](np.zeros(8, np.float32))
+    assert_points_at(ei.value, "MARK-def")
 
 
 # -- the cache ------------------------------------------------------------------------------------

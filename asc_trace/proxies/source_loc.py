@@ -52,3 +52,18 @@ def user_loc() -> SourceLoc:
     """The user's position for the API call in progress."""
     f = user_frame(2)
     return loc_of_frame(f) if f is not None else UNKNOWN_LOC
+
+
+def loc_of_def(fn: object) -> SourceLoc | None:
+    """The `def` line of a kernel function (for errors about the function as a whole)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    for ln in range(line, line + 50):    # co_firstlineno is the first decorator's line: skip to `def`
+        text = linecache.getline(code.co_filename, ln)
+        if text.lstrip().startswith(("def ", "async def ")):
+            line = ln
+            break
+    text = linecache.getline(code.co_filename, line).rstrip("\n")
+    return SourceLoc(code.co_filename, line, code.co_name, text, -1, -1)

@@ -15,7 +15,7 @@ from ..graph.source_loc import SourceLoc
 from .context import TRACE_LOCK, Context, use
 from .loops import SymbolicRange, intercepting_range
 from .scalar import Scalar, to_expr
-from .source_loc import is_internal, loc_of_frame
+from .source_loc import is_internal, loc_of_def, loc_of_frame
 from .tensors import GlobalAddress
 
 
@@ -147,7 +147,7 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
             ctx.restore()
     if ret is not None:
         raise TraceError(f"kernel {graph.name} returned {type(ret).__name__}; kernels return nothing and write "
-                         "their results through GlobalTensors", None)
+                         "their results through GlobalTensors", loc_of_def(fn))
     return graph
 
 

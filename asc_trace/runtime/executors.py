@@ -208,7 +208,7 @@ def _bind_global_tensor(node: Node, op: OpDef) -> Step:
                                    node=node)
         if window is not None and np.any(np.asarray(window) < 0):
             raise OutOfBoundsError(f"set_global_buffer window length is negative ({window})", node=node)
-        m.roots[node.id] = GmRoot.make(param.index, start, window)
+        m.roots[node.id] = GmRoot.make(param.index, start, window, param.name)
     return run
 
 

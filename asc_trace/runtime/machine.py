@@ -46,17 +46,18 @@ class GmRoot:
     s0: int = 0
     step: int = 0
     ap: bool = False
+    name: str = ""          # the parameter's name, for messages
 
     @classmethod
-    def make(cls, param: int, start: Any, window: Any) -> "GmRoot":
+    def make(cls, param: int, start: Any, window: Any, name: str = "") -> "GmRoot":
         if isinstance(start, np.ndarray):
             st = start.astype(np.int64)
             step = int(st[1] - st[0]) if st.size > 1 else 0
             ap = bool(st.size == 1 or np.all(np.diff(st) == step))
             if isinstance(window, np.ndarray) and np.all(window == window.flat[0]):
                 window = int(window.flat[0])
-            return cls(param, st, window, int(st[0]), step, ap)
-        return cls(param, int(start), window, int(start), 0, True)
+            return cls(param, st, window, int(st[0]), step, ap, name)
+        return cls(param, int(start), window, int(start), 0, True, name)
 
 
 @dataclass
@@ -201,37 +202,44 @@ class Machine:
         arr = self.gm[root.param]
         if not isinstance(off, np.ndarray) and root.ap and not isinstance(root.window, np.ndarray):
             off = int(off)                                   # the fast path: plain integer checks
-            if off < 0:
-                raise OutOfBoundsError(f"{what} starts before its GlobalTensor (offset {off})", node=node)
-            if root.window is not None and off + count > root.window:
-                raise OutOfBoundsError(f"{what} reads/writes elements [{off}, {off + count}) but the GlobalTensor "
-                                       f"window set by set_global_buffer has {root.window}", node=node,
-                                       hint="keep accesses inside the window, or widen it")
             span = root.step * (self.C - 1) if isinstance(root.start, np.ndarray) else 0
             lo = root.s0 + off + min(0, span)
             hi = root.s0 + off + max(0, span) + count
-            if lo < 0 or hi > arr.shape[0]:
-                start = root.start + off
-                raise OutOfBoundsError(f"{what} touches elements [{_show(start)}, {_show(start + count)}) of an "
-                                       f"argument that has {arr.shape[0]}", node=node,
-                                       hint="check the offsets and the lengths computed from the launch arguments")
-            return arr, root.start + off
+            if off >= 0 and (root.window is None or off + count <= root.window) and lo >= 0 and hi <= arr.shape[0]:
+                return arr, root.start + off
+        self._check_gm(root, arr, off, count, node, what)
         if isinstance(off, np.ndarray) or isinstance(root.start, np.ndarray):
             off = np.broadcast_to(np.asarray(off, dtype=np.int64), (self.C,))
-        if np.any(np.asarray(off) < 0):
-            raise OutOfBoundsError(f"{what} starts before its GlobalTensor (offset {_show(off)})", node=node)
-        if root.window is not None and np.any(np.asarray(off) + count > root.window):
-            raise OutOfBoundsError(f"{what} reads/writes elements [{_show(off)}, {_show(off + count)}) but the "
-                                   f"GlobalTensor window set by set_global_buffer has {_show(root.window)}",
-                                   node=node, hint="keep accesses inside the window, or widen it")
-        start = root.start + off
-        lo = np.min(start) if isinstance(start, np.ndarray) else start
-        hi = (np.max(start) if isinstance(start, np.ndarray) else start) + count
-        if lo < 0 or hi > arr.shape[0]:
-            raise OutOfBoundsError(f"{what} touches elements [{_show(start)}, {_show(start + count)}) of an "
-                                   f"argument that has {arr.shape[0]}", node=node,
-                                   hint="check the offsets and the lengths computed from the launch arguments")
-        return arr, start
+        return arr, root.start + off
+
+    def _check_gm(self, root: GmRoot, arr: np.ndarray, off: Any, count: int, node: Node, what: str) -> None:
+        """Raise for the first core whose access leaves its GlobalTensor window or the argument's array,
+        naming that core, the argument and the element range."""
+        C = self.C
+        offs = np.broadcast_to(np.asarray(off, dtype=np.int64), (C,))
+        starts = np.broadcast_to(np.asarray(root.start, dtype=np.int64), (C,)) + offs
+        windows = None if root.window is None else np.broadcast_to(np.asarray(root.window, dtype=np.int64), (C,))
+        n = arr.shape[0]
+        checks = [
+            (offs < 0, lambda c: f"starts before its GlobalTensor (offset {offs[c]})",
+             "the offset is computed from the loop index and the launch arguments; keep it non-negative"),
+            (None if windows is None else offs + count > windows,
+             lambda c: f"reads/writes elements [{offs[c]}, {offs[c] + count}) of its GlobalTensor, but the window "
+                       f"set by set_global_buffer has {windows[c]}",
+             "keep accesses inside the window, or widen it"),
+            ((starts < 0) | (starts + count > n),
+             lambda c: f"touches elements [{starts[c]}, {starts[c] + count}) of argument '{root.name}', which has {n} elements",
+             "check the offsets and the lengths computed from the launch arguments (and the core count: each "
+             "core's part must lie inside the arrays)"),
+        ]
+        for bad, describe, hint in checks:
+            if bad is None or not bad.any():
+                continue
+            idx = np.flatnonzero(bad)
+            c = int(idx[0])
+            where = f" on core {int(self.cores[c])}" if self.core_num > 1 else ""
+            more = " (and on other cores)" if len(idx) > 1 else ""
+            raise OutOfBoundsError(f"{what}{where} {describe(c)}{more}", node=node, hint=hint)
 
     def gm_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str,
                   write: bool) -> tuple[tuple, Any]:
@@ -310,10 +318,3 @@ def gm_rows(arr: np.ndarray, start: Any, count: int, C: int, writable: bool = Fa
         base = arr[s0:]
         return as_strided(base, shape=(C, count), strides=(step * arr.itemsize, arr.itemsize), writeable=writable)
     return arr[start[:, None] + np.arange(count)]
-
-
-def _show(v: Any) -> str:
-    if isinstance(v, np.ndarray):
-        vals = v.tolist()
-        return str(vals[0]) if len(set(vals)) == 1 else f"{vals} per core"
-    return str(v)
