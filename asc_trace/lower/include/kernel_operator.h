@@ -321,10 +321,7 @@ public:
         if (free_.empty()) detail::fail("queue", "AllocTensor found every buffer of the queue in use");
         int slot = free_.front();
         free_.pop_front();
-        held_.push_back(slot);
-        LocalTensor<T> t;
-        t.set(bufs_[slot], len_ / sizeof(T), pos);
-        return t;
+        return hold<T>(slot);
     }
     template <typename T> bool EnQue(const LocalTensor<T>& tensor)
     {
@@ -339,10 +336,7 @@ public:
         if (inq_.empty()) detail::fail("queue", "DeQue of an empty queue would wait forever");
         int slot = inq_.front();
         inq_.pop_front();
-        held_.push_back(slot);
-        LocalTensor<T> t;
-        t.set(bufs_[slot], len_ / sizeof(T), pos);
-        return t;
+        return hold<T>(slot);
     }
     template <typename T> void FreeTensor(LocalTensor<T>& tensor)
     {
@@ -367,6 +361,14 @@ public:
     }
 
 private:
+    // The program now holds buffer `slot` (after AllocTensor or DeQue): a tensor over all of it.
+    template <typename T> LocalTensor<T> hold(int slot)
+    {
+        held_.push_back(slot);
+        LocalTensor<T> t;
+        t.set(bufs_[slot], len_ / sizeof(T), pos);
+        return t;
+    }
     int slot_of(uint32_t addr, const char* what)
     {
         for (size_t i = 0; i < bufs_.size(); ++i)
