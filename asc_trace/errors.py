@@ -34,6 +34,7 @@ class AscTraceError(Exception):
         self.node = node
         self.hint = hint
         self.related = list(related or [])
+        self.iteration: str | None = None     # set by the simulator: which loop iteration was running
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -46,6 +47,8 @@ class AscTraceError(Exception):
         if self.node is not None:
             from .graph.printer import node_line  # local import: printer imports the op registry
             parts.append(f"  while running {node_line(self.node)}")
+        if self.iteration:
+            parts.append(f"  in {self.iteration}")
         if self.hint:
             parts.append(f"  hint: {self.hint}")
         return "\n".join(parts)

@@ -34,6 +34,11 @@ class LoopStep:
     body: list
 
 
+def describe_where(where: tuple) -> str:
+    """'loop at k.py:17: index 1' for each enclosing runtime loop, outermost first."""
+    return ", ".join(f"loop at {loop.loc.short}: index {v}" for loop, v in where)
+
+
 class Interpreter:
     def __init__(self, graph: KernelGraph) -> None:
         self.graph = graph
@@ -64,6 +69,11 @@ class Interpreter:
                     self.run_node(st, m)
             except ZeroDivisionError:
                 raise AscTraceError("division by zero in a runtime scalar expression", node=st.node) from None
+            except AscTraceError as exc:
+                # name the iteration the failing node ran in (not for errors about another, deferred node)
+                if exc.iteration is None and exc.node is getattr(st, "node", None) and self.where:
+                    exc.iteration = describe_where(self.where)
+                raise
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         env = m.env

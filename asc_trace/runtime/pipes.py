@@ -19,6 +19,7 @@ from ..errors import RaceError
 from ..graph.hb import MTE2, MTE3, PIDX, PIPES, S, V, Instr, PipeClock
 from ..graph.node import Node, Pipe
 from ..graph.ops import REGISTRY
+from .interpreter import describe_where
 from .platform import Platform
 
 GRANULE = config.UB_ALIGN
@@ -87,10 +88,8 @@ class RaceShadow:
 
 
 def _iters(where: tuple) -> str:
-    """' (loop at k.py:17: i = 1)' — which iteration of which loop an instruction ran in."""
-    if not where:
-        return ""
-    return " (" + ", ".join(f"loop at {loop.loc.short}: index {v}" for loop, v in where) + ")"
+    """' (loop at k.py:17: index 1)': which iteration of which loop an instruction ran in."""
+    return f" ({describe_where(where)})" if where else ""
 
 
 class PipeModel:
