@@ -151,7 +151,7 @@ def test_model_is_as_strict_as_bisheng(tmp_path, body, ok):
 from test_schedule_props import Prog, _data, make_kernel, programs  # noqa: E402
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=36, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs(), init=st.booleans())
 def test_cpp_sim_eager_same_bytes(prog, init):
     if init:   # start from defined buffers, so that no NaN payloads are involved

@@ -41,7 +41,7 @@ def binary_tiles(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddres
         asc.wait_flag(asc.HardEvent.MTE3_MTE2, b)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(cores=st.integers(1, 12), tile_num=st.integers(1, 6), buffer_num=st.integers(1, 3),
        blocks32=st.integers(1, 16), dtype=st.sampled_from(DTYPES), op=st.sampled_from(sorted(OPS)),
        seed=st.integers(0, 2**16))
@@ -58,7 +58,7 @@ def test_manual_kernel_sim_eager_numpy(cores, tile_num, buffer_num, blocks32, dt
         np.testing.assert_array_equal(z, want, err_msg=backend)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(cores=st.integers(1, 10), tiles=st.integers(1, 8), blocks32=st.integers(1, 8),
        dtype=st.sampled_from([np.float32, np.float16]), seed=st.integers(0, 2**16))
 def test_tque_kernel_sim_eager_numpy(cores, tiles, blocks32, dtype, seed):

@@ -105,7 +105,7 @@ def _run_graph(k, graph, x, z):
     SimRuntime().launch(SimArtifact(graph), LaunchJob(k.name, k.fn, graph, bound, 1, None, None, k.options))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=180, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_auto_sync_is_race_free_and_matches_eager(prog):
     k = make_kernel(prog)
@@ -116,7 +116,7 @@ def test_auto_sync_is_race_free_and_matches_eager(prog):
     np.testing.assert_array_equal(z_sim, z_eager)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_deleting_any_pair_is_caught_or_redundant(prog):
     k = make_kernel(prog)
