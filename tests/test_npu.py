@@ -1,7 +1,6 @@
 """The NPU path without an NPU: toolchain discovery, the bisheng / ld.lld commands (against a fake
 toolchain whose tools record their arguments), argument packing and the errors. The tests that need
 an Ascend NPU are marked `npu` and run only with --runtime=npu."""
-import os
 import stat
 import sys
 from pathlib import Path

@@ -134,9 +134,6 @@ def _round_to_set(x: np.ndarray, grid: np.ndarray, mode: str) -> np.ndarray:
         r = np.where(x > 0, lo, hi)
     else:
         dl, dh = x - lo, hi - x
-        if mode == "odd":
-            step = np.spacing(np.abs(lo).astype(np.float32))   # not used: odd is checked by bits below
-            del step
         tie = dl == dh
         if mode in ("rint", "none"):
             r = np.where(dl < dh, lo, np.where(dh < dl, hi, lo))      # ties resolved by the caller

@@ -20,7 +20,6 @@ from .hb import PIDX, QUE_PIPES, Instr, PipeClock
 from .kernel_graph import KernelGraph, Loop
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
-from .ops import REGISTRY
 from .ops import accesses as op_accesses
 
 MAX_UNROLL = 9
@@ -171,7 +170,7 @@ class _AbstractRun:
             if n.op in ("alloc_tensor", "deque"):
                 self.roots[n.id] = ("que", qid, None)
             return
-        prod, cons, _, _ = QUE_PIPES.get(TPosition(q["pos"]), (None, None, None, None))
+        prod, cons = QUE_PIPES.get(TPosition(q["pos"]), (None, None))
         if prod is None:
             return
         if n.op == "alloc_tensor":

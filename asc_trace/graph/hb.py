@@ -15,10 +15,10 @@ while the other pipes go on (so a wait may precede its set in program order, as 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..enums import HardEvent, TPosition
+from ..enums import TPosition
 from ..errors import SyncError
 from .node import Node, Pipe
 
@@ -26,9 +26,10 @@ PIPES = (Pipe.S, Pipe.MTE2, Pipe.V, Pipe.MTE3)
 PIDX = {p: i for i, p in enumerate(PIPES)}
 S, MTE2, V, MTE3 = range(4)
 
-# TQue events (facts §6): (producer pipe, consumer pipe, event) by queue position
-QUE_PIPES = {TPosition.VECIN: (Pipe.MTE2, Pipe.V, HardEvent.MTE2_V, HardEvent.V_MTE2),
-             TPosition.VECOUT: (Pipe.V, Pipe.MTE3, HardEvent.V_MTE3, HardEvent.MTE3_V)}
+# TQue events (facts §6), as (producer pipe, consumer pipe) by queue position: enque sets the
+# producer->consumer event (MTE2_V / V_MTE3) that deque waits on; free_tensor sets the way back
+# (V_MTE2 / MTE3_V) that a later alloc_tensor of the same buffer waits on.
+QUE_PIPES = {TPosition.VECIN: (Pipe.MTE2, Pipe.V), TPosition.VECOUT: (Pipe.V, Pipe.MTE3)}
 
 
 class Instr:
@@ -124,12 +125,8 @@ class PipeClock:
                     self._hang(blocked, barrier=ins)
             self._execute(ins, p)
             return
-        if self.backlog and self.queues[p]:
-            ins.issue_vc = self.vc[S][:]
-            self.queues[p].append(ins)
-            self.backlog += 1
-            return
-        if ins.kind == "wait" and ins.key not in self.flags:
+        if (self.backlog and self.queues[p]) or (ins.kind == "wait" and ins.key not in self.flags):
+            # behind a blocked instruction of its pipe, or itself a wait whose flag is not set yet
             ins.issue_vc = self.vc[S][:]
             self.queues[p].append(ins)
             self.backlog += 1
@@ -241,7 +238,3 @@ class PipeClock:
                             "which leaves the flag set for the next kernel on this core", node=flag.node,
                             hint="add the matching wait_flag, or remove this set_flag")
 
-
-def happens_before(a_pipe: int, a_epoch: int, b_vc: list[int]) -> bool:
-    """Did instruction `a` (pipe, epoch) happen before an instruction whose clock is `b_vc`?"""
-    return b_vc[a_pipe] >= a_epoch

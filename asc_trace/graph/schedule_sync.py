@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from ..enums import HardEvent, PipeID
 from ..errors import TraceError
-from .analysis import AInstr, Need, Trace, abstract_trace, find_needs
-from .expr import Const, Expr, Var, binop
+from .analysis import Need, Trace, abstract_trace, find_needs
+from .expr import Const, Expr, binop
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe, make_attrs
 
@@ -89,6 +89,7 @@ class _Scheduler:
         self.first_trace: Trace | None = abstract_trace(g)
         self.unknown = self.first_trace.unknown_ids
         self.user_ids = self.first_trace.user_ids
+        self.end_of = {n.args[0]: n.id for n in g if n.op == "end_for"}    # loop id -> its end_for
 
     def build(self, plans: list[Plan]) -> KernelGraph:
         g = self.base.copy()
@@ -113,10 +114,12 @@ class _Scheduler:
         """(position, node) for every node of a plan; positions are (anchor id, -0.5 before / +0.5 after)."""
         wait_anchor = g.node(plan.wait_before)
         why = plan.why()
+
+        def attrs(reason: str = why) -> tuple:
+            return make_attrs(why=reason, auto=True, sync=plan.group)
         if plan.event is None:
             yield (plan.wait_before, -0.5), g.new_node(
-                "pipe_barrier", (_BARRIER_ID[plan.pipe],), wait_anchor.loc, wait_anchor.loops, plan.pipe,
-                make_attrs(why=why, auto=True, sync=plan.group))
+                "pipe_barrier", (_BARRIER_ID[plan.pipe],), wait_anchor.loc, wait_anchor.loops, plan.pipe, attrs())
             return
         ev = plan.event
         src, dst = Pipe(ev.src), Pipe(ev.dst)
@@ -124,24 +127,22 @@ class _Scheduler:
         set_loops = set_anchor.loops if set_anchor.op != "end_for" else g.node(set_anchor.args[0]).loops
         if plan.loop is None:
             ids = _rotating_id(g.node(plan.rot_loop), plan.rotate, plan.base) if plan.rotate > 1 else Const(plan.base)
-            yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops,
-                                                    src, make_attrs(why=why, auto=True, sync=plan.group))
+            yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src, attrs())
             yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc,
-                                                       wait_anchor.loops, dst, make_attrs(why=why, auto=True, sync=plan.group))
+                                                       wait_anchor.loops, dst, attrs())
             return
         loop = g.node(plan.loop)
         ids = _rotating_id(loop, plan.distance, plan.base)
-        end = next(n for n in g if n.op == "end_for" and n.args[0] == plan.loop)
         for j in range(plan.distance):
             yield (plan.loop, -0.5), g.new_node("set_flag", (ev, Const(plan.base + j)), loop.loc, loop.loops, src,
-                                                make_attrs(why=f"auto: prime for loop %{plan.loop}", auto=True, sync=plan.group))
+                                                attrs(f"auto: prime for loop %{plan.loop}"))
         yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc, wait_anchor.loops, dst,
-                                                   make_attrs(why=why, auto=True, sync=plan.group))
-        yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src,
-                                                make_attrs(why=why, auto=True, sync=plan.group))
+                                                   attrs())
+        yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src, attrs())
         for j in range(plan.distance):
-            yield (end.id, 0.5), g.new_node("wait_flag", (ev, Const(plan.base + j)), loop.loc, loop.loops, dst,
-                                            make_attrs(why=f"auto: drain after loop %{plan.loop}", auto=True, sync=plan.group))
+            yield (self.end_of[plan.loop], 0.5), g.new_node("wait_flag", (ev, Const(plan.base + j)), loop.loc,
+                                                            loop.loops, dst,
+                                                            attrs(f"auto: drain after loop %{plan.loop}"))
 
     def allocate(self, plan: Plan, plans: list[Plan]) -> None:
         if plan.event is None:
@@ -166,7 +167,7 @@ class _Scheduler:
                          hint="use fewer distinct buffers per loop, or synchronise by hand with auto_sync=False")
 
     def run(self) -> KernelGraph:
-        end_of = {n.args[0]: n.id for n in self.base if n.op == "end_for"}
+        end_of = self.end_of
         plans: list[Plan] = []
         g = self.base
         for _ in range(MAX_ROUNDS):
@@ -202,6 +203,24 @@ class _Scheduler:
                            f"{sum(1 for p in plans if p.event is None)} barrier(s) inserted")
         return g
 
+    def rotate_ids(self, plans: list[Plan], g: KernelGraph) -> KernelGraph:
+        """A producer pipe that runs ahead of its consumer would set an in-iteration flag again before it
+        is consumed; give such pairs one id per iteration in flight (`base + i % r`)."""
+        for _ in range(8):
+            bad = _alternation_problems(g, plans)
+            if not bad:
+                return g
+            for p in bad:
+                if p.loop is not None or p.rot_loop is None or p.rotate >= 8:
+                    n = p.needs[0].b.node
+                    raise TraceError("auto_sync could not make this synchronisation safe: the producing pipe can run "
+                                     "arbitrarily far ahead of the consuming one", n.loc,
+                                     hint="synchronise this kernel by hand with auto_sync=False")
+                p.rotate += 1
+                self.allocate(p, plans)
+            g = self.build(plans)
+        return g
+
 
 def _alternation_problems(g: KernelGraph, plans: list[Plan]) -> list[Plan]:
     """Inserted pairs whose set can run again before its previous wait (the flag would be set twice)."""
@@ -214,26 +233,6 @@ def _alternation_problems(g: KernelGraph, plans: list[Plan]) -> list[Plan]:
     return bad
 
 
-def _rotate(self: "_Scheduler", plans: list[Plan], g: KernelGraph) -> KernelGraph:
-    """A producer pipe that runs ahead of its consumer would set an in-iteration flag again before it
-    is consumed; give such pairs one id per iteration in flight (`base + i % r`)."""
-    for _ in range(8):
-        bad = _alternation_problems(g, plans)
-        if not bad:
-            return g
-        for p in bad:
-            if p.loop is not None or p.rot_loop is None or p.rotate >= 8:
-                n = p.needs[0].b.node
-                raise TraceError("auto_sync could not make this synchronisation safe: the producing pipe can run "
-                                 "arbitrarily far ahead of the consuming one", n.loc,
-                                 hint="synchronise this kernel by hand with auto_sync=False")
-            p.rotate += 1
-            self.allocate(p, plans)
-        g = self.build(plans)
-    return g
-
-
-_Scheduler.rotate_ids = _rotate
 
 
 def _rotating_id(loop: Node, distance: int, base: int) -> Expr:

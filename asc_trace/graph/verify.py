@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import TraceError
-from .expr import Expr, Var, free_vars
+from .expr import Var, free_vars
 from .kernel_graph import KernelGraph, _producers
 from .node import Node, ObjRef, TensorRef, exprs_in
 from .ops import REGISTRY

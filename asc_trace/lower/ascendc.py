@@ -15,7 +15,7 @@ from .. import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent, PipeID
 from ..errors import TraceError
-from ..graph.expr import Const, Expr, Var, free_vars, substitute
+from ..graph.expr import Const, Expr, free_vars, substitute
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
@@ -292,7 +292,7 @@ class _Emitter:
         a = n.args
         dt: DataType = n.attr("dtype")
         p = a[-1]
-        names = ([f"dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride", "src0_rep_stride",
+        names = (["dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride", "src0_rep_stride",
                   "src1_rep_stride"] if isinstance(p, BinaryRepeatParams) else
                  ["dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride"])
         kind = type(p).__name__

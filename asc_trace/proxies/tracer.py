@@ -145,10 +145,15 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
                              user_loc_of_traceback(exc.__traceback__)) from exc
         finally:
             ctx.restore()
-    if ret is not None:
-        raise TraceError(f"kernel {graph.name} returned {type(ret).__name__}; kernels return nothing and write "
-                         "their results through GlobalTensors", loc_of_def(fn))
+    refuse_return(ret, graph.name, fn)
     return graph
+
+
+def refuse_return(ret: Any, name: str, fn: Callable[..., Any]) -> None:
+    """Kernels have no return value (the `__global__` function is void): refuse one at its `def`."""
+    if ret is not None:
+        raise TraceError(f"kernel {name} returned {type(ret).__name__}; kernels return nothing and write "
+                         "their results through GlobalTensors", loc_of_def(fn))
 
 
 def user_loc_of_traceback(tb: TracebackType | None) -> SourceLoc | None:

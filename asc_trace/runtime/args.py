@@ -4,7 +4,7 @@ until the kernel has run without error (`BoundArgs.commit`)."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,17 +32,6 @@ class BoundArgs:
     arrays: list[np.ndarray | None]          # flat storage view per parameter (GM only)
     scalars: dict[str, Any]                  # env entries of the runtime scalars ("p<i>")
     values: list[Any]                        # what the caller passed, by parameter
-    staged: dict[int, np.ndarray] = field(default_factory=dict)
-
-    def stage(self, written: set[int]) -> list[np.ndarray | None]:
-        """GM as the kernel sees it: copies of the parameters it writes, the caller's arrays otherwise."""
-        self.staged = {i: self.arrays[i].copy() for i in written if self.arrays[i] is not None}
-        return [self.staged.get(i, a) for i, a in enumerate(self.arrays)]
-
-    def commit(self) -> None:
-        for i, arr in self.staged.items():
-            np.copyto(self.arrays[i], arr)
-        self.staged = {}
 
 
 def _torch():
@@ -74,8 +63,6 @@ def as_storage(value: Any, name: str, loc: SourceLoc | None,
             if dt is None:
                 raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which kernels cannot take", loc)
             return None, dt
-        if not value.is_contiguous():
-            raise LaunchError(f"argument {name!r} is not contiguous", loc, hint="pass t.contiguous()")
         t = value.detach()
         if t.dtype == torch.bfloat16:
             return t.view(torch.int16).numpy().view(np.uint16).reshape(-1), D.bfloat16

@@ -14,6 +14,7 @@ from ..graph.signature import Signature
 from ..graph.source_loc import SourceLoc
 from ..proxies.context import Context, use
 from ..proxies.tensors import GlobalAddress
+from ..proxies.tracer import refuse_return
 from .base import LaunchJob, Runtime
 from .executors import bind
 from .machine import GmJournal, Machine
@@ -103,9 +104,7 @@ class EagerRuntime(Runtime):
                 try:
                     with use(ctx):
                         ret = job.fn(*base)
-                    if ret is not None:
-                        raise TraceError(f"kernel {job.name} returned {type(ret).__name__}; kernels return nothing",
-                                         None)
+                    refuse_return(ret, job.name, job.fn)
                 finally:
                     emit_output([(core, m.out[0])], job.core_num)
         except BaseException:

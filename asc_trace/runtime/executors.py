@@ -93,7 +93,7 @@ def bind_elementwise(node: Node, dst: TensorRef, srcs: list[TensorRef], count: E
 @binder("vec_binary")
 def _bind_binary(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
-        return _ops().bind_masked(node, op)
+        return executors_ops.bind_masked(node, op)
     d, a, b, n = node.args
     ref = op.ref
     return bind_elementwise(node, d, [a, b], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1]))
@@ -102,7 +102,7 @@ def _bind_binary(node: Node, op: OpDef) -> Step:
 @binder("vec_unary")
 def _bind_unary(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
-        return _ops().bind_masked(node, op)
+        return executors_ops.bind_masked(node, op)
     d, a, n = node.args
     ref = op.ref
     return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0]))
@@ -111,17 +111,12 @@ def _bind_unary(node: Node, op: OpDef) -> Step:
 @binder("vec_scalar")
 def _bind_scalar(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "mask":
-        return _ops().bind_masked(node, op)
+        return executors_ops.bind_masked(node, op)
     d, a, s, n = node.args
     ref = op.ref
     if node.op == "axpy":     # dst = dst + src * scalar: the destination is a source too
         return bind_elementwise(node, d, [d, a], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], sc), scalar=s)
     return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0], sc), scalar=s)
-
-
-def _ops():
-    from . import executors_ops
-    return executors_ops
 
 
 @binder("vec_duplicate")
@@ -143,7 +138,7 @@ def check_copy_bytes(count: int, dt: DataType, node: Node) -> None:
 @binder("data_copy")
 def _bind_data_copy(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "params":
-        return _ops().bind_copy_params(node)
+        return executors_ops.bind_copy_params(node)
     d, s, n = node.args
     fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
     dt = d.dtype
@@ -304,8 +299,7 @@ def _bind_alloc(node: Node, op: OpDef) -> Step:
         if slot not in q.reused:       # the first use of a buffer does not wait (facts §6)
             q.reused.add(slot)
             return None
-        prod, cons, _, free_ev = QUE_PIPES[q.pos]
-        return Instr(node, prod, "wait", key=("que", obj.root, slot, "free"))
+        return Instr(node, QUE_PIPES[q.pos][0], "wait", key=("que", obj.root, slot, "free"))
     return run
 
 
@@ -407,4 +401,5 @@ def _bind_printf(node: Node, op: OpDef) -> Step:
     return bind_printf(node)
 
 
-from . import executors_ops  # noqa: E402,F401  (registers the other families' binders)
+# Last: executors_ops imports this module's helpers, and registers the other families' binders.
+from . import executors_ops  # noqa: E402

@@ -8,15 +8,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import DataType, bfloat16, from_compute, to_compute
+from ..dtypes import DataType, from_compute, to_compute
 from ..errors import AlignmentError, OutOfBoundsError
-from ..graph.expr import Expr
 from ..graph.hb import Instr
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
-from ..graph.ops.masked import BLOCKS, envelope, strides
-from ..graph.params import DataCopyParams, Mask
+from ..graph.ops.masked import BLOCKS, strides
+from ..graph.params import Mask
 from .executors import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine
 
@@ -76,38 +75,30 @@ def bind_masked(node: Node, op: OpDef) -> Step:
         ub[0] = (ub[0][0], ub[0][1], True)
         scalar = scalar_as(sdt, fs(env)) if fs is not None else None
 
-        if len(np.unique(idxs[0])) < len(idxs[0]):
-            # strides that make an instruction write some element twice: element by element, in order
-            return Instr(node, Pipe.V, "op", apply=lambda: _masked_in_order(views, idxs, tensors, family, ref, scalar,
-                                                                             is_axpy, dt), ub=tuple(ub),
-                         work=repeat * len(pos))
-
-        def apply() -> None:
-            srcs = [to_compute(v[:, i], t.dtype) for v, i, t in zip(views[1:], idxs[1:], tensors[1:])]
+        def compute(sel: slice) -> None:
+            """The op on the selected positions `sel` of every operand's index list."""
+            srcs = [to_compute(v[:, i[sel]], t.dtype) for v, i, t in zip(views[1:], idxs[1:], tensors[1:])]
+            d = idxs[0][sel]
             if is_axpy:
-                out = ref(to_compute(views[0][:, idxs[0]], dt), srcs[0], scalar)
+                out = ref(to_compute(views[0][:, d], dt), srcs[0], scalar)
             elif family == "vec_scalar":
                 out = ref(srcs[0], scalar)
             else:
                 out = ref(*srcs)
-            views[0][:, idxs[0]] = from_compute(out, dt)
+            views[0][:, d] = from_compute(out, dt)
+
+        if len(np.unique(idxs[0])) < len(idxs[0]):
+            # strides that make an instruction write some element twice: element by element, in order
+            def apply() -> None:
+                for k in range(len(idxs[0])):
+                    compute(slice(k, k + 1))
+        else:
+            def apply() -> None:
+                compute(slice(None))
         if is_axpy:
             ub.append((ub[0][0], ub[0][1], False))
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * len(pos))
     return run
-
-
-def _masked_in_order(views, idxs, tensors, family, ref, scalar, is_axpy, dt) -> None:
-    for k in range(len(idxs[0])):
-        srcs = [to_compute(v[:, i[k:k + 1]], t.dtype) for v, i, t in zip(views[1:], idxs[1:], tensors[1:])]
-        d = idxs[0][k:k + 1]
-        if is_axpy:
-            out = ref(to_compute(views[0][:, d], dt), srcs[0], scalar)
-        elif family == "vec_scalar":
-            out = ref(srcs[0], scalar)
-        else:
-            out = ref(*srcs)
-        views[0][:, d] = from_compute(out, dt)
 
 
 # -- Cast -------------------------------------------------------------------------------------
@@ -304,9 +295,21 @@ def _endpoint(m: Machine, ref: TensorRef, off: Any, nel: int, node: Node, what: 
 
 
 def _copy_instr(node: Node, pipe: Pipe, src_ep, dst_ep, apply, work: float) -> Instr:
+    """The instruction of a copy between two endpoints of `_endpoint` (or ("none", None))."""
     ub = tuple(e for kind, e in (src_ep, dst_ep) if kind == "ub")
     gm = tuple(e for kind, e in (src_ep, dst_ep) if kind == "gm")
     return Instr(node, pipe, "op", apply=apply, ub=ub, gm=gm, work=work)
+
+
+def _scatter_copy(dst_in_ub: bool, src_io, dst_io, src_idx: np.ndarray, dst_idx: np.ndarray) -> Callable[[], None]:
+    """The data effect of a strided copy: elements `src_idx` of the source land at `dst_idx`."""
+    def apply() -> None:
+        data = src_io[:, src_idx]
+        if dst_in_ub:
+            dst_io[:, dst_idx] = data
+        else:
+            dst_io(data, dst_idx)
+    return apply
 
 
 def _pipe_of(d: TensorRef, s: TensorRef) -> Pipe:
@@ -340,13 +343,7 @@ def bind_copy_params(node: Node) -> Step:
         dst_idx = _blocks(bc, blk, (bl + ds) * per)
         src_ep, src_io = _endpoint(m, s, fs(env), int(src_idx[-1]) + 1, node, "the copy source", False)
         dst_ep, dst_io = _endpoint(m, d, fd(env), int(dst_idx[-1]) + 1, node, "the copy destination", True)
-
-        def apply() -> None:
-            data = src_io[:, src_idx]
-            if d.space == "ub":
-                dst_io[:, dst_idx] = data
-            else:
-                dst_io(data, dst_idx)
+        apply = _scatter_copy(d.space == "ub", src_io, dst_io, src_idx, dst_idx)
         return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * blk * size)
     return run
 
@@ -401,15 +398,12 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             env_src, env_dst = int(src_idx[-1]) + 1, int(dst_idx[-1]) + 1
         src_ep, src_io = _endpoint(m, s, fs(env), env_src, node, "the copy source", False)
         dst_ep, dst_io = _endpoint(m, d, fd(env), env_dst, node, "the copy destination", True)
+        copy = _scatter_copy(d.space == "ub", src_io, dst_io, src_idx, dst_idx)
 
         def apply() -> None:
-            data = src_io[:, src_idx]
-            if d.space == "ub":
-                dst_io[:, dst_idx] = data
-                if len(pads):
-                    dst_io[:, pads] = from_compute(np.broadcast_to(pv, (m.C, len(pads))), dt)
-            else:
-                dst_io(data, dst_idx)
+            copy()
+            if len(pads):                            # only GM -> UB pads
+                dst_io[:, pads] = from_compute(np.broadcast_to(pv, (m.C, len(pads))), dt)
         return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * bl)
     return run
 

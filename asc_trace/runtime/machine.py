@@ -16,7 +16,6 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import config
-from ..dtypes import DataType
 from ..errors import AlignmentError, OutOfBoundsError, QueueError, UBOverflowError
 from ..graph.node import Node, TensorRef
 

@@ -185,7 +185,6 @@ class PipeModel:
 def check_gm_overlaps(writes: list[tuple[int, np.ndarray, int, int, Node]]) -> None:
     """Two cores writing overlapping GM elements is a race no in-core event can order (the second
     write wins at random on the NPU)."""
-    from ..errors import RaceError
     by_param: dict[int, list[tuple[int, int, int, Node]]] = {}
     for param, starts, count, _size, node, cores in writes:
         lst = by_param.setdefault(param, [])

@@ -28,6 +28,7 @@ class Profile:
     """The modeled execution of one launch.
 
     cycles: total modeled cycles (the slowest core, or the chip-wide GM bandwidth bound if higher).
+    gm_bound_cycles: all cores' GM traffic over the chip's GM bandwidth.
     time_us: cycles at the platform clock.
     pipe_busy: pipe name -> busy cycles on the busiest core.
     utilization: pipe name -> busy / total cycles on the busiest core.
@@ -37,12 +38,13 @@ class Profile:
     platform: Platform
     core_num: int
     cores: list[CoreTimeline]
-    gm_bound_cycles: float
+    gm_bound_cycles: float = 0.0
     cycles: float = 0.0
     pipe_busy: dict[str, float] = field(default_factory=dict)
     utilization: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.gm_bound_cycles = self.gm_bytes / self.platform.gm_bytes_per_cycle
         slowest = max(self.cores, key=lambda c: c.cycles)
         self.cycles = max(slowest.cycles, self.gm_bound_cycles)
         self.pipe_busy = {name: max(c.busy[i] for c in self.cores) for i, name in enumerate(PIPE_NAMES)}

@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import config
 from ..graph.kernel_graph import KernelGraph
-from .base import LaunchJob, Runtime, written_params
-from .interpreter import Interpreter, LoopStep, NodeStep, per_core_reason  # noqa: F401
+from .base import LaunchJob, Runtime
+from .interpreter import Interpreter, LoopStep, NodeStep, per_core_reason
 from .machine import GmJournal, Machine
 from .pipes import PipeModel, check_gm_overlaps
 from .platform import Platform, platform
@@ -60,7 +60,6 @@ class Simulator(Interpreter):
 class SimArtifact:
     def __init__(self, graph: KernelGraph) -> None:
         self.sim = Simulator(graph)
-        self.written = written_params(graph)
         self.per_core = per_core_reason(graph) is not None
 
 
@@ -71,7 +70,7 @@ def _groups(core_num: int, per_core: bool) -> list[np.ndarray]:
 
 
 def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, np.ndarray], None],
-               finish: Callable[[], None] = lambda: None) -> None:
+               finish: Callable[[], None] | None = None) -> None:
     """Run `run_group` on every group of cores with journalled GM: if anything fails (including
     `finish`, the cross-core checks), the outputs are restored. printf output is emitted either way."""
     journal = GmJournal()
@@ -83,7 +82,8 @@ def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, n
                 run_group(m, cores)
             finally:
                 out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
-        finish()
+        if finish is not None:
+            finish()
     except BaseException:
         journal.rollback()
         raise
@@ -105,7 +105,7 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
             timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
                                           list(model.gm_bytes)))
 
-    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else (lambda: None))
+    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None)
     return timelines
 
 
@@ -123,6 +123,4 @@ class SimRuntime(Runtime):
             _run_cores(art, job, lambda m, cores: art.sim.run_program_order(m))
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform) -> Profile:
-        timelines = simulate(art, job, plat, config.sanitize(), True)
-        gm_bound = sum(sum(t.gm_bytes) for t in timelines) / plat.gm_bytes_per_cycle
-        return Profile(job.name, plat, job.core_num, timelines, gm_bound)
+        return Profile(job.name, plat, job.core_num, simulate(art, job, plat, config.sanitize(), True))
