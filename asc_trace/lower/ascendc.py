@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..dtypes import DataType
-from ..enums import HardEvent, PipeID
+from ..enums import HardEvent
 from ..errors import TraceError
 from ..graph.expr import Const, Expr, free_vars, substitute
 from ..graph.kernel_graph import KernelGraph
@@ -49,8 +49,6 @@ MASK_EMIT = {
     "vec_unary": "AscendC::{c}({dst}, {src0}, {mask}, {repeat}, {params});",
     "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
 }
-_PIPE_C = {PipeID.PIPE_V: "PIPE_V", PipeID.PIPE_MTE2: "PIPE_MTE2", PipeID.PIPE_MTE3: "PIPE_MTE3",
-           PipeID.PIPE_ALL: "PIPE_ALL"}
 _DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
 
 
@@ -98,15 +96,17 @@ class _Emitter:
         if isinstance(r.offset, Const) and r.offset.value == 0:
             return base
         cast = "uint64_t" if r.space == "gm" else "uint32_t"
-        return f"{base}[static_cast<{cast}>({self.ue(r.offset)})]"
+        return f"{base}[{self.cast(r.offset, cast)}]"
 
     def scalar(self, x: Expr, dt: DataType) -> str:
         if dt.is_float:
-            inner = self.ue(x) if x.type == "float" else f"static_cast<float>({self.ue(x)})"
+            inner = self.ue(x) if x.type == "float" else self.cast(x, "float")
             return f"static_cast<{c_type(dt)}>({inner})"
-        return f"static_cast<{c_type(dt)}>({self.ue(x)})"
+        return self.cast(x, c_type(dt))
 
-    def count(self, x: Expr, ctype: str = "int32_t") -> str:
+    def cast(self, x: Expr, ctype: str = "int32_t") -> str:
+        """`static_cast<ctype>(x)`: every operand of the API is converted explicitly to its parameter's
+        type, so that bisheng's narrowing and exact-scalar-type rules never see another type."""
         return f"static_cast<{ctype}>({self.ue(x)})"
 
     # -- event ids ----------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ class _Emitter:
 
     def event_id(self, ev: HardEvent, eid: Expr) -> str:
         if self.event_table is None:
-            return f"static_cast<int32_t>({self.ue(eid)})"
+            return self.cast(eid, "int32_t")
         return f"asc_ev_{ev.name}[{self.ue(eid)}]"
 
     # -- statements ---------------------------------------------------------------------------------
@@ -137,9 +137,8 @@ class _Emitter:
         comment = f"// {n.loc.short} (%{n.id})" if n.loc.line else f"// (%{n.id})"
         why = n.attr("why")
         if why:
-            comment = f"{comment}  {why}" if comment else f"// {why}"
-        if comment:
-            self.lines.append(pad + comment)
+            comment = f"{comment}  {why}"
+        self.lines.append(pad + comment)
         for line in text.splitlines():
             self.lines.append(pad + line)
 
@@ -153,12 +152,12 @@ class _Emitter:
             if not (isinstance(off, Const) and off.value == 0):
                 ptr = f"{ptr} + {self.e(off)}"
             bind = (f"t{n.id}.SetGlobalBuffer({ptr});" if size is None else
-                    f"t{n.id}.SetGlobalBuffer({ptr}, static_cast<uint64_t>({self.ue(size)}));")
+                    f"t{n.id}.SetGlobalBuffer({ptr}, {self.cast(size, 'uint64_t')});")
             return f"AscendC::GlobalTensor<{c_type(dt)}> t{n.id};\n{bind}"
         if n.op == "local_tensor":
             pos, addr, size = a
             return (f"AscendC::LocalTensor<{c_type(dt)}> t{n.id}(AscendC::TPosition::{pos.name}, "
-                    f"static_cast<uint32_t>({self.ue(addr)}), static_cast<uint32_t>({self.ue(size)}));")
+                    f"{self.cast(addr, 'uint32_t')}, {self.cast(size, 'uint32_t')});")
         if n.op == "tpipe":
             text = f"AscendC::TPipe t{n.id};"
             if self.event_table:
@@ -177,38 +176,37 @@ class _Emitter:
                 raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
             obj, num, length = a
             if obj.kind == "tbuf":
-                return f"{self.pipe_var}.InitBuffer(t{obj.root}, static_cast<uint32_t>({self.ue(length)}));"
-            return (f"{self.pipe_var}.InitBuffer(t{obj.root}, static_cast<uint8_t>({self.ue(num)}), "
-                    f"static_cast<uint32_t>({self.ue(length)}));")
-        if n.op == "alloc_tensor":
-            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.AllocTensor<{c_type(dt)}>();"
-        if n.op == "deque":
-            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.DeQue<{c_type(dt)}>();"
+                return f"{self.pipe_var}.InitBuffer(t{obj.root}, {self.cast(length, 'uint32_t')});"
+            return (f"{self.pipe_var}.InitBuffer(t{obj.root}, {self.cast(num, 'uint8_t')}, "
+                    f"{self.cast(length, 'uint32_t')});")
+        if n.op in ("alloc_tensor", "deque"):
+            method = "AllocTensor" if n.op == "alloc_tensor" else "DeQue"
+            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.{method}<{c_type(dt)}>();"
         if n.op == "enque":
             return f"t{a[0].root}.EnQue(t{a[1].root});"
         if n.op == "free_tensor":
             return f"t{a[0].root}.FreeTensor(t{a[1].root});"
         if n.op == "tbuf_get":
             length = a[1]
-            inner = "" if length is None else f"static_cast<uint32_t>({self.ue(length)})"
+            inner = "" if length is None else self.cast(length, "uint32_t")
             return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.Get<{c_type(dt)}>({inner});"
         if n.op in ("set_flag", "wait_flag"):
             return op.emit.format(event=a[0].name, id=self.event_id(a[0], a[1]))
         if n.op == "pipe_barrier":
-            return op.emit.format(pipe=_PIPE_C[a[0]])
+            return op.emit.format(pipe=a[0].name)   # the C spelling is the enum name
         if n.op == "printf":
             return self.printf(n)
         if n.op == "get_value":
             ref, index = a
             ctype = "float" if ref.dtype.is_float else "int64_t"
             return (f"const {ctype} v{n.id} = static_cast<{ctype}>({self.ref(ref)}.GetValue("
-                    f"static_cast<uint32_t>({self.ue(index)})));")
+                    f"{self.cast(index, 'uint32_t')}));")
         if n.op == "set_value":
             ref, index, value = a
-            return f"{self.ref(ref)}.SetValue(static_cast<uint32_t>({self.ue(index)}), {self.scalar(value, ref.dtype)});"
+            return f"{self.ref(ref)}.SetValue({self.cast(index, 'uint32_t')}, {self.scalar(value, ref.dtype)});"
         if n.op == "dump_tensor":
             ref, desc, count, shape = a
-            call = f"AscendC::DumpTensor({self.ref(ref)}, {desc.value}, static_cast<uint32_t>({self.ue(count)})"
+            call = f"AscendC::DumpTensor({self.ref(ref)}, {desc.value}, {self.cast(count, 'uint32_t')}"
             if shape is None:
                 return call + ");"
             dims = ", ".join(str(d) for d in shape.shape)
@@ -229,52 +227,53 @@ class _Emitter:
         if n.attr("form") == "mask":
             return self.mask_fields(n, family)
         if family == "vec_binary":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "count": self.count(a[3])}
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "count": self.cast(a[3])}
         if family == "vec_unary":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "count": self.count(a[2])}
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "count": self.cast(a[2])}
         if family == "vec_scalar":
             sdt = n.attr("src_dtype") or dt
             return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "scalar": self.scalar(a[2], sdt),
-                    "count": self.count(a[3])}
+                    "count": self.cast(a[3])}
         if family == "vec_duplicate":
-            return {"dst": self.ref(a[0]), "scalar": self.scalar(a[1], dt), "count": self.count(a[2])}
+            return {"dst": self.ref(a[0]), "scalar": self.scalar(a[1], dt), "count": self.cast(a[2])}
         if family == "data_copy":
             if n.attr("form") == "params":
                 p = a[2]
-                fields = ", ".join(f"static_cast<uint16_t>({self.ue(getattr(p, f))})"
+                fields = ", ".join(self.cast(getattr(p, f), "uint16_t")
                                    for f in ("block_count", "block_len", "src_stride", "dst_stride"))
                 return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": f"AscendC::DataCopyParams({fields})"}
-            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": self.count(a[2], "uint32_t")}
+            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": self.cast(a[2], "uint32_t")}
         if family == "vec_cast":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mode": a[2].name, "count": self.count(a[3], "uint32_t")}
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mode": a[2].name, "count": self.cast(a[3], "uint32_t")}
         if family == "vec_reduce":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "tmp": self.ref(a[2]), "count": self.count(a[3]),
+            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "tmp": self.ref(a[2]), "count": self.cast(a[3]),
                     "cal_index": "true" if n.attr("cal_index") else "false"}
         if family == "vec_whole_reduce":
             order = ["ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"]
             return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mask": self.mask(n, a[2], const=True),
-                    "repeat": self.count(a[3]), "dst_rep": self.count(a[4]), "src_blk": self.count(a[5]),
-                    "src_rep": self.count(a[6]), "order": order[n.attr("order") or 0]}
+                    "repeat": self.cast(a[3]), "dst_rep": self.cast(a[4]), "src_blk": self.cast(a[5]),
+                    "src_rep": self.cast(a[6]), "order": order[n.attr("order") or 0]}
         if family == "vec_cmpsel":
             if n.op == "compare":
                 return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "mode": a[3].name,
-                        "count": self.count(a[4], "uint32_t")}
+                        "count": self.cast(a[4], "uint32_t")}
             src1 = self.ref(a[3]) if isinstance(a[3], TensorRef) else self.scalar(a[3], dt)
             return {"dst": self.ref(a[0]), "mask": self.ref(a[1]), "src0": self.ref(a[2]), "src1": src1,
-                    "mode": a[4].name, "count": self.count(a[5], "uint32_t")}
+                    "mode": a[4].name, "count": self.cast(a[5], "uint32_t")}
         if family == "data_copy_pad":
             p, pad = a[2], a[3]
-            params = ("AscendC::DataCopyExtParams(static_cast<uint16_t>({}), static_cast<uint32_t>({}), "
-                      "static_cast<uint32_t>({}), static_cast<uint32_t>({}), static_cast<uint32_t>({}))").format(
-                *(self.ue(getattr(p, f)) for f in ("block_count", "block_len", "src_stride", "dst_stride", "rsv")))
+            params = "AscendC::DataCopyExtParams(" + ", ".join(
+                self.cast(getattr(p, f), c) for f, c in (("block_count", "uint16_t"), ("block_len", "uint32_t"),
+                                                         ("src_stride", "uint32_t"), ("dst_stride", "uint32_t"),
+                                                         ("rsv", "uint32_t"))) + ")"
             padding = ""
             if a[0].space == "ub":
                 if pad is None:
                     padding = f", AscendC::DataCopyPadExtParams<{c_type(dt)}>()"
                 else:
-                    padding = (f", AscendC::DataCopyPadExtParams<{c_type(dt)}>(static_cast<bool>({self.ue(pad.is_pad)}), "
-                               f"static_cast<uint8_t>({self.ue(pad.left_padding)}), "
-                               f"static_cast<uint8_t>({self.ue(pad.right_padding)}), "
+                    padding = (f", AscendC::DataCopyPadExtParams<{c_type(dt)}>({self.cast(pad.is_pad, 'bool')}, "
+                               f"{self.cast(pad.left_padding, 'uint8_t')}, "
+                               f"{self.cast(pad.right_padding, 'uint8_t')}, "
                                f"{self.scalar(pad.padding_value, dt)})")
             return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "params": params, "pad": padding}
         raise TraceError(f"asc.{n.op} ({family}) has no Ascend C lowering yet", n.loc)
@@ -282,7 +281,7 @@ class _Emitter:
     def mask(self, n: Node, m: Any, const: bool = False) -> str:
         """A mask operand: a count, or a named uint64_t[2] array declared before the statement."""
         if m.bits is None:
-            return f"static_cast<{'int32_t' if const else 'uint64_t'}>({self.ue(m.count)})"
+            return self.cast(m.count, "int32_t" if const else "uint64_t")
         name = f"asc_mask{n.id}"
         self.pre.append(f"{'const ' if const else ''}uint64_t {name}[2] = {{{m.bits[0]}ULL, {m.bits[1]}ULL}};")
         return name
@@ -301,8 +300,8 @@ class _Emitter:
         else:
             casts = ["uint8_t"] * 6
         params = f"AscendC::{kind}(" + ", ".join(
-            f"static_cast<{c}>({self.ue(getattr(p, f))})" for f, c in zip(names, casts)) + ")"
-        out = {"dst": self.ref(a[0]), "mask": self.mask(n, a[-3]), "repeat": f"static_cast<uint8_t>({self.ue(a[-2])})",
+            self.cast(getattr(p, f), c) for f, c in zip(names, casts)) + ")"
+        out = {"dst": self.ref(a[0]), "mask": self.mask(n, a[-3]), "repeat": self.cast(a[-2], "uint8_t"),
                "params": params}
         if family == "vec_binary":
             out.update(src0=self.ref(a[1]), src1=self.ref(a[2]))
@@ -321,11 +320,11 @@ class _Emitter:
             if isinstance(arg, str):
                 out.append(c_string(arg))
             elif conv in FLOAT_CONV:
-                out.append(f"static_cast<float>({self.ue(arg)})")
+                out.append(self.cast(arg, "float"))
             elif conv in "uxXo":
-                out.append(f"static_cast<uint32_t>({self.ue(arg)})")
+                out.append(self.cast(arg, "uint32_t"))
             else:
-                out.append(f"static_cast<int32_t>({self.ue(arg)})")
+                out.append(self.cast(arg, "int32_t"))
         return "AscendC::printf(" + ", ".join([c_string(fmt)] + out) + ");"
 
     # -- the kernel --------------------------------------------------------------------------------
