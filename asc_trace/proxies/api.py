@@ -9,11 +9,12 @@ from typing import Any, Callable
 
 from ..dtypes import DataType
 from ..enums import AIV_EVENTS, HardEvent, PipeID
-from ..errors import AlignmentError, DTypeError, SyncError, TraceError
+from ..errors import DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef, make_attrs
 from ..graph.params import BinaryRepeatParams, DataCopyParams, Mask, UnaryRepeatParams
 from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops.data_copy import check_copy_length
 from ..graph.source_loc import SourceLoc
 from .context import current
 from .scalar import Scalar, to_expr
@@ -103,20 +104,28 @@ def _tail(kind: str, rest: tuple, params_type: type, loc: SourceLoc) -> tuple[An
     return _repeat(rest[0], loc), rest[1]
 
 
+def _record_vector(op: OpDef, head: tuple, count: Any, rest: tuple, params_type: type, mask_dtype: DataType,
+                   loc: SourceLoc, **attrs: Any) -> None:
+    """Record a vector op in its count form `(*head, count)` or its mask form
+    `(*head, mask, repeat_time, params)`."""
+    ctx = current(f"asc.{op.name}")
+    form = _tail(op.name, rest, params_type, loc)
+    if form is None:
+        ctx.record(op.name, (*head, count_expr(count, loc)), loc, Pipe.V, make_attrs(**attrs))
+    else:
+        ctx.record(op.name, (*head, mask_arg(count, mask_dtype, loc), *form), loc, Pipe.V,
+                   make_attrs(form="mask", **attrs))
+
+
 def _record_elementwise(op: OpDef, operands: dict[str, Any], count: Any, rest: tuple,
                         params_type: type) -> None:
-    """Record a same-dtype elementwise op in its count form or its mask form (mask, repeat, params)."""
-    ctx = current(f"asc.{op.name}")
+    """Record a same-dtype elementwise op (binary or unary)."""
+    current(f"asc.{op.name}")
     loc = user_loc()
     refs = [vec_operand(t, n, op.name, loc) for n, t in operands.items()]
     dtype = check_same_dtype(op.name, refs, list(operands), loc)
     check_supported(op, dtype, loc)
-    form = _tail(op.name, rest, params_type, loc)
-    if form is None:
-        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
-    else:
-        ctx.record(op.name, (*refs, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
-                   make_attrs(dtype=dtype, form="mask"))
+    _record_vector(op, tuple(refs), count, rest, params_type, dtype, loc, dtype=dtype)
 
 
 def _make_binary(op: OpDef) -> Callable[..., None]:
@@ -138,7 +147,7 @@ def _make_unary(op: OpDef) -> Callable[..., None]:
 
 def _make_scalar(op: OpDef) -> Callable[..., None]:
     def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
-        ctx = current(f"asc.{op.name}")
+        current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
         if op.name == "axpy" and refs[0].dtype is not refs[1].dtype:
@@ -150,13 +159,8 @@ def _make_scalar(op: OpDef) -> Callable[..., None]:
             dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
         check_supported(op, refs[0].dtype, loc)
         s = scalar_for(dtype, scalar, op.name, loc)
-        form = _tail(op.name, rest, UnaryRepeatParams, loc)
-        attrs = dict(dtype=refs[0].dtype, src_dtype=dtype if dtype is not refs[0].dtype else None)
-        if form is None:
-            ctx.record(op.name, (*refs, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(**attrs))
-        else:
-            ctx.record(op.name, (*refs, s, mask_arg(count, dtype, loc), *form), loc, Pipe.V,
-                       make_attrs(form="mask", **attrs))
+        _record_vector(op, (*refs, s), count, rest, UnaryRepeatParams, dtype, loc, dtype=refs[0].dtype,
+                       src_dtype=dtype if dtype is not refs[0].dtype else None)
     fn.__doc__ = (f"Ascend C {op.c_name}: count form `(dst, src, scalar, count)` or mask form "
                   f"`(dst, src, scalar, mask, repeat_time, UnaryRepeatParams)`.")
     return fn
@@ -222,11 +226,8 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
         ctx.record("data_copy", (d, s, count), loc, pipe, make_attrs(dtype=dtype, form="params"))
         return
     n = count_expr(count, loc)
-    if isinstance(n, Const) and (n.value * dtype.itemsize) % 32:
-        raise AlignmentError(f"asc.data_copy of {n.value} x {dtype} = {n.value * dtype.itemsize} bytes is not a "
-                             "multiple of 32 bytes; the hardware would silently copy only "
-                             f"{n.value * dtype.itemsize // 32 * 32} bytes", loc,
-                             hint="pad the length to a 32-byte multiple, or copy the tail with asc.data_copy_pad")
+    if isinstance(n, Const):
+        check_copy_length(n.value, dtype, loc=loc)
     ctx.record("data_copy", (d, s, n), loc, pipe, make_attrs(dtype=dtype))
 
 

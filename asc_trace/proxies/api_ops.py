@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..dtypes import DataType, uint8
+from ..dtypes import DataType
 from ..enums import CMPMODE, SELMODE, ReduceOrder, RoundMode
 from ..errors import AlignmentError, DTypeError, TraceError
 from ..graph.expr import Const
 from ..graph.node import Pipe, TensorRef, make_attrs
-from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops import OpDef
 from ..graph.ops.vec_cast import CAST_PAIRS
+from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
 from .api import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for, vec_operand
@@ -89,10 +90,8 @@ def _make_whole_reduce(op: OpDef) -> Callable[..., None]:
 
 def _check_256(count: Any, dtype: DataType, what: str, loc: SourceLoc) -> Any:
     n = count_expr(count, loc)
-    if isinstance(n, Const) and (n.value * dtype.itemsize) % 256:
-        raise AlignmentError(f"asc.{what} of {n.value} x {dtype} = {n.value * dtype.itemsize} bytes: the count form "
-                             "needs a multiple of 256 bytes (the hardware ignores the tail)", loc,
-                             hint="pad the count to a multiple of 256 bytes, or use the mask form for the tail")
+    if isinstance(n, Const):
+        check_count_256(what, n.value, dtype, loc=loc)
     return n
 
 
@@ -146,14 +145,8 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
     "vec_cast": _make_cast,
     "vec_reduce": _make_reduce,
     "vec_whole_reduce": _make_whole_reduce,
+    "vec_cmpsel": lambda op: _make_compare(op) if op.name == "compare" else _make_select(op),
 }
-
-
-def _cmpsel(op: OpDef) -> Callable[..., Any]:
-    return _make_compare(op) if op.name == "compare" else _make_select(op)
-
-
-FAMILY_BUILDERS["vec_cmpsel"] = _cmpsel
 
 
 # -- DataCopyPad --------------------------------------------------------------------------------
@@ -228,4 +221,4 @@ def dump_tensor(tensor: Any, desc: Any, dump_size: Any, shape_info: Any = None) 
                make_attrs(dtype=ref.dtype))
 
 
-__all__ = ["data_copy_pad", "dump_tensor", "get_value", "set_value", "uint8", "REGISTRY"]
+__all__ = ["data_copy_pad", "dump_tensor", "get_value", "set_value"]

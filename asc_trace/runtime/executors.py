@@ -15,11 +15,12 @@ import numpy as np
 from .. import config
 from ..dtypes import DataType, bfloat16, from_compute, to_compute
 from ..enums import TPosition
-from ..errors import AlignmentError, OutOfBoundsError, QueueError, SyncError, UBOverflowError
+from ..errors import OutOfBoundsError, QueueError, SyncError, UBOverflowError
 from ..graph.expr import Expr, compile_expr
 from ..graph.hb import QUE_PIPES, Instr
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops.data_copy import check_copy_length
 from .machine import GmRoot, Machine, QueState
 
 Step = Callable[[Machine], Instr | None]
@@ -127,14 +128,6 @@ def _bind_duplicate(node: Node, op: OpDef) -> Step:
 
 # -- data movement ------------------------------------------------------------------------------
 
-def check_copy_bytes(count: int, dt: DataType, node: Node) -> None:
-    if (count * dt.itemsize) % config.UB_ALIGN:
-        raise AlignmentError(f"data_copy of {count} x {dt} = {count * dt.itemsize} bytes is not a multiple of 32 "
-                             f"bytes; the hardware would silently copy only {count * dt.itemsize // 32 * 32}",
-                             node=node, hint="pad the length to a 32-byte multiple, or copy the tail with "
-                                             "asc.data_copy_pad")
-
-
 @binder("data_copy")
 def _bind_data_copy(node: Node, op: OpDef) -> Step:
     if node.attr("form") == "params":
@@ -147,7 +140,7 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_bytes(count, dt, node)
+            check_copy_length(count, dt, node=node)
             if not count:
                 return None
             gs, src = m.gm_access(s, fs(env), count, node, "the copy source", write=False)
@@ -161,7 +154,7 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_bytes(count, dt, node)
+            check_copy_length(count, dt, node=node)
             if not count:
                 return None
             aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
@@ -175,7 +168,7 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_bytes(count, dt, node)
+            check_copy_length(count, dt, node=node)
             if not count:
                 return None
             aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")

@@ -15,6 +15,7 @@ from ..graph.node import Node, Pipe, TensorRef
 from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS, strides
+from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executors import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine
@@ -217,13 +218,6 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
 _CMP = {0: np.less, 1: np.greater, 2: np.equal, 3: np.less_equal, 4: np.greater_equal, 5: np.not_equal}
 
 
-def _check_256(count: int, dt: DataType, node: Node) -> None:
-    if (count * dt.itemsize) % 256:
-        raise AlignmentError(f"{node.op} of {count} x {dt} = {count * dt.itemsize} bytes: the count form needs a "
-                             "multiple of 256 bytes (the hardware ignores the tail)", node=node,
-                             hint="pad the count to a multiple of 256 bytes, or use the mask form for the tail")
-
-
 @binder("vec_cmpsel")
 def _bind_cmpsel(node: Node, op: OpDef) -> Step:
     if node.op == "compare":
@@ -235,7 +229,7 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            _check_256(count, dt, node)
+            check_count_256(node.op, count, dt, node=node)
             if count == 0:
                 return None
             aa, va = m.ub_access(a, fa(env), count, node, "src0")
@@ -259,7 +253,7 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
     def run(m: Machine) -> Instr | None:
         env = m.env
         count = m.count(fn(env), node)
-        _check_256(count, dt, node)
+        check_count_256(node.op, count, dt, node=node)
         if count == 0:
             return None
         am, vm = m.ub_access(mk, fm(env), count // 8, node, "sel_mask")

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..graph.expr import Expr, compile_expr
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node
 
 _CONV = re.compile(r"%(%|[-+ #0]*(?:\d+)?(?:\.\d+)?)(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp]?)")
 
@@ -53,9 +53,6 @@ def bind_printf(node: Node) -> Callable[[Any], None]:
     for a in args:
         if isinstance(a, str):
             getters.append(lambda m, a=a: a)
-        elif isinstance(a, TensorRef):
-            f = compile_expr(a.offset)
-            getters.append(lambda m, a=a, f=f: _address(m, a, f(m.env)))
         else:
             f = compile_expr(a) if isinstance(a, Expr) else (lambda env, a=a: a)
             getters.append(lambda m, f=f: f(m.env))
@@ -75,13 +72,6 @@ def _pick(v: Any, c: int) -> Any:
     return v
 
 
-def _address(m: Any, ref: TensorRef, off: Any) -> Any:
-    root = m.roots[ref.root]
-    if ref.space == "ub":
-        return root.addr + int(off) * ref.dtype.itemsize
-    return (root.start + off) * ref.dtype.itemsize
-
-
 def emit_output(per_core: list[tuple[int, list[str]]], core_num: int, stream: Any = None) -> None:
     """Write each core's text, core by core, with the block tag at the start of every line."""
     stream = stream or sys.stdout
@@ -91,11 +81,9 @@ def emit_output(per_core: list[tuple[int, list[str]]], core_num: int, stream: An
             continue
         tag = block_tag(core, core_num)
         lines = text.split("\n")
-        if lines and lines[-1] == "":
+        if lines[-1] == "":          # text ending in a newline; an unterminated last line gets one too
             lines.pop()
-            stream.write("".join(f"{tag}{ln}\n" for ln in lines))
-        else:
-            stream.write("".join(f"{tag}{ln}\n" for ln in lines[:-1]) + f"{tag}{lines[-1]}\n")
+        stream.write("".join(f"{tag}{ln}\n" for ln in lines))
     stream.flush()
 
 

@@ -4,9 +4,23 @@ are not 32-byte multiples. The pipe follows the direction: GM->UB runs on MTE2, 
 UB->UB on V."""
 from __future__ import annotations
 
+from typing import Any
+
+from ...errors import AlignmentError
 from ..expr import Const, Expr, binop
 from ..params import DataCopyExtParams, DataCopyParams
 from . import OpDef, register
+
+
+def check_copy_length(count: int, dtype: Any, **where: Any) -> None:
+    """DataCopy by count moves whole 32-byte blocks: the hardware silently drops a partial one, so a
+    count whose bytes are not a multiple of 32 is refused (`where`: the error's loc= or node=)."""
+    nbytes = count * dtype.itemsize
+    if nbytes % 32:
+        raise AlignmentError(f"asc.data_copy of {count} x {dtype} = {nbytes} bytes is not a multiple of 32 bytes; "
+                             f"the hardware would silently copy only {nbytes // 32 * 32} bytes",
+                             hint="pad the length to a 32-byte multiple, or copy the tail with asc.data_copy_pad",
+                             **where)
 
 
 def _elems(nbytes: Expr, itemsize: int) -> Expr:

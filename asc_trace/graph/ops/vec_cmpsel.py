@@ -4,9 +4,22 @@ The count forms need count * sizeof(T) to be a multiple of 256 bytes: the hardwa
 asc_trace refuses it (facts §5)."""
 from __future__ import annotations
 
+from typing import Any
+
+from ...errors import AlignmentError
 from ..expr import Const, binop
 from ..node import Pipe, TensorRef
 from . import OpDef, register
+
+
+def check_count_256(opname: str, count: int, dtype: Any, **where: Any) -> None:
+    """The count forms of Compare / Select take whole 256-byte repeats (`where`: the error's loc= or node=)."""
+    nbytes = count * dtype.itemsize
+    if nbytes % 256:
+        raise AlignmentError(f"asc.{opname} of {count} x {dtype} = {nbytes} bytes: the count form needs a multiple "
+                             "of 256 bytes (the hardware ignores the tail)",
+                             hint="pad the count to a multiple of 256 bytes, or use the mask form for the tail",
+                             **where)
 
 
 def _bytes_of_mask(count):
