@@ -19,6 +19,7 @@ from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
+from .runtime.platform import DEFAULT_PLATFORM
 from .runtime.args import BoundArgs, ParamSpec, bind_args
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -28,7 +29,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "backend": None,          # None: ASC_TRACE_BACKEND or "auto"
     "opt_level": 3,           # bisheng -O level (NPU build)
     "kernel_type": None,      # None: vector only (KERNEL_TYPE_AIV_ONLY)
-    "platform": "Ascend910B2",  # timing-model preset
+    "platform": DEFAULT_PLATFORM,   # timing-model preset
 }
 MAX_BLOCKS = 65535
 
@@ -178,9 +179,9 @@ class CompiledKernel:
         self._artifacts: dict[str, Any] = {}
         if config.dump_dir() is not None:
             from .lower.cache import cache_key, dump_compilation
-            dump_compilation(self.name, cache_key({"graph": str(self.graph)}),
-                             {"graph.txt": str(self.traced), "scheduled.txt": str(self.graph),
-                              "kernel.cpp": self.source})
+            scheduled = str(self.graph)
+            dump_compilation(self.name, cache_key({"graph": scheduled}),
+                             {"graph.txt": str(self.traced), "scheduled.txt": scheduled, "kernel.cpp": self.source})
 
     @property
     def source(self) -> str:
@@ -285,7 +286,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
         ck = jf.compiled(bound.signature)
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
-        plat = make_platform(platform or jf.options.get("platform") or "Ascend910B2")
+        plat = make_platform(platform or jf.options.get("platform"))
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat)
     except AscTraceError as e:

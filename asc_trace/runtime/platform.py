@@ -84,8 +84,12 @@ _PRESET_SOURCES: dict[str, dict[str, str]] = {
 }
 
 
-def platform(name: str = "Ascend910B2", **overrides: float) -> Platform:
-    """A preset (Ascend910B1-B4), optionally with parameters overridden (e.g. flag_latency=20)."""
+DEFAULT_PLATFORM = "Ascend910B2"
+
+
+def platform(name: str | None = None, **overrides: float) -> Platform:
+    """A preset (Ascend910B1-B4; None: the default), optionally with parameters overridden (e.g. flag_latency=20)."""
+    name = name or DEFAULT_PLATFORM
     if name not in PRESETS:
         from ..errors import LaunchError
         raise LaunchError(f"unknown platform {name!r}; presets: {', '.join(PRESETS)}", None)

@@ -117,7 +117,7 @@ class SimRuntime(Runtime):
 
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
         if config.sanitize():
-            simulate(art, job, platform(job.options.get("platform") or "Ascend910B2"), True, False)
+            simulate(art, job, platform(job.options.get("platform")), True, False)
         else:
             # The fast path: program order, no pipe model (same results when the kernel is race-free).
             _run_cores(art, job, lambda m, cores: art.sim.run_program_order(m))
