@@ -169,3 +169,16 @@ def test_cpp_sim_eager_same_bytes(prog, init):
     else:
         np.testing.assert_array_equal(outs["cpp"], outs["sim"])
         np.testing.assert_array_equal(outs["eager"], outs["sim"])
+
+
+def test_a_compiler_error_points_at_the_users_line():
+    from asc_trace.lower.compile_errors import compiler_error
+    x = np.zeros(8 * 256, np.float32)
+    ck = asc.compile(vadd.vadd_kernel, (x, x, x, 256))
+    line = next(i for i, t in enumerate(ck.source.splitlines(), 1) if "AscendC::Add(" in t)
+    stderr = f"In function 'void vadd_kernel(...)':\nkernel.cpp:{line}:9: error: no matching function\n"
+    err = compiler_error("g++", ck.graph, ck.source, "kernel.cpp", stderr, hint="report it")
+    assert err.loc is not None and err.loc.short == "vadd.py:37"     # the asc.add line of the kernel
+    assert "g++ rejected the Ascend C emitted for vadd_kernel: kernel.cpp" in str(err)
+    # an error outside any statement (e.g. in the helpers) has no user line, but still a message
+    assert compiler_error("g++", ck.graph, ck.source, "kernel.cpp", "kernel.cpp:1:1: error: x", hint="h").loc is None

@@ -20,7 +20,9 @@ import json, sys
 from pathlib import Path
 Path({log!r}).open("a").write(json.dumps(sys.argv) + "\\n")
 if {fail!r} and "-c" in sys.argv:
-    sys.stderr.write("kernel.cce:3:1: error: something bisheng dislikes\\n")
+    src = next(a for a in sys.argv if a.endswith(".cce"))
+    line = next(i for i, t in enumerate(Path(src).read_text().splitlines(), 1) if "AscendC::Add(" in t)
+    sys.stderr.write(f"kernel.cce:{{line}}:9: error: something bisheng dislikes\\n")
     sys.exit(1)
 out = sys.argv[sys.argv.index("-o") + 1]
 Path(out).write_bytes(b"\\x7fELF fake device binary " + Path(sys.argv[-1] if "{name}" == "ld.lld" else out).name.encode())
@@ -133,8 +135,9 @@ def test_bisheng_failure_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("ASCEND_HOME_PATH", str(home))
     monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(tmp_path / "cache"))
     ck = _compiled()
-    with pytest.raises(asc.ToolchainError, match="something bisheng dislikes"):
+    with pytest.raises(asc.ToolchainError, match="something bisheng dislikes") as ei:
         NpuRuntime().prepare(ck.graph, ck.options)
+    assert ei.value.loc is not None and ei.value.loc.short == "vadd.py:37"   # the user's asc.add line
     assert len(_calls(tmp_path)) == 2          # retried once without machine LICM, as pyasc does
     assert "-disable-machine-licm" in _calls(tmp_path)[1]
 

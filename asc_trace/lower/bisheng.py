@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolchainError
+from ..graph.kernel_graph import KernelGraph
+from .compile_errors import compiler_error
 
 INSTALL_HINT = ("install the CANN toolkit (it provides bisheng, ld.lld and the Ascend C headers) and load its "
                 "environment: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (CANN 8) or "
@@ -123,7 +125,9 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
     return [cmd, link]
 
 
-def build_device_binary(tc: Toolchain, source: str, workdir: Path, options: dict[str, Any]) -> Path:
+def build_device_binary(tc: Toolchain, graph: KernelGraph, source: str, workdir: Path,
+                        options: dict[str, Any]) -> Path:
+    """Compile and link `source` (the Ascend C of `graph`); a compiler error points at the user's line."""
     src = workdir / "kernel.cce"
     src.write_text(source)
     obj, elf = workdir / "kernel.o", workdir / "kernel.elf"
@@ -133,7 +137,7 @@ def build_device_binary(tc: Toolchain, source: str, workdir: Path, options: dict
         if proc.returncode == 0:
             break
         if attempt == 1:   # pyasc retries once without machine LICM
-            raise ToolchainError(f"bisheng failed:\n{proc.stderr.strip()[:4000]}", None,
+            raise compiler_error("bisheng", graph, source, "kernel.cce", proc.stderr, full_output=True,
                                  hint="the source is kept under ASC_TRACE_DUMP_PATH when it is set")
     proc = subprocess.run(link_cmd, capture_output=True, text=True, check=False, cwd=workdir)
     if proc.returncode != 0:

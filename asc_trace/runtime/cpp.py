@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import re
 import shutil
 import subprocess
 from functools import lru_cache
@@ -21,6 +20,7 @@ from ..graph.node import Node
 from ..lower.ascendc import lower
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
+from ..lower.compile_errors import NODE_COMMENT, compiler_error
 from .base import LaunchJob, Runtime, written_params
 from .printf import emit_output
 
@@ -29,7 +29,6 @@ CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-Werror=narrowing", "-Wall
             "-Wno-unused-but-set-variable", "-Wno-format-security"]
 _ERRORS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
            "sync": SyncError}
-_NODE_COMMENT = re.compile(r"^(\s*)// .*\(%(\d+)\)")
 
 
 @lru_cache(maxsize=1)
@@ -53,7 +52,7 @@ def instrument(source: str) -> str:
     out = []
     for line in source.splitlines():
         out.append(line)
-        m = _NODE_COMMENT.match(line)
+        m = NODE_COMMENT.match(line)
         if m:
             out.append(f"{m.group(1)}ASC_TRACE_NODE({m.group(2)});")
     return "\n".join(out) + "\n"
@@ -134,24 +133,6 @@ class CppArtifact:
         lib.asc_trace_output.argtypes = [ctypes.c_int32]
 
 
-def compile_error(g: KernelGraph, source: str, stderr: str) -> ToolchainError:
-    """Map the first compiler error in kernel.cpp back to the user's line through the `// file:line (%id)`
-    comment above the failing statement."""
-    lines = source.splitlines()
-    node = None
-    m = re.search(r"kernel\.cpp:(\d+):\d+: error", stderr)
-    if m:
-        for i in range(int(m.group(1)) - 1, -1, -1):
-            c = _NODE_COMMENT.match(lines[i]) if i < len(lines) else None
-            if c:
-                node = next((n for n in g if n.id == int(c.group(2))), None)
-                break
-    first = next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip()[:500])
-    return ToolchainError(f"g++ rejected the Ascend C emitted for {g.name}: {first}", node=node,
-                          hint="this is a bug in asc_trace's lowering or its API model; please report it with "
-                               "the kernel (ASC_TRACE_DUMP_PATH keeps the source)")
-
-
 class CppRuntime(Runtime):
     name = "cpp"
 
@@ -167,7 +148,9 @@ class CppRuntime(Runtime):
             proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
-                raise compile_error(graph, source, proc.stderr)
+                raise compiler_error("g++", graph, source, "kernel.cpp", proc.stderr,
+                                     hint="this is a bug in asc_trace's lowering or its API model; please report it "
+                                          "with the kernel (ASC_TRACE_DUMP_PATH keeps the source)")
             return out
 
         cache = CompileCache()

@@ -169,7 +169,7 @@ class NpuRuntime(Runtime):
         source = lower(graph)
         key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity,
                          "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type")}})
-        path, _ = CompileCache().get_or_build(key, "kernel.elf", lambda d: build_device_binary(tc, source, d, options),
+        path, _ = CompileCache().get_or_build(key, "kernel.elf", lambda d: build_device_binary(tc, graph, source, d, options),
                                               always=bool(options.get("always_compile")),
                                               meta={"kernel": graph.name, "backend": "npu"})
         return NpuArtifact(Path(path).read_bytes(), c_ident(graph.name), graph, tc)
