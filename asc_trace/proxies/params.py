@@ -1,6 +1,7 @@
 """Constructors of the Ascend C parameter structs, with pyasc's field names and defaults."""
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any, Sequence
 
 from ..dtypes import DataType
@@ -17,40 +18,39 @@ def _e(v: Any, what: str):
     return e
 
 
+def _struct(cls: type, values: dict[str, Any], any_type: tuple[str, ...] = ()) -> Any:
+    """`cls` with every field taken from `values` (a constructor's arguments, by field name) as an
+    integer expression, except the fields in `any_type` (e.g. a padding value of the tensor's type)."""
+    return cls(**{f.name: (to_expr if f.name in any_type else _e)(values[f.name], f.name) for f in fields(cls)})
+
+
 def DataCopyParams(block_count: Any = 1, block_len: Any = 0, src_stride: Any = 0, dst_stride: Any = 0
                    ) -> P.DataCopyParams:
     """Blocks of `block_len` x 32 bytes, `src_stride` / `dst_stride` x 32 bytes apart (gaps between blocks)."""
-    return P.DataCopyParams(_e(block_count, "block_count"), _e(block_len, "block_len"), _e(src_stride, "src_stride"),
-                            _e(dst_stride, "dst_stride"))
+    return _struct(P.DataCopyParams, locals())
 
 
 def DataCopyExtParams(block_count: Any = 1, block_len: Any = 0, src_stride: Any = 0, dst_stride: Any = 0,
                       rsv: Any = 0) -> P.DataCopyExtParams:
     """DataCopyPad's blocks: `block_len` bytes each; strides in bytes on the GM side, 32-byte blocks on the UB side."""
-    return P.DataCopyExtParams(_e(block_count, "block_count"), _e(block_len, "block_len"), _e(src_stride, "src_stride"),
-                               _e(dst_stride, "dst_stride"), _e(rsv, "rsv"))
+    return _struct(P.DataCopyExtParams, locals())
 
 
 def DataCopyPadExtParams(is_pad: Any = False, left_padding: Any = 0, right_padding: Any = 0,
                          padding_value: Any = 0) -> P.DataCopyPadExtParams:
     """Padding of each GM -> UB block: elements on the left and right, filled with `padding_value` if `is_pad`."""
-    return P.DataCopyPadExtParams(_e(is_pad, "is_pad"), _e(left_padding, "left_padding"),
-                                  _e(right_padding, "right_padding"), to_expr(padding_value, "padding_value"))
+    return _struct(P.DataCopyPadExtParams, locals(), any_type=("padding_value",))
 
 
 def BinaryRepeatParams(dst_blk_stride: Any = 1, src0_blk_stride: Any = 1, src1_blk_stride: Any = 1,
                        dst_rep_stride: Any = 8, src0_rep_stride: Any = 8, src1_rep_stride: Any = 8
                        ) -> P.BinaryRepeatParams:
-    return P.BinaryRepeatParams(*(_e(v, n) for v, n in (
-        (dst_blk_stride, "dst_blk_stride"), (src0_blk_stride, "src0_blk_stride"), (src1_blk_stride, "src1_blk_stride"),
-        (dst_rep_stride, "dst_rep_stride"), (src0_rep_stride, "src0_rep_stride"), (src1_rep_stride, "src1_rep_stride"))))
+    return _struct(P.BinaryRepeatParams, locals())
 
 
 def UnaryRepeatParams(dst_blk_stride: Any = 1, src_blk_stride: Any = 1, dst_rep_stride: Any = 8,
                       src_rep_stride: Any = 8) -> P.UnaryRepeatParams:
-    return P.UnaryRepeatParams(*(_e(v, n) for v, n in (
-        (dst_blk_stride, "dst_blk_stride"), (src_blk_stride, "src_blk_stride"), (dst_rep_stride, "dst_rep_stride"),
-        (src_rep_stride, "src_rep_stride"))))
+    return _struct(P.UnaryRepeatParams, locals())
 
 
 class Array(tuple):
