@@ -2,6 +2,7 @@
 benchmarks/frontend.py times asc_trace: cold (first lowering in the process), warm (a fresh
 JITFunction each time). Prints one JSON line. Needs pyasc (pip install pyasc==1.1.1); the build
 tools are never run, so PYASC_COMPILER / PYASC_LINKER only need to name an existing program."""
+import ast
 import importlib.util
 import json
 import os
@@ -25,12 +26,20 @@ t_import = time.perf_counter() - t_import
 
 
 def load_example_kernel(name: str):
-    """The example's kernel, unchanged, under pyasc: `import asc_trace as asc` becomes `import asc`.
-    Written to a real file because pyasc reads the kernel's source with inspect."""
+    """The example's kernels, their source text unchanged, under pyasc: the module-level constants and
+    the @asc.jit functions after `import asc` (the examples' host code uses asc_trace's runtime, which
+    pyasc does not have). Written to a real file because pyasc reads the kernel's source with inspect."""
     src = (EXAMPLES / f"{name}.py").read_text()
-    src = src.replace("import asc_trace as asc\n", "import asc\n")
-    # The examples' host helpers import asc_trace.runtime; drop those lines, pyasc needs only the kernel.
-    src = "\n".join(line for line in src.splitlines() if "asc_trace" not in line) + "\n"
+    lines = src.splitlines()
+    chunks = ["import asc"]
+    for node in ast.parse(src).body:
+        decorators = getattr(node, "decorator_list", [])
+        is_kernel = isinstance(node, ast.FunctionDef) and any(ast.unparse(d).split("(")[0] == "asc.jit"
+                                                               for d in decorators)
+        if isinstance(node, ast.Assign) or is_kernel:
+            start = min([node.lineno] + [d.lineno for d in decorators]) - 1
+            chunks.append("\n".join(lines[start:node.end_lineno]))
+    src = "\n\n\n".join(chunks) + "\n"
     out = Path(tempfile.mkdtemp(prefix="pyasc_seed_")) / f"pyasc_{name}.py"
     out.write_text(src)
     spec = importlib.util.spec_from_file_location(out.stem, out)

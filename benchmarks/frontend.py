@@ -89,20 +89,24 @@ def ours() -> dict[str, float]:
     return out
 
 
-def pyasc() -> dict[str, float] | None:
+def pyasc() -> dict[str, float] | str:
+    """pyasc's figures, or why there are none."""
     py = os.environ.get("PYASC_PYTHON") or str(ROOT / ".venv-pyasc" / "bin" / "python")
     if not Path(py).exists():
-        return None
+        return ("pyasc is not installed: `make bench` creates .venv-pyasc (pip install pyasc==1.1.1) to measure "
+                "the baseline")
     proc = subprocess.run([py, str(HERE / "_pyasc_frontend.py")], capture_output=True, text=True)
     if proc.returncode != 0:
-        print(f"pyasc baseline failed:\n{proc.stderr[-2000:]}")
-        return None
+        return f"the pyasc baseline failed:\n{proc.stderr[-2000:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     a = ours()
     p = pyasc()
+    why_not = p if isinstance(p, str) else None
+    if why_not:
+        p = None
     ms = lambda s: f"{s * 1e3:7.2f} ms"  # noqa: E731
     print(f"asc_trace import: {ms(a['import_s'])}" + (f"   pyasc import: {ms(p['import_s'])}" if p else ""))
     for name in ("manual", "tque"):
@@ -117,9 +121,8 @@ def main() -> None:
             rc = a[name + "_cleared_s"] / p[name + "_warm_s"]
             print(f"  warm ratio asc_trace / pyasc = {r:.2f} (caches cleared: {rc:.2f}); goal <= 0.33 -> "
                   f"{'met' if max(r, rc) <= 1 / 3 else 'NOT met'}")
-    if not p:
-        print("\npyasc is not installed: `make bench` creates .venv-pyasc (pip install pyasc==1.1.1) to measure "
-              "the baseline; no ratio is printed without it.")
+    if why_not:
+        print(f"\n{why_not}\nNo ratio is printed without the baseline.")
 
 
 if __name__ == "__main__":

@@ -83,8 +83,10 @@ class RaceShadow:
         if event not in {"MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3", "MTE3_MTE2", "MTE2_MTE3", "S_V", "V_S", "S_MTE2",
                          "MTE2_S", "S_MTE3", "MTE3_S"}:
             hint = "order the two instructions with a set/wait pair between their pipes, or use auto_sync=True"
-        raise RaceError(msg, node=ins.node, related=[(f"the other access ({q_name})", other.loc)] if other else [],
+        err = RaceError(msg, node=ins.node, related=[(f"the other access ({q_name})", other.loc)] if other else [],
                         hint=hint)
+        err.iteration = ""      # both iterations are in the message already
+        raise err
 
 
 def _iters(where: tuple) -> str:
