@@ -29,6 +29,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "backend": None,          # None: ASC_TRACE_BACKEND or "auto"
     "opt_level": 3,           # bisheng -O level (NPU build)
     "kernel_type": None,      # None: vector only (KERNEL_TYPE_AIV_ONLY)
+    "record_overflow": False,  # NPU build: -cce-aicore-record-overflow and its argument slot (lower/bisheng.py)
     "platform": DEFAULT_PLATFORM,   # timing-model preset
 }
 MAX_BLOCKS = 65535

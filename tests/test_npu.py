@@ -1,8 +1,8 @@
-"""The NPU path without an NPU: toolchain discovery, the bisheng / ld.lld commands (against a fake
-toolchain whose tools record their arguments), argument packing and the errors. The tests that need
-an Ascend NPU are marked `npu` and run only with --runtime=npu."""
-import stat
-import sys
+"""The NPU build without an NPU: toolchain discovery, the release, the Ascend C headers and the bisheng /
+ld.lld commands, against fake toolkits laid out like CANN 8.1.RC1 and CANN 9 (tests/fake_cann.py) whose
+tools record their arguments. The launch side is in test_npu_runtime.py. Tests that need an Ascend NPU
+are marked `npu` and run only with --runtime=npu."""
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,62 +10,55 @@ import pytest
 
 import asc_trace as asc
 import vadd
-from asc_trace.graph.signature import Param
-from asc_trace.lower.bisheng import compile_commands, find_toolchain
+from fake_cann import ARCH, calls, cann8, cann9, last_source
+from asc_trace.lower.bisheng import OVERFLOW_PARAM, compile_commands, find_toolchain
+from asc_trace.lower.cann_layout import INCLUDES_8, INCLUDES_9, read_version
 from asc_trace.runtime import get_runtime
-from asc_trace.runtime.npu import NpuRuntime, arg_layout, pack_args
-
-TOOL = """#!{python}
-import json, sys
-from pathlib import Path
-Path({log!r}).open("a").write(json.dumps(sys.argv) + "\\n")
-if {fail!r} and "-c" in sys.argv:
-    src = next(a for a in sys.argv if a.endswith(".cce"))
-    line = next(i for i, t in enumerate(Path(src).read_text().splitlines(), 1) if "AscendC::Add(" in t)
-    sys.stderr.write(f"kernel.cce:{{line}}:9: error: something bisheng dislikes\\n")
-    sys.exit(1)
-out = sys.argv[sys.argv.index("-o") + 1]
-Path(out).write_bytes(b"\\x7fELF fake device binary " + Path(sys.argv[-1] if "{name}" == "ld.lld" else out).name.encode())
-"""
+from asc_trace.runtime.npu import NpuRuntime
 
 
-def fake_toolchain(tmp_path: Path, fail: bool = False, header: bool = True) -> Path:
-    home = tmp_path / "Ascend" / "ascend-toolkit" / "latest"
-    bindir = home / "compiler" / "ccec_compiler" / "bin"
-    bindir.mkdir(parents=True)
-    log = tmp_path / "calls.jsonl"
-    for name in ("bisheng", "ld.lld"):
-        p = bindir / name
-        p.write_text(TOOL.format(python=sys.executable, log=str(log), fail=fail, name=name))
-        p.chmod(p.stat().st_mode | stat.S_IEXEC)
-    inc = home / "compiler" / "tikcpp" / "tikcfw"
-    (inc / "impl").mkdir(parents=True)
-    (inc / "interface").mkdir()
-    if header:
-        (inc / "kernel_operator.h").write_text("// fake\n")
-    (home / "version.cfg").write_text("Version=8.0.RC3\n")
-    return home
+def _compiled(auto_sync=True, **opts):
+    x = np.zeros(8 * 256, np.float32)
+    return asc.compile(asc.jit(vadd.vadd_kernel, auto_sync=auto_sync, **opts), (x, x, x, 256))
 
 
-def _calls(tmp_path):
-    import json
-    return [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+def _prepare(monkeypatch, tmp_path, home, **opts):
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(home))
+    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(tmp_path / "cache"))
+    ck = _compiled(**opts)
+    return ck, NpuRuntime().prepare(ck.graph, ck.options)
 
 
-def test_arg_packing_follows_the_bisheng_abi():
-    P = lambda *kinds: tuple(Param(i, f"a{i}", k) for i, k in enumerate(kinds))  # noqa: E731
-    layout, size = arg_layout(P("gm", "gm", "gm", "int"))
-    assert [off for _, off, _ in layout] == [0, 8, 16, 24] and size == 32
-    layout, size = arg_layout(P("float", "gm", "float"))
-    assert [off for _, off, _ in layout] == [0, 8, 16] and size == 24
-    layout, size = arg_layout(P("float", "float", "int"))
-    assert [off for _, off, _ in layout] == [0, 4, 8] and size == 16
-    blob = pack_args(P("gm", "float", "int"), [0x1122334455667788, 1.5, -2])
-    assert len(blob) == 24
-    assert int.from_bytes(blob[0:8], "little") == 0x1122334455667788
-    assert np.frombuffer(blob[8:12], np.float32)[0] == 1.5
-    assert int.from_bytes(blob[16:24], "little", signed=True) == -2
+# -- the release --------------------------------------------------------------------------------------
 
+def test_version_of_a_cann_8_toolkit_comes_from_its_own_files(tmp_path):
+    latest = cann8(tmp_path, release="8.1.RC1", inner="7.7.0.1.238")
+    rel = latest.parent / "8.1.RC1"
+    v = read_version(latest)
+    assert (v.text, v.numbers, v.source.name) == ("8.1.RC1", (8, 1), "ascend_toolkit_install.info")
+    # each fallback gives the release too, never version.cfg's format line (1.0) or the inner number (7.7.0)
+    (rel / ARCH / "ascend_toolkit_install.info").unlink()
+    assert (read_version(latest).text, read_version(latest).source.name) == ("8.1.RC1", "cann_version.h")
+    (rel / ARCH / "include" / "version" / "cann_version.h").unlink()
+    assert (read_version(latest).text, read_version(latest).source.name) == ("8.1.RC1", "version.cfg")
+    (latest / "version.cfg").unlink()
+    assert (read_version(latest).text, read_version(latest).source) == ("8.1.RC1", latest / "compiler" / "version.info")
+    (rel / "compiler" / "version.info").unlink()
+    assert read_version(latest).text == "unknown" and read_version(latest).numbers == ()
+
+
+def test_version_of_a_cann_9_toolkit_and_of_8_5(tmp_path):
+    cann = cann9(tmp_path / "9", release="9.0.0-rc.1")
+    v = read_version(cann)
+    assert (v.text, v.numbers) == ("9.0.0-rc.1", (9, 0, 0))
+    (cann / ARCH / "ascend_toolkit_install.info").unlink()
+    assert read_version(cann).source == cann / "share" / "info" / "runtime" / "version.info"
+    (cann / "share" / "info" / "runtime" / "version.info").unlink()
+    assert (read_version(cann).text, read_version(cann).source.name) == ("9.0.0-rc.1", "asc_devkit_version.h")
+    assert read_version(cann8(tmp_path / "85", release="8.5.0", inner="7.9.0")).numbers == (8, 5, 0)
+
+
+# -- discovery, headers --------------------------------------------------------------------------------
 
 def test_discovery_errors(tmp_path):
     with pytest.raises(asc.ToolchainError, match="ASCEND_HOME_PATH") as ei:
@@ -77,53 +70,142 @@ def test_discovery_errors(tmp_path):
     empty.mkdir()
     with pytest.raises(asc.ToolchainError, match="has no bisheng or ld.lld"):
         find_toolchain({"ASCEND_HOME_PATH": str(empty), "PATH": ""})
-    home = fake_toolchain(tmp_path / "noheader", header=False)
-    with pytest.raises(asc.ToolchainError, match="kernel_operator.h"):
+    home = cann8(tmp_path / "noheader", header=False)
+    with pytest.raises(asc.ToolchainError, match="kernel_operator.h under .*tikcpp/tikcfw"):
         find_toolchain({"ASCEND_HOME_PATH": str(home), "PATH": ""})
 
 
-def test_discovery_from_path_and_version(tmp_path):
-    home = fake_toolchain(tmp_path)
-    bindir = home / "compiler" / "ccec_compiler" / "bin"
-    tc = find_toolchain({"PATH": str(bindir)})
-    assert tc.home == home.resolve() and tc.version == "8.0.RC3" and tc.version_tuple == (8, 0)
-    tc2 = find_toolchain({"ASCEND_TOOLKIT_HOME": str(home), "PATH": ""})
-    assert tc2.bisheng == bindir / "bisheng"
+def test_cann_8_discovery_from_env_and_from_path(tmp_path):
+    latest = cann8(tmp_path)
+    tc = find_toolchain({"ASCEND_HOME_PATH": str(latest), "PATH": ""})
+    assert tc.generation == 8 and tc.version == "8.1.RC1" and tc.version_tuple == (8, 1)
+    # the vendor cmake's ASCENDC_DEVKIT_PATH is <home>/compiler; its three tikcfw folders, in its order
+    assert tc.includes == tuple(latest / "compiler" / rel for rel in INCLUDES_8)
+    assert tc.version_header == latest / "include" / "version" / "cann_version.h"
+    # set_env.sh puts latest/compiler/ccec_compiler/bin on PATH; the home found is `latest`, not the release
+    tc2 = find_toolchain({"PATH": str(latest / "compiler" / "ccec_compiler" / "bin")})
+    assert tc2.home == latest and tc2.version == "8.1.RC1"
+    tc3 = find_toolchain({"ASCEND_TOOLKIT_HOME": str(latest), "PATH": ""})
+    assert tc3.bisheng == latest / ARCH / "ccec_compiler" / "bin" / "bisheng"
 
 
-def _compiled(auto_sync=True, **opts):
-    x = np.zeros(8 * 256, np.float32)
-    return asc.compile(asc.jit(vadd.vadd_kernel, auto_sync=auto_sync, **opts), (x, x, x, 256))
+def test_cann_9_discovery_headers_and_version_header(tmp_path):
+    cann = cann9(tmp_path)
+    tc = find_toolchain({"ASCEND_HOME_PATH": str(cann), "PATH": ""})
+    assert tc.generation == 9 and tc.version == "9.0.0"
+    # asc-devkit's cmake: ASCENDC_DEVKIT_PATH is <home>/<arch>-linux; 15 asc/ folders then the tikcfw three
+    assert len(INCLUDES_9) == 18
+    assert tc.includes == tuple(cann / ARCH / rel for rel in INCLUDES_9)
+    assert tc.version_header == cann / "include" / "version" / "asc_devkit_version.h"
+    assert find_toolchain({"PATH": str(cann / "compiler" / "ccec_compiler" / "bin")}).home == cann
+    shutil.rmtree(cann / ARCH / "asc" / "include" / "simt_api")       # a folder a release lacks is left out
+    assert cann / ARCH / "asc" / "include" / "simt_api" not in find_toolchain({"ASCEND_HOME_PATH": str(cann)}).includes
+
+
+# -- the command line, flag by flag against the vendor's kernel-launch cmake ----------------------------
+
+def _units(cmd):
+    """The compile command as the cmake writes it: each flag with its value, the source file left out."""
+    out, it = [], iter(cmd[1:])
+    for a in it:
+        if a in ("-mllvm", "-x", "-include", "-o"):
+            a = f"{a} {next(it)}"
+        if not a.endswith(".cce"):
+            out.append(a)
+    return out
+
+
+COMMON = ["-O3", "-std=c++17", "-DTILING_KEY_VAR=0", "--cce-aicore-arch=dav-c220-vec", "--cce-aicore-only",
+          "-mllvm -cce-aicore-stack-size=0x8000", "-mllvm -cce-aicore-function-stack-size=0x8000",
+          "-mllvm -cce-aicore-addr-transform", "-mllvm -cce-aicore-dcci-insert-for-scalar=false",
+          "--cce-disable-kernel-global-attr-check"]
+
+
+def _vendor_cmake(tc):
+    """The flags of the vendor's dav-c220 vector kernel build, transcribed from its cmake:
+    CANN 8.1.RC1 aarch64-linux/tikcpp/ascendc_kernel_cmake/bisheng_intf.cmake (device_intf_pub, aiv_intf_pub)
+    + device_project/CMakeLists.txt; CANN 9 asc-devkit cmake/asc/legacy_modules/bisheng_intf.cmake
+    (device_intf_pub, c220_aiv_intf_pub) + device_project/CMakeLists.txt."""
+    devkit, rels, lang = ((tc.home / "compiler", INCLUDES_8, []) if tc.generation == 8
+                          else (tc.home / ARCH, INCLUDES_9, ["--cce-aicore-lang"]))
+    header = "cann_version.h" if tc.generation == 8 else "asc_devkit_version.h"
+    return (COMMON + lang + [f"-include {tc.home / 'include' / 'version' / header}", "--cce-auto-sync",
+                             "-mllvm -cce-aicore-record-overflow=true"] + [f"-I{devkit / r}" for r in rels])
+
+
+@pytest.mark.parametrize("layout", [cann8, cann9])
+def test_bisheng_command_against_the_vendor_cmake(tmp_path, layout):
+    tc = find_toolchain({"ASCEND_HOME_PATH": str(layout(tmp_path)), "PATH": ""})
+    cmake = _vendor_cmake(tc)
+    ours = _units(compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"), {})[0])
+    # the -I folders come in the cmake's order
+    assert [u for u in ours if u.startswith("-I")] == [u for u in cmake if u.startswith("-I")]
+    # every difference is one lower/bisheng.py explains:
+    only_ours = {"-c", "-o k.o", "-x cce",                 # a device-only object from a .cce file, as pyasc
+                 "-DASCENDC_DUMP=0", "-D__NPU_TILING__",    # pyasc's defines
+                 "--cce-auto-sync=off",                     # our scheduler owns the synchronisation
+                 "-mllvm -cce-aicore-record-overflow=false"}  # the operator compilers' choice, no overflow slot
+    only_cmake = {"--cce-auto-sync", "-mllvm -cce-aicore-record-overflow=true"}
+    if tc.generation == 9:
+        only_cmake.add("--cce-aicore-lang")                # the same language as -x cce, with ccache support
+    assert (set(ours) - set(cmake), set(cmake) - set(ours)) == (only_ours, only_cmake)
+    # with the user owning the events and the overflow slot, the cmake's choices come back
+    ours = _units(compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"),
+                                   {"auto_sync": False, "record_overflow": True})[0])
+    assert set(ours) - set(cmake) == {"-c", "-o k.o", "-x cce", "-DASCENDC_DUMP=0", "-D__NPU_TILING__",
+                                      "-mllvm -api-deps-filter"}
+    assert set(cmake) - set(ours) == ({"--cce-aicore-lang"} if tc.generation == 9 else set())
+
+
+@pytest.mark.parametrize("auto_sync", [True, False])
+def test_cce_auto_sync_follows_auto_sync(tmp_path, monkeypatch, auto_sync):
+    _prepare(monkeypatch, tmp_path, cann8(tmp_path), auto_sync=auto_sync)
+    compile_call = calls(tmp_path)[0]
+    if auto_sync:     # the scheduler placed every event: bisheng's auto-sync is off, and says so explicitly
+        assert "--cce-auto-sync=off" in compile_call and "--cce-auto-sync" not in compile_call
+        assert "-api-deps-filter" not in compile_call
+    else:             # the user owns the events: the vendor's build for hand-written kernels
+        assert "--cce-auto-sync" in compile_call and "--cce-auto-sync=off" not in compile_call
+        assert compile_call[compile_call.index("-api-deps-filter") - 1] == "-mllvm"
+
+
+@pytest.mark.parametrize("record_overflow", [False, True])
+def test_record_overflow_flag_and_kernel_signature_agree(tmp_path, monkeypatch, record_overflow):
+    ck, art = _prepare(monkeypatch, tmp_path, cann9(tmp_path), record_overflow=record_overflow)
+    compile_call = calls(tmp_path)[0]
+    flag = f"-cce-aicore-record-overflow={'true' if record_overflow else 'false'}"
+    assert compile_call[compile_call.index(flag) - 1] == "-mllvm"
+    assert sum("record-overflow" in a for a in compile_call) == 1
+    src = last_source(tmp_path)
+    signature = next(line for line in src.splitlines() if line.startswith('extern "C" __global__'))
+    assert signature.endswith(f"GM_ADDR {OVERFLOW_PARAM})" if record_overflow else "int64_t block_length)")
+    assert art.record_overflow is record_overflow
+    assert OVERFLOW_PARAM not in ck.source          # what the user sees and the CPU backends build is unchanged
+    with pytest.raises(asc.ToolchainError, match="record_overflow must be True or False"):
+        compile_commands(find_toolchain(), Path("k.cce"), Path("k.o"), Path("k.elf"), {"record_overflow": "yes"})
 
 
 def test_build_commands_with_a_fake_toolchain(tmp_path, monkeypatch):
-    home = fake_toolchain(tmp_path)
-    monkeypatch.setenv("ASCEND_HOME_PATH", str(home))
-    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(tmp_path / "cache"))
-    ck = _compiled()
-    art = NpuRuntime().prepare(ck.graph, ck.options)
+    latest = cann8(tmp_path)
+    ck, art = _prepare(monkeypatch, tmp_path, latest)
     assert art.elf.startswith(b"\x7fELF") and art.name == "vadd_kernel"
-    compile_call, link_call = _calls(tmp_path)
+    compile_call, link_call = calls(tmp_path)
     assert Path(compile_call[0]).name == "bisheng"
-    for flag in ("-c", "-x", "cce", "-O3", "--cce-aicore-arch=dav-c220-vec", "--cce-aicore-only", "-std=c++17",
-                 "--cce-disable-kernel-global-attr-check", "-D__NPU_TILING__", "-DTILING_KEY_VAR=0", "-DASCENDC_DUMP=0"):
-        assert flag in compile_call, flag
-    assert f"-I{home / 'compiler' / 'tikcpp' / 'tikcfw'}" in compile_call
-    assert f"-I{home / 'compiler' / 'tikcpp' / 'tikcfw' / 'impl'}" in compile_call
-    assert "--cce-auto-sync" not in compile_call          # our scheduler owns the synchronisation
+    assert compile_call[compile_call.index("-include") + 1] == str(latest / "include" / "version" / "cann_version.h")
     src = Path(compile_call[compile_call.index("-c") + 4])
     assert src.name == "kernel.cce"
-    assert link_call[1:5] == ["-m", "aicorelinux", "-Ttext=0", link_call[4]] and "-static" in link_call
-    # the second prepare is a cache hit: no new tool calls
+    assert link_call[1:4] == ["-m", "aicorelinux", "-Ttext=0"] and link_call[-3:-1] == ["-static", "-o"]
+    # the second prepare is a cache hit: no new tool calls; another option is another build
     NpuRuntime().prepare(ck.graph, ck.options)
-    assert len(_calls(tmp_path)) == 2
+    assert len(calls(tmp_path)) == 2
+    NpuRuntime().prepare(ck.graph, {**ck.options, "record_overflow": True})
+    assert len(calls(tmp_path)) == 4
 
 
 def test_build_options(tmp_path):
-    home = fake_toolchain(tmp_path)
-    tc = find_toolchain({"ASCEND_HOME_PATH": str(home), "PATH": ""})
-    cmd, _ = compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"), {"auto_sync": False, "opt_level": 1})
-    assert "--cce-auto-sync" in cmd and "-O1" in cmd
+    tc = find_toolchain({"ASCEND_HOME_PATH": str(cann8(tmp_path)), "PATH": ""})
+    cmd, _ = compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"), {"opt_level": 1})
+    assert "-O1" in cmd and "-O3" not in cmd
     with pytest.raises(asc.ToolchainError, match="opt_level"):
         compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"), {"opt_level": 7})
     with pytest.raises(asc.ToolchainError, match="vector-only"):
@@ -131,15 +213,11 @@ def test_build_options(tmp_path):
 
 
 def test_bisheng_failure_is_reported(tmp_path, monkeypatch):
-    home = fake_toolchain(tmp_path, fail=True)
-    monkeypatch.setenv("ASCEND_HOME_PATH", str(home))
-    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(tmp_path / "cache"))
-    ck = _compiled()
     with pytest.raises(asc.ToolchainError, match="something bisheng dislikes") as ei:
-        NpuRuntime().prepare(ck.graph, ck.options)
+        _prepare(monkeypatch, tmp_path, cann8(tmp_path, fail=True))
     assert ei.value.loc is not None and ei.value.loc.short == "vadd.py:37"   # the user's asc.add line
-    assert len(_calls(tmp_path)) == 2          # retried once without machine LICM, as pyasc does
-    assert "-disable-machine-licm" in _calls(tmp_path)[1]
+    assert len(calls(tmp_path)) == 2          # retried once without machine LICM, as pyasc does
+    assert "-disable-machine-licm" in calls(tmp_path)[1]
 
 
 def test_npu_backend_without_an_npu(tmp_path, monkeypatch):

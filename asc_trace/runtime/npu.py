@@ -1,17 +1,23 @@
 """The `npu` backend: build the device binary with bisheng, register it with the CANN runtime and
 launch it on torch-npu's current stream (npu-launch.md).
 
-- Registration: `aclrtBinaryLoadFromData` / `aclrtBinaryGetFunction` / `aclrtLaunchKernelWithHostArgs`
-  on CANN >= 8.5, else `rtDevBinaryRegister` / `rtFunctionRegister` / `rtKernelLaunch` (as pyasc and
-  triton-ascend do); once per (binary, device), with the bytes, stub and names kept alive.
+- Launch path (runtime/npu_detect.py: launch_plan): `aclrtBinaryLoadFromData` / `aclrtBinaryGetFunction`
+  / `aclrtLaunchKernelWithHostArgs` from libacl_rt.so (else libascendcl.so) when the library exports
+  them (CANN >= 8.5), else `rtDevBinaryRegister` / `rtFunctionRegister` / `rtKernelLaunch` from
+  libruntime.so, as pyasc and triton-ascend do; once per (binary, device), with the bytes, stub and
+  names kept alive. Every function is looked up when the runtime is opened: a missing one is a
+  ToolchainError naming it and its library, before anything is registered.
 - Arguments: one host blob in declaration order, each at the next multiple of max(4, its alignment),
-  the total padded to 8 bytes (the BISHENG ABI); no hidden FFTS argument for a vector-only kernel.
+  the total padded to 8 bytes (the BISHENG ABI); no hidden FFTS argument for a vector-only kernel; the
+  8-byte overflow-record pointer last exactly when the kernel was built with record_overflow=True
+  (lower/bisheng.py says why and where the vendor does the same).
 - Tensors: torch-npu tensors go by device pointer and the launch stays asynchronous on the current
   stream (read afresh before every launch, which flushes torch-npu's task queue); NumPy arrays and
-  CPU tensors are copied to the device and back, with a stream synchronisation.
+  CPU tensors are copied to the device as bytes and back as bytes, with a stream synchronisation
+  (bytes, because NumPy has no bfloat16: `.cpu().numpy()` of a bfloat16 tensor raises TypeError).
 
-Not verified on hardware: this file follows the documented interfaces; the tests check the argument
-packing, the build commands and the errors, and the NPU tests (marked `npu`) are skipped here.
+Not run on hardware: this file follows the runtime headers; the tests drive the launch sequence
+against fake runtime libraries that record their calls, and the NPU tests (marked `npu`) are skipped here.
 """
 from __future__ import annotations
 
@@ -28,11 +34,12 @@ from ..errors import LaunchError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.signature import Param
 from ..lower.ascendc import lower
-from ..lower.bisheng import Toolchain, build_device_binary, find_toolchain
+from ..lower.bisheng import OVERFLOW_PARAM, OVERFLOW_STATUS_BYTES, Toolchain, build_device_binary, find_toolchain
 from ..lower.cache import CompileCache, cache_key
+from ..lower.cann_layout import lib64
 from ..lower.cexpr import c_ident
 from .base import LaunchJob, Runtime
-from .npu_detect import npu_usable
+from .npu_detect import LaunchPlan, launch_plan, load_library, npu_usable
 
 RT_DEV_BINARY_MAGIC_ELF_AIVEC = 0x41415246
 ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE = 0x41415246
@@ -41,12 +48,14 @@ ACL_RT_BINARY_LOAD_OPT_MAGIC = 2
 
 # -- argument packing -------------------------------------------------------------------------------
 
-def arg_layout(params: tuple[Param, ...]) -> tuple[list[tuple[str, int, int]], int]:
-    """[(struct format, offset, size)] per kernel argument and the blob size (BISHENG ABI)."""
+def arg_layout(params: tuple[Param, ...], overflow: bool = False) -> tuple[list[tuple[str, int, int]], int]:
+    """[(struct format, offset, size)] per kernel argument and the blob size (BISHENG ABI); with
+    `overflow`, one more 8-byte pointer slot at the end (the kernel's trailing GM_ADDR)."""
     out: list[tuple[str, int, int]] = []
     off = 0
-    for p in params:
-        fmt, size, align = {"gm": ("Q", 8, 8), "int": ("q", 8, 8), "float": ("f", 4, 4)}[p.kind]
+    kinds = [p.kind for p in params] + (["gm"] if overflow else [])
+    for kind in kinds:
+        fmt, size, align = {"gm": ("Q", 8, 8), "int": ("q", 8, 8), "float": ("f", 4, 4)}[kind]
         slot = max(4, align)
         off = -(-off // slot) * slot
         out.append((fmt, off, size))
@@ -54,22 +63,39 @@ def arg_layout(params: tuple[Param, ...]) -> tuple[list[tuple[str, int, int]], i
     return out, -(-off // 8) * 8
 
 
-def pack_args(params: tuple[Param, ...], values: list[Any]) -> bytes:
-    layout, total = arg_layout(params)
+def pack_args(params: tuple[Param, ...], values: list[Any], overflow: int | None = None) -> bytes:
+    """The argument blob; `overflow` is the device address of the overflow record, or None when the
+    kernel was built with -cce-aicore-record-overflow=false and declares no such parameter."""
+    layout, total = arg_layout(params, overflow is not None)
     blob = bytearray(total)
-    for (fmt, off, _), v in zip(layout, values):
+    for (fmt, off, _), v in zip(layout, list(values) + ([overflow] if overflow is not None else [])):
         struct.pack_into("<" + fmt, blob, off, v)
     return bytes(blob)
+
+
+# -- host arrays to and from the device --------------------------------------------------------------
+
+def stage_to_device(host: np.ndarray, device: str) -> Any:
+    """A device copy of a flat host array, as bytes (every dtype, bfloat16 included, travels alike)."""
+    import torch
+    return torch.from_numpy(host.view(np.uint8)).to(device, copy=True)
+
+
+def copy_back(host: np.ndarray, staged: Any) -> None:
+    """Write the device bytes back into the host array (for a CPU tensor, its storage)."""
+    np.copyto(host.view(np.uint8), staged.cpu().numpy())
 
 
 # -- the CANN runtime -------------------------------------------------------------------------------
 
 class _BinaryDesc(ctypes.Structure):
+    """rtDevBinary_t (rt_external_kernel.h): 24 bytes."""
     _fields_ = [("magic", ctypes.c_uint32), ("version", ctypes.c_uint32), ("data", ctypes.c_void_p),
                 ("length", ctypes.c_uint64)]
 
 
 class _LoadOption(ctypes.Structure):
+    """aclrtBinaryLoadOption (acl_rt.h): an enum and a 16-byte union."""
     _fields_ = [("type", ctypes.c_int32), ("value", ctypes.c_uint32 * 4)]
 
 
@@ -77,31 +103,56 @@ class _LoadOptions(ctypes.Structure):
     _fields_ = [("options", ctypes.POINTER(_LoadOption)), ("numOpt", ctypes.c_size_t)]
 
 
-class CannRuntime:
-    """ctypes access to libascendcl / libruntime from the toolkit (loaded by absolute path)."""
+_P = ctypes.c_void_p
+# restype and argtypes of every function called, transcribed from the headers (acl_rt.h: aclError is int;
+# runtime/base.h: rtError_t is int32_t), so that ctypes converts each argument to the declared width.
+_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "aclrtBinaryLoadFromData": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_LoadOptions), ctypes.POINTER(_P)]),
+    "aclrtBinaryGetFunction": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "aclrtLaunchKernelWithHostArgs": (ctypes.c_int, [_P, ctypes.c_uint32, _P, _P, _P, ctypes.c_size_t, _P,
+                                                     ctypes.c_size_t]),
+    "rtDevBinaryRegister": (ctypes.c_int32, [ctypes.POINTER(_BinaryDesc), ctypes.POINTER(_P)]),
+    "rtFunctionRegister": (ctypes.c_int32, [_P, _P, ctypes.c_char_p, _P, ctypes.c_uint32]),
+    "rtKernelLaunch": (ctypes.c_int32, [_P, ctypes.c_uint32, _P, ctypes.c_uint32, _P, _P]),
+}
 
-    def __init__(self, tc: Toolchain) -> None:
-        lib64 = tc.home / "lib64"
-        self.use_acl = tc.version_tuple >= (8, 5) if tc.version_tuple else False
-        if os.environ.get("ASC_TRACE_NPU_LAUNCH") in ("acl", "rt"):
-            self.use_acl = os.environ["ASC_TRACE_NPU_LAUNCH"] == "acl"
-        try:
-            self.acl = ctypes.CDLL(str(lib64 / "libascendcl.so"))
-            self.rt = None if self.use_acl else ctypes.CDLL(str(lib64 / "libruntime.so"))
-        except OSError as exc:
-            raise ToolchainError(f"cannot load the CANN runtime from {lib64}: {exc}", None) from exc
+
+def _bind(lib: ctypes.CDLL, path: Path, name: str) -> Any:
+    try:
+        fn = getattr(lib, name)
+    except AttributeError:
+        raise ToolchainError(f"the CANN runtime function {name} is not in {path}", None,
+                             hint="the toolkit is incomplete or older than this launch path; "
+                                  "ASC_TRACE_NPU_LAUNCH=rt|acl picks the other one") from None
+    fn.restype, fn.argtypes = _SIGNATURES[name]
+    return fn
+
+
+class CannRuntime:
+    """ctypes access to the toolkit's runtime library (loaded by absolute path)."""
+
+    def __init__(self, tc: Toolchain, force: str | None = None) -> None:
+        self.plan: LaunchPlan = launch_plan(lib64(tc.home), force)
+        lib = load_library(self.plan.library)
+        names = [n for n in _SIGNATURES if n.startswith("acl" if self.plan.kind == "acl" else "rt")]
+        self.fn = {n: _bind(lib, self.plan.library, n) for n in names}
+        self._errmsg = None
+        if self.plan.acl_library is not None:   # optional: only enriches error messages
+            errmsg = getattr(load_library(self.plan.acl_library), "aclGetRecentErrMsg", None)
+            if errmsg is not None:
+                errmsg.restype, errmsg.argtypes = ctypes.c_char_p, []
+                self._errmsg = errmsg
         self._keep: list[Any] = []
         self._funcs: dict[tuple[bytes, int], Any] = {}
         self._counter = 0
 
+    @property
+    def use_acl(self) -> bool:
+        return self.plan.kind == "acl"
+
     def _check(self, rc: int, what: str) -> None:
         if rc != 0:
-            msg = ""
-            try:
-                self.acl.aclGetRecentErrMsg.restype = ctypes.c_char_p
-                msg = (self.acl.aclGetRecentErrMsg() or b"").decode(errors="replace")
-            except AttributeError:
-                pass
+            msg = (self._errmsg() or b"").decode(errors="replace") if self._errmsg is not None else ""
             raise LaunchError(f"{what} failed with error {rc}{': ' + msg if msg else ''}", None)
 
     def function(self, elf: bytes, name: str, device: int) -> Any:
@@ -113,40 +164,49 @@ class CannRuntime:
         if self.use_acl:
             opt = _LoadOption(ACL_RT_BINARY_LOAD_OPT_MAGIC, (ctypes.c_uint32 * 4)(ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE))
             opts = _LoadOptions(ctypes.pointer(opt), 1)
-            handle, func = ctypes.c_void_p(), ctypes.c_void_p()
-            self._check(self.acl.aclrtBinaryLoadFromData(data, ctypes.c_size_t(len(elf)), ctypes.byref(opts),
-                                                         ctypes.byref(handle)), "aclrtBinaryLoadFromData")
-            self._check(self.acl.aclrtBinaryGetFunction(handle, name.encode(), ctypes.byref(func)),
+            handle, func = _P(), _P()
+            self._check(self.fn["aclrtBinaryLoadFromData"](ctypes.cast(data, _P), len(elf), ctypes.byref(opts),
+                                                           ctypes.byref(handle)), "aclrtBinaryLoadFromData")
+            self._check(self.fn["aclrtBinaryGetFunction"](handle, name.encode(), ctypes.byref(func)),
                         "aclrtBinaryGetFunction")
             self._keep += [opt, opts, handle]
             self._funcs[key] = func
             return func
-        desc = _BinaryDesc(RT_DEV_BINARY_MAGIC_ELF_AIVEC, 0, ctypes.cast(data, ctypes.c_void_p), len(elf))
-        handle = ctypes.c_void_p()
-        self._check(self.rt.rtDevBinaryRegister(ctypes.byref(desc), ctypes.byref(handle)), "rtDevBinaryRegister")
+        desc = _BinaryDesc(RT_DEV_BINARY_MAGIC_ELF_AIVEC, 0, ctypes.cast(data, _P), len(elf))
+        handle = _P()
+        self._check(self.fn["rtDevBinaryRegister"](ctypes.byref(desc), ctypes.byref(handle)), "rtDevBinaryRegister")
         self._counter += 1
         stub_name = ctypes.create_string_buffer(f"{name}_{self._counter}".encode())
         kernel_name = ctypes.create_string_buffer(name.encode())
         stub = ctypes.c_size_t(self._counter)      # a unique host address used as the lookup key
         self._keep += [desc, handle, stub_name, kernel_name, stub]
-        self._check(self.rt.rtFunctionRegister(handle, ctypes.byref(stub), stub_name, kernel_name, 0),
-                    "rtFunctionRegister")
-        self._funcs[key] = ctypes.byref(stub)
+        self._check(self.fn["rtFunctionRegister"](handle, ctypes.addressof(stub), stub_name,
+                                                  ctypes.addressof(kernel_name), 0), "rtFunctionRegister")
+        self._funcs[key] = _P(ctypes.addressof(stub))
         return self._funcs[key]
 
     def launch(self, func: Any, blocks: int, stream: int, blob: bytes) -> None:
         buf = ctypes.create_string_buffer(blob, len(blob))
         if self.use_acl:
-            rc = self.acl.aclrtLaunchKernelWithHostArgs(func, ctypes.c_uint32(blocks), ctypes.c_void_p(stream), None,
-                                                        buf, ctypes.c_size_t(len(blob)), None, ctypes.c_size_t(0))
+            rc = self.fn["aclrtLaunchKernelWithHostArgs"](func, blocks, stream, None, ctypes.cast(buf, _P), len(blob),
+                                                          None, 0)
             self._check(rc, "aclrtLaunchKernelWithHostArgs")
         else:
-            rc = self.rt.rtKernelLaunch(func, ctypes.c_uint32(blocks), buf, ctypes.c_uint32(len(blob)), None,
-                                        ctypes.c_void_p(stream))
+            rc = self.fn["rtKernelLaunch"](func, blocks, ctypes.cast(buf, _P), len(blob), None, stream)
             self._check(rc, "rtKernelLaunch")
 
 
-_CANN: CannRuntime | None = None
+_CANN: dict[Path, CannRuntime] = {}
+_OVERFLOW_STATUS: dict[int, Any] = {}
+
+
+def _overflow_status(device: int) -> Any:
+    """The device buffer a record_overflow kernel writes to: 8 bytes, as the vendor's host stub allocates;
+    one per device, kept for the process (nothing reads it back on A2)."""
+    if device not in _OVERFLOW_STATUS:
+        import torch
+        _OVERFLOW_STATUS[device] = torch.zeros(OVERFLOW_STATUS_BYTES, dtype=torch.uint8, device=f"npu:{device}")
+    return _OVERFLOW_STATUS[device]
 
 
 @dataclass
@@ -155,6 +215,7 @@ class NpuArtifact:
     name: str
     graph: KernelGraph
     toolchain: Toolchain
+    record_overflow: bool = False
 
 
 class NpuRuntime(Runtime):
@@ -166,43 +227,50 @@ class NpuRuntime(Runtime):
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> NpuArtifact:
         tc = find_toolchain()
-        source = lower(graph)
+        record_overflow = options.get("record_overflow") is True
+        source = lower(graph, OVERFLOW_PARAM if record_overflow else None)
         key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity,
-                         "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type")}})
+                         "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type",
+                                                                 "record_overflow")}})
         path, _ = CompileCache().get_or_build(key, "kernel.elf", lambda d: build_device_binary(tc, graph, source, d, options),
                                               always=bool(options.get("always_compile")),
                                               meta={"kernel": graph.name, "backend": "npu"})
-        return NpuArtifact(Path(path).read_bytes(), c_ident(graph.name), graph, tc)
+        return NpuArtifact(Path(path).read_bytes(), c_ident(graph.name), graph, tc, record_overflow)
 
     def launch(self, art: NpuArtifact, job: LaunchJob) -> None:
-        global _CANN
         if not npu_usable():
             raise ToolchainError("the npu backend needs torch-npu, an Ascend NPU and the CANN toolkit", job.loc,
                                  hint="pip install 'asc-trace[npu]' on a machine with CANN, or use backend='sim'")
         import torch
         import torch_npu  # noqa: F401  (registers the npu device)
-        if _CANN is None:
-            _CANN = CannRuntime(art.toolchain)
+        home = art.toolchain.home
+        if home not in _CANN:
+            _CANN[home] = CannRuntime(art.toolchain, os.environ.get("ASC_TRACE_NPU_LAUNCH"))
+        cann = _CANN[home]
         device = torch.npu.current_device()
-        func = _CANN.function(art.elf, art.name, device)
+        func = cann.function(art.elf, art.name, device)
         values: list[Any] = []
-        copies: list[tuple[Any, Any]] = []
+        staged: list[tuple[np.ndarray, Any]] = []
         for p in art.graph.signature.runtime:
             v = job.bound.values[p.index]
             if p.kind == "gm":
                 if isinstance(v, torch.Tensor) and v.device.type == "npu":
                     values.append(v.data_ptr())
                     continue
-                host = torch.from_numpy(job.bound.arrays[p.index]) if isinstance(v, np.ndarray) else v
-                dev = host.to(f"npu:{device}")
-                copies.append((job.bound.arrays[p.index], dev))
+                host = job.bound.arrays[p.index]      # the flat storage of the array or CPU tensor
+                if host is None:
+                    raise LaunchError(f"argument {p.name!r} is a tensor on {v.device}; the npu backend takes NPU "
+                                      "tensors, CPU tensors and NumPy arrays", job.loc)
+                dev = stage_to_device(host, f"npu:{device}")
+                staged.append((host, dev))
                 values.append(dev.data_ptr())
             else:
                 values.append(job.bound.scalars[f"p{p.index}"])
-        blob = pack_args(art.graph.signature.runtime, values)
+        overflow = _overflow_status(device).data_ptr() if art.record_overflow else None
+        blob = pack_args(art.graph.signature.runtime, values, overflow)
         stream = torch.npu.current_stream(device).npu_stream   # read afresh: flushes torch-npu's queue
-        _CANN.launch(func, job.core_num, stream, blob)
-        if copies:
+        cann.launch(func, job.core_num, stream, blob)
+        if staged:
             torch.npu.current_stream(device).synchronize()
-            for host, dev in copies:
-                np.copyto(host, dev.cpu().numpy().reshape(-1).view(host.dtype))
+            for host, dev in staged:
+                copy_back(host, dev)
