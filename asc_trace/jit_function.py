@@ -264,32 +264,48 @@ def _clean(e: AscTraceError) -> AscTraceError:
     return e.with_traceback(None)
 
 
-def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None, **kwargs: Any) -> Any:
+def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None, timing_only: bool = False,
+            **kwargs: Any) -> Any:
     """Run `fn` on the simulator with the timing model and return its `Profile`.
 
     The kernel runs for real (outputs are written as by a launch); the profile holds the modeled
-    cycles per core and pipe: `.cycles`, `.time_us`, `.pipe_busy`, `.utilization`, `.summary()`,
-    `.save_chrome_trace(path)`, `.save_png(path)`.
+    cycles per core and pipe: `.cycles`, `.time_us`, `.pipe_busy`, `.utilization`, `.bound`,
+    `.summary()`, `.save_chrome_trace(path)`, `.save_png(path)`.
 
     Args:
         fn: an @asc.jit kernel (or a plain kernel function).
         args: the launch arguments.
-        core_num: cores to launch on.
+        core_num: blocks to launch; more than the platform's vector cores run in waves.
         platform: timing preset, "Ascend910B1" .. "Ascend910B4" (default: the kernel's option, 910B2).
+        timing_only: check and time every instruction without computing anything: the arrays are
+            neither read nor written (np.empty arrays of the real shape do), so large shapes profile
+            fast. The modeled time is the same as a full run's, because it depends only on addresses,
+            counts and control flow, never on tensor data; a kernel whose addresses, counts or loops
+            do depend on data it reads from the UB (get_value) is refused.
+
+    Raises:
+        LaunchError: timing_only for a kernel whose timing depends on its data.
     """
     from .runtime.platform import platform as make_platform
-    from .runtime.sim import SimRuntime
+    from .runtime.sim import SimRuntime, data_dependent_node
     loc = user_loc()
     try:
         jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
         _check_cores(core_num, jf.name, loc)
         bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
         ck = jf.compiled(bound.signature)
+        if timing_only:
+            node = data_dependent_node(ck.graph)
+            if node is not None:
+                raise LaunchError(f"{jf.name} cannot be profiled with timing_only=True: what it does depends on "
+                                  "tensor data it reads at run time (this node's addresses, counts or loop bounds "
+                                  "use a value read from the UB)", node=node,
+                                  hint="profile it with timing_only=False (on real data)")
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
         plat = make_platform(platform or jf.options.get("platform"))
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
-        return rt.profile(ck.artifact(rt), job, plat)
+        return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)
     except AscTraceError as e:
         raise _clean(e)
 

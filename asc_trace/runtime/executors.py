@@ -177,7 +177,7 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
             def apply() -> None:
                 vd[...] = vs.copy()
             nb = count * dt.itemsize
-            return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=count)
+            return Instr(node, Pipe.V, "op", apply=apply, ub=((aa, nb, False), (ad, nb, True)), work=nb)
     return run
 
 

@@ -98,7 +98,8 @@ def bind_masked(node: Node, op: OpDef) -> Step:
                 compute(slice(None))
         if is_axpy:
             ub.append((ub[0][0], ub[0][1], False))
-        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * len(pos))
+        # a repeat takes its time whatever the mask selects
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * BLOCKS * per_block)
     return run
 
 

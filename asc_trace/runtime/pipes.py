@@ -9,7 +9,6 @@ a write) unless that access happened before it (its epoch is within this pipe's 
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -17,8 +16,8 @@ import numpy as np
 from .. import config
 from ..errors import RaceError
 from ..graph.hb import MTE2, MTE3, PIDX, PIPES, S, V, Instr, PipeClock
-from ..graph.node import Node, Pipe
-from ..graph.ops import REGISTRY
+from ..graph.node import Node, Pipe, TensorRef
+from ..graph.ops import REGISTRY, VecCost
 from .interpreter import describe_where
 from .platform import Platform
 
@@ -107,12 +106,35 @@ class PipeModel:
         self.slices: list[tuple[int, float, float, Node]] | None = [] if trace else None
         self.gm_writes: list[tuple[int, Any, int, int, Node]] = []
         self.gm_bytes = [0.0] * 4          # GM bytes moved per core, by pipe
-        self._rates: dict[int, float] = {}
+        self.gm_extra = [0.0] * 4          # bytes the chip's GM loses to copies not 512 B-aligned, by pipe
+        self.gm_params: set[int] = set()   # GM arguments touched (the launch's working set)
+        self._run: IssueRun | None = None  # the scalar unit's current stretch of issuing
+        self._vcost: dict[int, tuple[VecCost, str, int]] = {}
+        # per copy pipe: (bytes per cycle, start cost of one copy)
+        self._mte = {pipe: (rate, platform.copy_start_cycles(rate))
+                     for pipe, rate in ((Pipe.MTE2, platform.mte2_bytes_per_cycle),
+                                        (Pipe.MTE3, platform.mte3_bytes_per_cycle))}
 
     # -- issue ------------------------------------------------------------------------------------
-    def scalar(self, cycles: float) -> None:
-        self.t_issue += cycles
+    def scalar(self, cycles: float, node: Node | None = None) -> None:
+        """The scalar unit spends `cycles` issuing `node` (or running a loop's bookkeeping)."""
+        start = self.t_issue
+        self.t_issue = start + cycles
         self.busy[S] += cycles
+        if self.slices is not None:
+            run = self._run
+            if run is not None and run.end == start:
+                run.end = self.t_issue
+                run.count += 1
+            else:
+                self._flush_run()
+                self._run = IssueRun(start, self.t_issue, node)
+
+    def _flush_run(self) -> None:
+        run = self._run
+        if run is not None and self.slices is not None:
+            self.slices.append((S, run.start, run.end, run))
+        self._run = None
 
     def issue(self, ins: Instr) -> None:
         ins.t_issue = self.t_issue
@@ -120,6 +142,7 @@ class PipeModel:
 
     def finish(self) -> None:
         self.clock.finish()
+        self._flush_run()
 
     @property
     def cycles(self) -> float:
@@ -135,6 +158,7 @@ class PipeModel:
                 ins.apply()
             for g in ins.gm:
                 self.gm_bytes[p] += g[2] * g[3]
+                self.gm_params.add(g[0])
                 if g[4]:
                     self.gm_writes.append((g[0], g[1], g[2], g[3], ins.node))
         dur = self._cost(ins)
@@ -164,24 +188,48 @@ class PipeModel:
         if ins.kind != "op":
             return plat.flag_cycles
         p = ins.pipe
-        if p is Pipe.MTE2:
-            return plat.mte_start_cycles + ins.work / plat.mte2_bytes_per_cycle
-        if p is Pipe.MTE3:
-            return plat.mte_start_cycles + ins.work / plat.mte3_bytes_per_cycle
+        if p is Pipe.MTE2 or p is Pipe.MTE3:
+            rate, start = self._mte[p]
+            if ins.gm and not self._aligned(ins.gm[0]):
+                eff = plat.gm_unaligned_efficiency
+                rate *= eff
+                self.gm_extra[PIDX[p]] += ins.work * (1 / eff - 1)
+            return start + ins.work / rate
         if p is Pipe.S:
             return plat.scalar_ub_cycles
-        rate = self._rates.get(ins.node.id)
-        if rate is None:
-            rate = self._rate(ins.node)
-            self._rates[ins.node.id] = rate
-        return plat.vec_start_cycles + math.ceil(ins.work / rate)
+        c = self._vcost.get(ins.node.id)
+        if c is None:
+            c = self._vcost[ins.node.id] = vec_cost(ins.node)
+        cost, dtype_name, itemsize = c
+        return cost.cycles(dtype_name, int(ins.work), itemsize)
 
-    def _rate(self, node: Node) -> float:
-        op = REGISTRY[node.op]
-        dtype = node.attr("dtype")
-        if op.family == "data_copy":          # UB -> UB copy on the vector unit: 256 B per cycle
-            return 256 / dtype.itemsize
-        return float(op.rate.get(dtype.name if dtype else "", self.plat.vec_default_rate))
+    def _aligned(self, g: tuple) -> bool:
+        """Whether a copy's GM address is 512 B-aligned on every core (arguments start aligned)."""
+        start, itemsize, align = g[1], g[3], self.plat.gm_align_bytes
+        if isinstance(start, np.ndarray):
+            return not np.any((start * itemsize) % align)
+        return (start * itemsize) % align == 0
+
+
+def vec_cost(node: Node) -> tuple[VecCost, str, int]:
+    """(the op's cost record, the dtype its slope is read for, the widest operand's element size)."""
+    op = REGISTRY[node.op]
+    if op.cost is None:
+        raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
+    if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
+        return op.cost, "", 1
+    dtype = node.attr("dtype")
+    sizes = [a.dtype.itemsize for a in node.args if isinstance(a, TensorRef)]
+    return op.cost, dtype.name if dtype else "", max(sizes, default=dtype.itemsize if dtype else 4)
+
+
+class IssueRun:
+    """A stretch of time in which the scalar unit issues instructions back to back (one trace slice)."""
+
+    __slots__ = ("start", "end", "node", "count")
+
+    def __init__(self, start: float, end: float, node: Node | None) -> None:
+        self.start, self.end, self.node, self.count = start, end, node, 1
 
 
 def check_gm_overlaps(writes: list[tuple[int, np.ndarray, int, int, Node]]) -> None:
@@ -212,4 +260,4 @@ def check_gm_overlaps(writes: list[tuple[int, np.ndarray, int, int, Node]]) -> N
                 second = (e0, c, node)
 
 
-__all__ = ["PipeModel", "RaceShadow", "check_gm_overlaps", "MTE2", "MTE3", "V", "S"]
+__all__ = ["IssueRun", "PipeModel", "RaceShadow", "check_gm_overlaps", "vec_cost", "MTE2", "MTE3", "V", "S"]

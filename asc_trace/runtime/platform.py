@@ -1,30 +1,46 @@
-"""The timing model's parameters: one table, each value with its source or "assumed".
+"""The timing model's parameters: one table, each value with its source.
 
-Vector throughput per op and dtype lives in the op registry (`OpDef.rate`, facts §10's table).
-Everything else is here. Platform presets override the chip-level figures.
+Sources are ../shared/reference/ascend-timing-facts.md ("timing facts") and ascendc-facts.md, marked
+"spec" (a configuration value), "measured" (timed on hardware), "fitted" (a vendor cost model fitted
+to hardware, or our fit to the measured whole kernels), or "assumed" where nothing is published.
+Vector instruction costs live with their op records (`OpDef.cost`, graph/ops/); everything else is
+here. Platform presets override the chip-level figures.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+_PTO = "fitted: PTO-ISA cost model for A2/A3 (timing facts, include/pto/costmodel/arch_config.hpp)"
+
 # name -> (value, source)
 PARAMETERS: dict[str, tuple[float, str]] = {
-    "aiv_cores": (48, "910B1/B2: 24 AIC + 48 AIV (facts §1, AscendNPU-IR target spec)"),
-    "clock_mhz": (1800, "910B2 cube_freq=1800 from CANN's platform_config ini, quoted by third parties (facts §1)"),
-    "gm_gbytes_per_s": (1600, "assumed: no official HBM figure; triton-ascend's profiling guide uses ~1.8 TB/s "
-                              "(facts §1)"),
-    "mte2_bytes_per_cycle": (32, "ddr_rate=32 B/cycle per core from the CANN ini, quoted by third parties "
-                                 "(facts §10)"),
-    "mte3_bytes_per_cycle": (32, "assumed equal to MTE2 (no per-core MTE3 figure found, facts §10)"),
-    "mte_start_cycles": (32, "assumed: a 16 KB copy then runs at 94 % of the pipe bandwidth, matching 'copies "
-                             "of >= 16 KB reach best bandwidth' (facts §4)"),
-    "vec_start_cycles": (16, "assumed: vector issue latency is not published (facts §10)"),
-    "vec_default_rate": (64, "assumed for ops without a figure: 256 B/cycle of 32-bit elements (facts §10)"),
+    "aiv_cores": (48, "spec: 910B2 has 24 AI Cube + 48 AI Vector cores (CANN platform ini, timing facts)"),
+    "clock_mhz": (1800, "measured: msprof op reports the AI Core clock at 1,800 MHz on A2 "
+                        "(tilelang-ascend PR #1699, timing facts)"),
+    "mte2_bytes_per_cycle": (58.6, f"{_PTO}: GM -> UB 100.9 GiB/s per core at 1.85 GHz"),
+    "mte3_bytes_per_cycle": (109.4, f"{_PTO}: UB -> GM 188.46 GiB/s per core at 1.85 GHz"),
+    "copy_best_bytes": (16384, "measured: bandwidth is best with at least 16 KB per DataCopy (official Ascend C "
+                               "best practices, A2, single core)"),
+    "copy_best_efficiency": (0.9, "assumed: a copy of copy_best_bytes reaches 90 % of the pipe's rate (the "
+                                  "published curve is an image); sets the per-copy start cost"),
+    "gm_align_bytes": (512, "measured: GM addresses aligned to 512 B reach the best bandwidth (official best "
+                            "practices); arguments are assumed to start 512 B-aligned"),
+    "gm_unaligned_efficiency": (0.7, "measured: a GM address aligned to 32 B only can reach as little as 70 % of "
+                                     "the bandwidth of a 512 B-aligned one (official best practices)"),
+    "l2_mib": (192, "spec: 910B2 L2 192 MiB (CANN platform ini, timing facts)"),
+    "l2_gbytes_per_s": (2450, "fitted: t = 3.5 us + bytes / 2.45 TB/s, least squares over the 910B2 Sigmoid "
+                              "cases up to 100 MB (an L2-assisted rate, timing facts)"),
+    "hbm_gbytes_per_s": (1500, "measured: past the L2 the large 910B2 Sigmoid cases run at about 1.5 TB/s "
+                               "(spec: HBM 1.6 TB/s; timing facts)"),
+    "launch_us": (3.5, "fitted: the intercept of the same fit; 'a tiny kernel has a device-side floor of "
+                       "about 3 us' (timing facts)"),
+    "wave_us": (2.0, "measured: each extra wave of small blocks costs about 2 us (tilelang-ascend PR #1791, "
+                     "910B3, CANN 9.0.0)"),
     "issue_cycles": (2, "assumed: scalar-unit cycles to issue one instruction"),
     "loop_cycles": (4, "assumed: scalar-unit cycles per loop iteration (increment, compare, branch)"),
     "flag_cycles": (1, "assumed: a set_flag / wait_flag / barrier occupies its pipe for one cycle"),
-    "flag_latency": (10, "assumed: cycles from a set_flag to the waiting pipe resuming (not published, facts §10)"),
+    "flag_latency": (10, "assumed: cycles from a set_flag to the waiting pipe resuming (not published)"),
     "scalar_ub_cycles": (20, "assumed: one GetValue / SetValue of the UB on the scalar unit"),
 }
 
@@ -34,53 +50,80 @@ class Platform:
     name: str
     aiv_cores: int
     clock_mhz: float
-    gm_gbytes_per_s: float
     mte2_bytes_per_cycle: float
     mte3_bytes_per_cycle: float
-    mte_start_cycles: float
-    vec_start_cycles: float
-    vec_default_rate: float
+    copy_best_bytes: float
+    copy_best_efficiency: float
+    gm_align_bytes: int
+    gm_unaligned_efficiency: float
+    l2_mib: float
+    l2_gbytes_per_s: float
+    hbm_gbytes_per_s: float
+    launch_us: float
+    wave_us: float
     issue_cycles: float
     loop_cycles: float
     flag_cycles: float
     flag_latency: float
     scalar_ub_cycles: float
 
-    @property
-    def gm_bytes_per_cycle(self) -> float:
-        """Chip-wide GM bandwidth in bytes per core clock, shared by every core's MTE2 and MTE3."""
-        return self.gm_gbytes_per_s * 1e9 / (self.clock_mhz * 1e6)
+    def copy_start_cycles(self, bytes_per_cycle: float) -> float:
+        """The fixed cost of one copy on a pipe moving `bytes_per_cycle`, such that a copy of
+        copy_best_bytes runs at copy_best_efficiency of the rate (smaller copies derate more)."""
+        return self.copy_best_bytes * (1 / self.copy_best_efficiency - 1) / bytes_per_cycle
+
+    def gm_bytes_per_cycle(self, working_set: float) -> float:
+        """Chip-wide GM bandwidth in bytes per cycle for a launch touching `working_set` bytes: the
+        L2-assisted rate for the part of the traffic the L2 holds, the HBM rate for the rest."""
+        l2 = self.l2_mib * (1 << 20)
+        hit = 1.0 if working_set <= l2 else l2 / working_set
+        l2_rate = self.l2_gbytes_per_s * 1e3 / self.clock_mhz     # GB/s over MHz = bytes per cycle x 1e-3
+        hbm_rate = self.hbm_gbytes_per_s * 1e3 / self.clock_mhz
+        return 1.0 / (hit / l2_rate + (1 - hit) / hbm_rate)
+
+    def us_to_cycles(self, us: float) -> float:
+        return us * self.clock_mhz
 
     def cycles_to_us(self, cycles: float) -> float:
         return cycles / self.clock_mhz
 
     def table(self) -> list[tuple[str, Any, str]]:
+        """(parameter, value, source) for every parameter of this preset."""
         out = []
         for f in fields(self):
             if f.name == "name":
                 continue
-            src = PARAMETERS[f.name][1]
-            if f.name in PRESETS.get(self.name, {}) and f.name in _PRESET_SOURCES.get(self.name, {}):
-                src = _PRESET_SOURCES[self.name][f.name]
+            src = _PRESET_SOURCES.get(self.name, {}).get(f.name, PARAMETERS[f.name][1])
             out.append((f.name, getattr(self, f.name), src))
         return out
+
+    def fingerprint(self) -> str:
+        """Every value of the model's table, for caches of decisions taken on the model (autotuning)."""
+        return repr(sorted((f.name, getattr(self, f.name)) for f in fields(self)))
 
 
 _BASE = {k: v for k, (v, _) in PARAMETERS.items()}
 
-# Chip presets (facts §1). Clocks and bandwidths are third-party figures or assumptions, as marked.
+# Chip presets. The per-core rates are the A2 core's and the same on every 910B.
 PRESETS: dict[str, dict[str, float]] = {
-    "Ascend910B1": {"aiv_cores": 48, "clock_mhz": 1850, "gm_gbytes_per_s": 1600},
-    "Ascend910B2": {"aiv_cores": 48, "clock_mhz": 1800, "gm_gbytes_per_s": 1600},
-    "Ascend910B3": {"aiv_cores": 40, "clock_mhz": 1800, "gm_gbytes_per_s": 1600},
-    "Ascend910B4": {"aiv_cores": 40, "clock_mhz": 1500, "gm_gbytes_per_s": 960},
+    "Ascend910B1": {"aiv_cores": 48, "clock_mhz": 1850},
+    "Ascend910B2": {},
+    "Ascend910B3": {"aiv_cores": 40},
+    "Ascend910B4": {"aiv_cores": 40, "clock_mhz": 1500, "l2_mib": 96, "hbm_gbytes_per_s": 750,
+                    "l2_gbytes_per_s": 1225},
 }
 _PRESET_SOURCES: dict[str, dict[str, str]] = {
-    "Ascend910B1": {"aiv_cores": "910B1: 48 AIV (facts §1)", "clock_mhz": "910B1 quoted at 1850 MHz (facts §1, third party)"},
-    "Ascend910B3": {"aiv_cores": "910B3: 20 AIC + 40 AIV (facts §1)", "clock_mhz": "assumed: same as 910B2"},
-    "Ascend910B4": {"aiv_cores": "910B4: 20 AIC + 40 AIV (facts §1)",
-                    "clock_mhz": "910B4 cube_freq=1500 quoted by third parties (facts §1)",
-                    "gm_gbytes_per_s": "third-party derivation 20 cores x 32 B/cycle x 1.5 GHz = 0.96 TB/s (facts §1)"},
+    "Ascend910B1": {"aiv_cores": "spec: 910B1 has 24 AIC + 48 AIV (ascendc-facts §1)",
+                    "clock_mhz": "910B1 quoted at 1850 MHz by third parties (ascendc-facts §1)"},
+    "Ascend910B3": {"aiv_cores": "spec: 910B3 has 20 AIC + 40 AIV (ascendc-facts §1)",
+                    "l2_mib": "assumed: as 910B2",
+                    "hbm_gbytes_per_s": "assumed: as 910B2 (same HBM spec, 1.6 TB/s; timing facts)"},
+    "Ascend910B4": {"aiv_cores": "spec: 910B4 has 20 AIC + 40 AIV (timing facts)",
+                    "clock_mhz": "spec: 910B4 1,500 MHz (timing facts)",
+                    "l2_mib": "spec: 910B4 L2 96 MiB (timing facts)",
+                    "hbm_gbytes_per_s": "derived: spec 0.8 TB/s (timing facts) x the 910B2's measured / spec "
+                                        "ratio 1.5 / 1.6",
+                    "l2_gbytes_per_s": "assumed: the 910B2 fit scaled by the HBM ratio (0.8 / 1.6)"},
 }
 
 

@@ -6,12 +6,16 @@ checks races and events (unless ASC_TRACE_SANITIZE=0) and models time.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import config
+from ..graph.expr import Expr, depends_on
 from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node, TensorRef
+from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .interpreter import Interpreter, LoopStep, NodeStep, per_core_reason
 from .machine import GmJournal, Machine
@@ -30,9 +34,11 @@ class Simulator(Interpreter):
         super().__init__(graph)
         self.nodes = {n.id: n for n in graph}
         self.model: PipeModel | None = None
+        self.execute = True      # False: time the instructions without their data effects
 
-    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool) -> PipeModel:
+    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True) -> PipeModel:
         self.model = PipeModel(plat, self.nodes, sanitize, trace)
+        self.execute = execute
         self.run(m)
         self.model.finish()
         return self.model
@@ -46,15 +52,17 @@ class Simulator(Interpreter):
         model = self.model
         if model is None:
             return super().run_node(st, m)
-        model.scalar(model.plat.issue_cycles)
+        model.scalar(model.plat.issue_cycles, st.node)
         ins = st.fn(m)
         if ins is not None:
             ins.where = self.where
+            if not self.execute:
+                ins.apply = None
             model.issue(ins)
 
     def iteration(self, st: LoopStep) -> None:
         if self.model is not None:
-            self.model.scalar(self.model.plat.loop_cycles)
+            self.model.scalar(self.model.plat.loop_cycles, st.node)
 
 
 class SimArtifact:
@@ -92,21 +100,52 @@ def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, n
     journal.commit()
 
 
-def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool) -> list[CoreTimeline]:
-    """Run every core through the pipe model; returns each core's timeline."""
+def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool,
+             execute: bool = True) -> list[CoreTimeline]:
+    """Run every core through the pipe model; returns each core's timeline. With execute=False the
+    instructions are checked and timed but have no data effect (the caller's arrays are not touched)."""
     timelines: list[CoreTimeline] = []
     gm_writes: list[tuple] = []
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
-        model = art.sim.run_group(m, plat, sanitize, trace)
+        model = art.sim.run_group(m, plat, sanitize, trace, execute)
         for param, starts, count, size, node in model.gm_writes:
             gm_writes.append((param, np.broadcast_to(starts, cores.shape), count, size, node, cores))
         for c in cores:
             timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
-                                          list(model.gm_bytes)))
+                                          list(model.gm_bytes), list(model.gm_extra), model.gm_params))
 
     _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None)
     return timelines
+
+
+# Operands that are values (they change what an instruction computes, not when or where it runs).
+_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2}}
+
+
+def data_dependent_node(graph: KernelGraph) -> Node | None:
+    """The first node whose addresses, counts, loop bounds or event ids can depend on tensor data (a
+    value read from the UB into a scalar): such a kernel cannot be timed without computing it."""
+    for n in graph:
+        fam = REGISTRY[n.op].family
+        if fam == "debug":
+            continue
+        values = _VALUE_OPERANDS.get(n.op) or _VALUE_OPERANDS.get(fam) or set()
+        if any(_reads_data(a) for i, a in enumerate(n.args) if i not in values):
+            return n
+    return None
+
+
+def _reads_data(a: Any) -> bool:
+    if isinstance(a, TensorRef):
+        return depends_on(a.offset, {"node"})
+    if isinstance(a, Expr):
+        return depends_on(a, {"node"})
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return any(_reads_data(getattr(a, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, tuple):
+        return any(_reads_data(x) for x in a)
+    return False
 
 
 class SimRuntime(Runtime):
@@ -122,5 +161,7 @@ class SimRuntime(Runtime):
             # The fast path: program order, no pipe model (same results when the kernel is race-free).
             _run_cores(art, job, lambda m, cores: art.sim.run_program_order(m))
 
-    def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform) -> Profile:
-        return Profile(job.name, plat, job.core_num, simulate(art, job, plat, config.sanitize(), True))
+    def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
+        cores = simulate(art, job, plat, config.sanitize(), True, execute)
+        arg_bytes = {i: a.nbytes for i, a in enumerate(job.bound.arrays) if a is not None}
+        return Profile(job.name, plat, job.core_num, cores, arg_bytes=arg_bytes, executed=execute)

@@ -1,8 +1,8 @@
 """The op registry: one `OpDef` record per Ascend C operation, one file per API family.
 
 A record carries everything the layers need about its op: the pipe it runs on, the dtypes A2
-supports, its NumPy semantics (`ref`), its cost (elements per cycle by dtype), its Ascend C text and
-its numeric tolerance against NumPy. Records import only NumPy and `graph/`; the runtime and the
+supports, its NumPy semantics (`ref`), its cost (`VecCost`: cycles per instruction, with the source of
+the figures), its Ascend C text and its numeric tolerance against NumPy. Records import only NumPy and `graph/`; the runtime and the
 lowering look them up by name. Adding an op = one record here + one row in tests/test_ops.py.
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ class OpDef:
     arity: number of tensor sources of a vector op.
     ref: NumPy semantics on compute-dtype arrays (float16 stays float16, bfloat16 is widened).
     dtypes: element types the A2 hardware supports for this op (None: any).
-    rate: modeled throughput, elements per cycle by dtype name (facts §10).
+    cost: cycles of one instruction on the vector pipe (startup + per-repeat slope, with its source);
+        None for ops that are not vector instructions (copies to or from GM are costed by the platform).
     emit: Ascend C statement template; fields are the operand names of the family.
     tol: (rtol, atol) by dtype name where the hardware is not bit-exact with NumPy.
     writes: positions of the tensor operands the op writes.
@@ -41,7 +42,7 @@ class OpDef:
     arity: int = 0
     ref: Callable[..., Any] | None = None
     dtypes: frozenset[str] | None = None
-    rate: dict[str, float] = field(default_factory=dict)
+    cost: "VecCost | None" = None
     emit: str | None = None
     tol: dict[str, tuple[float, float]] = field(default_factory=dict)
     writes: tuple[int, ...] = ()
@@ -80,10 +81,55 @@ def family(name: str) -> list[OpDef]:
 # A2 dtype groups (facts §5)
 ARITH = frozenset({"int16", "float16", "int32", "float32"})
 FLOATS = frozenset({"float16", "float32"})
-# Simple ops move 256 B/cycle: 128 half or int16 elements, 64 float or int32 elements (facts §10).
-SIMPLE_RATE = {"float16": 128, "int16": 128, "float32": 64, "int32": 64, "bfloat16": 128,
-               "uint16": 128, "uint32": 64, "int8": 256, "uint8": 256}
-SLOW_RATE = {"float16": 32, "float32": 32}   # Exp / Ln / Sqrt / Div
+REPEAT_BYTES = 256      # one vector repeat: 8 blocks of 32 bytes
+
+
+@dataclass(frozen=True, slots=True)
+class VecCost:
+    """Cycles of one vector instruction: `startup + per_repeat x repeats`, one repeat = 256 bytes of the
+    wider operand type (timing facts, PTO-ISA cost model for A2). The count form of an API is one
+    instruction in counter mode (asc-devkit impl/basic_api/dav_c220: SetMaskCount, then one v-instruction).
+
+    per_repeat: cycles per repeat, one figure or one per dtype name.
+    levels: reductions repeat over their partial results until one value is left (ReduceSum/Max are
+        sequences of whole-repeat reductions).
+    source: where the figures come from ("fitted: ...", "assumed: ...").
+    """
+
+    startup: float
+    per_repeat: float | dict[str, float]
+    source: str
+    levels: bool = False
+
+    def slope(self, dtype_name: str) -> float:
+        if isinstance(self.per_repeat, dict):
+            return self.per_repeat.get(dtype_name, max(self.per_repeat.values()))
+        return self.per_repeat
+
+    def cycles(self, dtype_name: str, elems: int, itemsize: int) -> float:
+        """Cycles for `elems` elements of `itemsize` bytes (the wider of source and destination)."""
+        per = REPEAT_BYTES // itemsize
+        repeats = -(-elems // per)
+        slope = self.slope(dtype_name)
+        total = self.startup + slope * repeats
+        while self.levels and repeats > 1:         # the next level reduces one value per repeat
+            repeats = -(-repeats // per)
+            total += self.startup + slope * repeats
+        return total
+
+
+_PTO = "fitted: PTO-ISA cost model for A2 (timing facts, costmodel/a2a3/cce_cycle_profiles.csv)"
+# vadds / vmuls / vrelu / vabs: 4-7 cycles startup (midpoint taken) + 1.0 per repeat
+UNARY_SIMPLE = VecCost(5.5, 1.0, f"{_PTO}: vadds/vmuls/vrelu/vabs 4-7 + 1.0 (startup: midpoint)")
+# ops the cost model does not list that read one operand at the simple rate (ascendc-facts §10 table)
+UNARY_LIKE = VecCost(5.5, 1.0, "assumed as vadds/vabs (not in the cost model; the A2 throughput table "
+                               "lists it at the simple-op rate, ascendc-facts §10)")
+BINARY = VecCost(5.9, 2.07, f"{_PTO}: vadd 5.9 + 2.07")
+BINARY_LIKE = VecCost(5.9, 2.07, "assumed as vadd (two sources, not in the cost model)")
+MUL = VecCost(6.9, 2.13, f"{_PTO}: vmul 6.9 + 2.13")
+EXP = VecCost(12, {"float16": 4, "float32": 2}, f"{_PTO}: vexp 12 + 4 (fp16) / 2 (fp32)")
+LN_SQRT = VecCost(13.5, {"float16": 4, "float32": 2}, f"{_PTO}: vln, vsqrt 13-14 + 4 / 2 (startup: midpoint)")
+DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
 
 from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
                vec_reduce, vec_scalar, vec_unary)

@@ -9,7 +9,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, Expr, binop
 from ..params import DataCopyExtParams, DataCopyParams
-from . import OpDef, register
+from . import UNARY_SIMPLE, OpDef, VecCost, register
 
 
 def check_copy_length(count: int, dtype: Any, **where: Any) -> None:
@@ -68,10 +68,15 @@ def pad_accesses(node) -> list:
     return [(dst, Const(0), _elems(d, dst.dtype.itemsize), True), (src, Const(0), _elems(s, src.dtype.itemsize), False)]
 
 
+# A UB -> UB copy runs on the vector pipe; copies to and from GM are costed by the platform (MTE2 / MTE3 rates).
+# 1,024 GiB/s per core at 1.85 GHz = 594 B/cycle, so one 256-byte repeat takes 256 / 594 cycles.
+UB_COPY = VecCost(UNARY_SIMPLE.startup, 256 / 594.3, "fitted: PTO-ISA cost model for A2: UB -> UB 1,024 GiB/s per "
+                  "core at 1.85 GHz (startup assumed as vadds)")
+
 register(
     OpDef("data_copy", "data_copy", None, "DataCopy", emit="AscendC::DataCopy({dst}, {src}, {count});", writes=(0,),
-          accesses=copy_accesses, doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
-    OpDef("data_copy_pad", "data_copy_pad", None, "DataCopyPad", writes=(0,), accesses=pad_accesses,
+          accesses=copy_accesses, cost=UB_COPY, doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
+    OpDef("data_copy_pad", "data_copy_pad", None, "DataCopyPad", writes=(0,), accesses=pad_accesses, cost=UB_COPY,
           emit="AscendC::DataCopyPad({dst}, {src}, {params}{pad});",
           doc="any length; GM->UB rows are padded to 32 bytes in the UB"),
 )

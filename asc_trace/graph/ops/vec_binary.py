@@ -5,22 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import Pipe
-from . import ARITH, FLOATS, SIMPLE_RATE, SLOW_RATE, OpDef, register
+from . import ARITH, BINARY, BINARY_LIKE, DIV, FLOATS, MUL, OpDef, VecCost, register
 
 INT16 = frozenset({"int16", "uint16"})
 
 
-def _binary(name: str, c_name: str, ref, dtypes=ARITH, rate=SIMPLE_RATE, tol=None) -> OpDef:
-    return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, rate=rate,
+def _binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None) -> OpDef:
+    return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", tol=tol or {}, writes=(0,))
 
 
 register(
-    _binary("add", "Add", np.add),
+    _binary("add", "Add", np.add, cost=BINARY),
     _binary("sub", "Sub", np.subtract),
-    _binary("mul", "Mul", np.multiply),
+    _binary("mul", "Mul", np.multiply, cost=MUL),
     # The vector unit's division is not correctly rounded; allow an ulp or two.
-    _binary("div", "Div", np.divide, FLOATS, SLOW_RATE, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}),
+    _binary("div", "Div", np.divide, FLOATS, DIV, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}),
     _binary("max", "Max", np.maximum),
     _binary("min", "Min", np.minimum),
     _binary("bitwise_and", "And", np.bitwise_and, INT16),

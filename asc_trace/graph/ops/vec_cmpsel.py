@@ -9,7 +9,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, binop
 from ..node import Pipe, TensorRef
-from . import OpDef, register
+from . import BINARY_LIKE, OpDef, register
 
 
 def check_count_256(opname: str, count: int, dtype: Any, **where: Any) -> None:
@@ -41,9 +41,9 @@ def _select_accesses(node) -> list:
 
 register(
     OpDef("compare", "vec_cmpsel", Pipe.V, "Compare", arity=2, dtypes=frozenset({"float16", "float32", "int32"}),
-          rate={"float16": 128, "float32": 64, "int32": 64}, writes=(0,), accesses=_compare_accesses,
+          cost=BINARY_LIKE, writes=(0,), accesses=_compare_accesses,
           emit="AscendC::Compare({dst}, {src0}, {src1}, AscendC::CMPMODE::{mode}, {count});"),
     OpDef("select", "vec_cmpsel", Pipe.V, "Select", arity=2, dtypes=frozenset({"float16", "float32"}),
-          rate={"float16": 128, "float32": 64}, writes=(0,), accesses=_select_accesses,
+          cost=BINARY_LIKE, writes=(0,), accesses=_select_accesses,
           emit="AscendC::Select({dst}, {mask}, {src0}, {src1}, AscendC::SELMODE::{mode}, {count});"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..expr import Const, binop
 from ..node import Pipe
-from . import FLOATS, OpDef, register
+from . import FLOATS, OpDef, VecCost, register
 from .masked import BLOCKS
 
 
@@ -38,29 +38,32 @@ def _whole_accesses(node) -> list:
     return [(dst, Const(0), dst_n, True), (src, Const(0), src_n, False)]
 
 
-# ReduceSum / ReduceMax are software sequences of repeat reductions: modeled at 1/8 of the simple rate
-_RED_RATE = {"float16": 16, "float32": 8}
+# vcadd (a whole-repeat reduction): 20-23 cycles startup (midpoint) + 7 per repeat. ReduceSum / ReduceMax are
+# software sequences of such reductions (ascendc-facts §10), repeated over the partial results.
+_VCADD = "fitted: PTO-ISA cost model for A2: vcadd 20-23 + 7 (startup: midpoint)"
+_WHOLE = VecCost(21.5, 7, _VCADD)
+_REDUCE = VecCost(21.5, 7, _VCADD + "; levels until one value is left", levels=True)
 _SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
 
 register(
-    OpDef("reduce_sum", "vec_reduce", Pipe.V, "ReduceSum", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+    OpDef("reduce_sum", "vec_reduce", Pipe.V, "ReduceSum", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", writes=(0, 2), accesses=_reduce_accesses,
           tol=_SUM_TOL),
-    OpDef("reduce_max", "vec_reduce", Pipe.V, "ReduceMax", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+    OpDef("reduce_max", "vec_reduce", Pipe.V, "ReduceMax", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
           accesses=_reduce_accesses),
-    OpDef("reduce_min", "vec_reduce", Pipe.V, "ReduceMin", arity=1, dtypes=FLOATS, rate=_RED_RATE,
+    OpDef("reduce_min", "vec_reduce", Pipe.V, "ReduceMin", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
           accesses=_reduce_accesses),
     OpDef("whole_reduce_sum", "vec_whole_reduce", Pipe.V, "WholeReduceSum", arity=1, dtypes=FLOATS,
-          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses, tol=_SUM_TOL,
+          cost=_WHOLE, writes=(0,), accesses=_whole_accesses, tol=_SUM_TOL,
           emit="AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});"),
     OpDef("whole_reduce_max", "vec_whole_reduce", Pipe.V, "WholeReduceMax", arity=1, dtypes=FLOATS,
-          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses,
+          cost=_WHOLE, writes=(0,), accesses=_whole_accesses,
           emit="AscendC::WholeReduceMax({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
                "AscendC::ReduceOrder::{order});"),
     OpDef("whole_reduce_min", "vec_whole_reduce", Pipe.V, "WholeReduceMin", arity=1, dtypes=FLOATS,
-          rate={"float16": 128 / 7, "float32": 64 / 7}, writes=(0,), accesses=_whole_accesses,
+          cost=_WHOLE, writes=(0,), accesses=_whole_accesses,
           emit="AscendC::WholeReduceMin({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
                "AscendC::ReduceOrder::{order});"),
 )

@@ -10,11 +10,11 @@ import numpy as np
 
 from ..expr import Const
 from ..node import Pipe
-from . import ARITH, FLOATS, SIMPLE_RATE, OpDef, register
+from . import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
 
 
-def _scalar(name: str, c_name: str, ref, dtypes=ARITH, **kw) -> OpDef:
-    return OpDef(name, "vec_scalar", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, rate=SIMPLE_RATE,
+def _scalar(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = UNARY_LIKE, **kw) -> OpDef:
+    return OpDef(name, "vec_scalar", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{scalar}}, {{count}});", writes=(0,), **kw)
 
 
@@ -28,16 +28,17 @@ def _axpy_accesses(node) -> list:
 
 
 register(
-    _scalar("adds", "Adds", np.add),
-    _scalar("muls", "Muls", np.multiply),
+    _scalar("adds", "Adds", np.add, cost=UNARY_SIMPLE),
+    _scalar("muls", "Muls", np.multiply, cost=UNARY_SIMPLE),
     _scalar("maxs", "Maxs", np.maximum),
     _scalar("mins", "Mins", np.minimum),
     _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS),
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
     _scalar("axpy", "Axpy", lambda dst, src, s: (dst + (src * s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
+            cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
             accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)}),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),
-          rate=SIMPLE_RATE, emit="AscendC::Duplicate({dst}, {scalar}, {count});", writes=(0,)),
+          cost=UNARY_LIKE, emit="AscendC::Duplicate({dst}, {scalar}, {count});", writes=(0,)),
 )

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import Pipe
-from . import FLOATS, SIMPLE_RATE, SLOW_RATE, OpDef, register
+from . import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
 
 # Transcendentals are approximations on the vector unit: the tolerance is what the tests allow.
 _TRANSCENDENTAL_TOL = {"float16": (2e-3, 1e-4), "float32": (1e-5, 1e-7)}
 _RECIP_TOL = {"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}
 
 
-def _unary(name: str, c_name: str, ref, dtypes=FLOATS, rate=SIMPLE_RATE, tol=None) -> OpDef:
-    return OpDef(name, "vec_unary", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, rate=rate,
+def _unary(name: str, c_name: str, ref, dtypes=FLOATS, cost: VecCost = UNARY_LIKE, tol=None) -> OpDef:
+    return OpDef(name, "vec_unary", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{count}});", tol=tol or {}, writes=(0,))
 
 
@@ -40,11 +40,11 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 
 
 register(
-    _unary("exp", "Exp", _via_f64(np.exp), rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
-    _unary("ln", "Ln", _via_f64(np.log), rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
-    _unary("abs", "Abs", np.abs),
-    _unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"})),
-    _unary("sqrt", "Sqrt", np.sqrt, rate=SLOW_RATE, tol=_TRANSCENDENTAL_TOL),
+    _unary("exp", "Exp", _via_f64(np.exp), cost=EXP, tol=_TRANSCENDENTAL_TOL),
+    _unary("ln", "Ln", _via_f64(np.log), cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL),
+    _unary("abs", "Abs", np.abs, cost=UNARY_SIMPLE),
+    _unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"}), cost=UNARY_SIMPLE),
+    _unary("sqrt", "Sqrt", np.sqrt, cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL),
     _unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL),
     _unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL),
     _unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"})),
