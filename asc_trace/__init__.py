@@ -6,6 +6,7 @@ Kernel-side names follow pyasc 1.1.1, so `import asc_trace as asc` runs pyasc-st
 from __future__ import annotations
 
 from . import dtypes as _dtypes
+from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,

@@ -42,3 +42,13 @@ def test_softmax_schedule():
     events = {n.args[0].name for n in g if n.op in ("set_flag", "wait_flag")}
     assert {"MTE2_V", "V_S", "V_MTE3", "MTE3_MTE2"} <= events      # the scalar reads are synchronised too
     assert any(n.op == "local_tensor" and n.loops for n in g)         # the row buffer is double-buffered
+
+
+@pytest.mark.filterwarnings("ignore:asc.autotune")     # the configs that overflow the UB are skipped
+def test_autotune_example():
+    import autotune_silu
+    got, want = autotune_silu.run(n=48 * 2048)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    tuner = autotune_silu.silu
+    assert tuner.best_config in autotune_silu.CONFIGS
+    assert tuner.timings[tuner.best_config] == min(tuner.timings.values())

@@ -25,6 +25,9 @@ from .printf import emit_output
 from .profile import CoreTimeline, Profile
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
+# Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
+# from them (as values only: data_dependent_node refuses kernels whose timing depends on them).
+_SCALAR_ACCESS = frozenset({"get_value", "set_value"})
 
 
 class Simulator(Interpreter):
@@ -56,7 +59,7 @@ class Simulator(Interpreter):
         ins = st.fn(m)
         if ins is not None:
             ins.where = self.where
-            if not self.execute:
+            if not self.execute and ins.node.op not in _SCALAR_ACCESS:
                 ins.apply = None
             model.issue(ins)
 
