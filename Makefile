@@ -27,6 +27,7 @@ test: venv
 bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/sim_speed.py
 	$(PY) benchmarks/pipe_model.py
+	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/frontend.py
 
 clean:

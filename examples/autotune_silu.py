@@ -61,5 +61,5 @@ if __name__ == "__main__":
     for cfg, us in sorted(silu.timings.items(), key=lambda kv: kv[1]):
         print(f"{cfg!r:<34} {us:8.2f}{'   <- chosen' if cfg == silu.best_config else ''}")
     for cfg, why in silu.skipped.items():
-        print(f"{cfg!r:<34} skipped: {why.split(';')[0]}")
+        print(f"{cfg!r:<34} skipped: {why.split(':')[0]} (does not fit)")
     print("best:", silu.best_config)

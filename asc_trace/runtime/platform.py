@@ -22,7 +22,7 @@ PARAMETERS: dict[str, tuple[float, str]] = {
     "mte3_bytes_per_cycle": (109.4, f"{_PTO}: UB -> GM 188.46 GiB/s per core at 1.85 GHz"),
     "copy_best_bytes": (16384, "measured: bandwidth is best with at least 16 KB per DataCopy (official Ascend C "
                                "best practices, A2, single core)"),
-    "copy_best_efficiency": (0.9, "assumed: a copy of copy_best_bytes reaches 90 % of the pipe's rate (the "
+    "copy_best_efficiency": (0.95, "assumed: a copy of copy_best_bytes reaches 95 % of the pipe's rate (the "
                                   "published curve is an image); sets the per-copy start cost"),
     "gm_align_bytes": (512, "measured: GM addresses aligned to 512 B reach the best bandwidth (official best "
                             "practices); arguments are assumed to start 512 B-aligned"),
