@@ -16,10 +16,11 @@ import numpy as np
 from .. import config
 from ..errors import RaceError
 from ..graph.hb import MTE2, MTE3, PIDX, PIPES, S, V, Instr, PipeClock
-from ..graph.node import Node, Pipe, TensorRef
-from ..graph.ops import REGISTRY, VecCost
+from ..graph.node import Node, Pipe
+from ..graph.ops import VecCost, vec_cost
 from .interpreter import describe_where
 from .platform import Platform
+from .profile import IssueRun
 
 GRANULE = config.UB_ALIGN
 _NGRAN = config.UB_BYTES // GRANULE
@@ -110,10 +111,6 @@ class PipeModel:
         self.gm_params: set[int] = set()   # GM arguments touched (the launch's working set)
         self._run: IssueRun | None = None  # the scalar unit's current stretch of issuing
         self._vcost: dict[int, tuple[VecCost, str, int]] = {}
-        # per copy pipe: (bytes per cycle, start cost of one copy)
-        self._mte = {pipe: (rate, platform.copy_start_cycles(rate))
-                     for pipe, rate in ((Pipe.MTE2, platform.mte2_bytes_per_cycle),
-                                        (Pipe.MTE3, platform.mte3_bytes_per_cycle))}
 
     # -- issue ------------------------------------------------------------------------------------
     def scalar(self, cycles: float, node: Node | None = None) -> None:
@@ -189,12 +186,10 @@ class PipeModel:
             return plat.flag_cycles
         p = ins.pipe
         if p is Pipe.MTE2 or p is Pipe.MTE3:
-            rate, start = self._mte[p]
-            if ins.gm and not self._aligned(ins.gm[0]):
-                eff = plat.gm_unaligned_efficiency
-                rate *= eff
-                self.gm_extra[PIDX[p]] += ins.work * (1 / eff - 1)
-            return start + ins.work / rate
+            aligned = not ins.gm or plat.gm_aligned(ins.gm[0][1], ins.gm[0][3])
+            if not aligned:
+                self.gm_extra[PIDX[p]] += ins.work * (1 / plat.gm_unaligned_efficiency - 1)
+            return plat.copy_cycles(p is Pipe.MTE2, ins.work, aligned)
         if p is Pipe.S:
             return plat.scalar_ub_cycles
         c = self._vcost.get(ins.node.id)
@@ -202,34 +197,6 @@ class PipeModel:
             c = self._vcost[ins.node.id] = vec_cost(ins.node)
         cost, dtype_name, itemsize = c
         return cost.cycles(dtype_name, int(ins.work), itemsize)
-
-    def _aligned(self, g: tuple) -> bool:
-        """Whether a copy's GM address is 512 B-aligned on every core (arguments start aligned)."""
-        start, itemsize, align = g[1], g[3], self.plat.gm_align_bytes
-        if isinstance(start, np.ndarray):
-            return not np.any((start * itemsize) % align)
-        return (start * itemsize) % align == 0
-
-
-def vec_cost(node: Node) -> tuple[VecCost, str, int]:
-    """(the op's cost record, the dtype its slope is read for, the widest operand's element size)."""
-    op = REGISTRY[node.op]
-    if op.cost is None:
-        raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
-    if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
-        return op.cost, "", 1
-    dtype = node.attr("dtype")
-    sizes = [a.dtype.itemsize for a in node.args if isinstance(a, TensorRef)]
-    return op.cost, dtype.name if dtype else "", max(sizes, default=dtype.itemsize if dtype else 4)
-
-
-class IssueRun:
-    """A stretch of time in which the scalar unit issues instructions back to back (one trace slice)."""
-
-    __slots__ = ("start", "end", "node", "count")
-
-    def __init__(self, start: float, end: float, node: Node | None) -> None:
-        self.start, self.end, self.node, self.count = start, end, node, 1
 
 
 def check_gm_overlaps(writes: list[tuple[int, np.ndarray, int, int, Node]]) -> None:
@@ -260,4 +227,4 @@ def check_gm_overlaps(writes: list[tuple[int, np.ndarray, int, int, Node]]) -> N
                 second = (e0, c, node)
 
 
-__all__ = ["IssueRun", "PipeModel", "RaceShadow", "check_gm_overlaps", "vec_cost", "MTE2", "MTE3", "V", "S"]
+__all__ = ["PipeModel", "RaceShadow", "check_gm_overlaps", "MTE2", "MTE3", "V", "S"]

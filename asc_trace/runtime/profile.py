@@ -12,13 +12,21 @@ from typing import Any, Iterator
 from ..errors import AscTraceError
 from ..graph.node import Node
 from .launch_model import LaunchTiming, model_launch
-from .pipes import IssueRun
 from .platform import Platform
 
 PIPE_NAMES = ("S", "MTE2", "V", "MTE3")
 # A pipe busy at least this share of its core's time is what bounds that core; below it, the time
 # goes to the pipes waiting on each other (dependences, event latency, pipeline fill).
 BOUND_SHARE = 0.8
+
+
+class IssueRun:
+    """A stretch of time in which the scalar unit issues instructions back to back (one trace slice)."""
+
+    __slots__ = ("start", "end", "node", "count")
+
+    def __init__(self, start: float, end: float, node: Node | None) -> None:
+        self.start, self.end, self.node, self.count = start, end, node, 1
 
 
 @dataclass

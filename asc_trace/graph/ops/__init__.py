@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..node import Pipe
+from ..node import Pipe, TensorRef
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -133,6 +133,18 @@ DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
 
 from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
                vec_reduce, vec_scalar, vec_unary)
+
+
+def vec_cost(node) -> tuple[VecCost, str, int]:
+    """(the op's cost record, the dtype its slope is read for, the widest operand's element size)."""
+    op = REGISTRY[node.op]
+    if op.cost is None:
+        raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
+    if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
+        return op.cost, "", 1
+    dtype = node.attr("dtype")
+    sizes = [a.dtype.itemsize for a in node.args if isinstance(a, TensorRef)]
+    return op.cost, dtype.name if dtype else "", max(sizes, default=dtype.itemsize if dtype else 4)
 
 
 def accesses(node) -> list:
