@@ -2,8 +2,8 @@
 
 A record carries everything the layers need about its op: the pipe it runs on, the dtypes A2
 supports, its NumPy semantics (`ref`), its cost (`VecCost`: cycles per instruction, with the source of
-the figures), its Ascend C text and its numeric tolerance against NumPy. Records import only NumPy and `graph/`; the runtime and the
-lowering look them up by name. Adding an op = one record here + one row in tests/test_ops.py.
+the figures), its Ascend C text and its numeric tolerance against NumPy. Records import only NumPy and
+`graph/`; the runtime and the lowering look them up by name. Adding an op = one record here + one row in tests/test_ops.py.
 """
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ CAST_PAIRS: dict[tuple[str, str], frozenset[str]] = {
 register(
     OpDef("cast", "vec_cast", Pipe.V, "Cast", arity=1, ref=cast_values,
           dtypes=frozenset(s for s, _ in CAST_PAIRS) | frozenset(d for _, d in CAST_PAIRS),
-          cost=VecCost(5, 2, "fitted: PTO-ISA cost model for A2: vconv f16 -> f32 5 + 2 (the other pairs assumed alike)"),
+          cost=VecCost(5, 2, "fitted: PTO-ISA cost model for A2: vconv f16 -> f32 5 + 2 (the other pairs "
+                             "assumed alike)"),
           emit="AscendC::Cast({dst}, {src0}, AscendC::RoundMode::{mode}, {count});", writes=(0,)),
 )
