@@ -255,7 +255,7 @@ def test_every_figure_has_a_source():
     for preset in PRESETS:
         table = platform(preset).table()
         assert {n for n, _, _ in table} == set(PARAMETERS)
-        assert all(src.startswith(kinds) or "third parties" in src for _, _, src in table), preset
+        assert all(src.startswith(kinds) for _, _, src in table), preset
     for op in REGISTRY.values():
         if op.pipe is Pipe.V or op.family in ("data_copy", "data_copy_pad"):
             assert op.cost is not None and op.cost.source.startswith(("fitted", "assumed")), op.name

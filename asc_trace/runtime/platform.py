@@ -130,7 +130,7 @@ PRESETS: dict[str, dict[str, float]] = {
 }
 _PRESET_SOURCES: dict[str, dict[str, str]] = {
     "Ascend910B1": {"aiv_cores": "spec: 910B1 has 24 AIC + 48 AIV (ascendc-facts §1)",
-                    "clock_mhz": "910B1 quoted at 1850 MHz by third parties (ascendc-facts §1)"},
+                    "clock_mhz": "spec, quoted by third parties: 910B1 at 1850 MHz (ascendc-facts §1)"},
     "Ascend910B3": {"aiv_cores": "spec: 910B3 has 20 AIC + 40 AIV (ascendc-facts §1)",
                     "l2_mib": "assumed: as 910B2",
                     "hbm_gbytes_per_s": "assumed: as 910B2 (same HBM spec, 1.6 TB/s; timing facts)"},
