@@ -108,3 +108,7 @@ class LaunchError(AscTraceError):
 
 class ToolchainError(AscTraceError):
     """A compiler or runtime the chosen backend needs is missing or failed."""
+
+
+class TorchOpError(AscTraceError):
+    """An `asc.torch_op` PyTorch cannot register: torch missing or too old, a bad name, schema or mutates_args."""

@@ -21,6 +21,7 @@ from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
 from .runtime.platform import DEFAULT_PLATFORM
 from .runtime.args import BoundArgs, ParamSpec, bind_args
+from .torch_library import launch as torch_launch
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "auto_sync": True,        # the scheduler adds every synchronisation the data dependences need
@@ -124,8 +125,11 @@ class JitFunction:
 
     def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
         _check_cores(core_num, self.name, loc)
-        rt = get_runtime(self.backend)
+        if torch_launch.skip_fake_launch(self.name, self.specs, args, kwargs, loc):
+            return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
+        rt = get_runtime(torch_launch.backend_for(self.backend))
         bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+        torch_launch.check_writes(self.name, bound, lambda: self.compiled(bound.signature).graph, loc)
         if not rt.needs_graph:
             rt.launch(None, LaunchJob(self.name, self.fn, None, bound, core_num, stream, loc, self.options))
             return
@@ -218,12 +222,15 @@ class CompiledKernel:
                 raise LaunchError(f"{self.name}: how many cores? pass core_num to asc.compile or call "
                                   "ck[core_num](...)", loc)
             _check_cores(core_num, self.name, loc)
-            rt = get_runtime(self.jitfn.backend)
+            if torch_launch.skip_fake_launch(self.name, self.jitfn.specs, args, kwargs, loc):
+                return
+            rt = get_runtime(torch_launch.backend_for(self.jitfn.backend))
             bound = bind_args(self.name, self.jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
             if _sig_key(bound.signature) != _sig_key(self.signature):
                 raise LaunchError(f"{self.name} was compiled for {self.signature} but called with "
                                   f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
                                                                   "the @asc.jit kernel, which specialises itself")
+            torch_launch.check_writes(self.name, bound, lambda: self.graph, loc)
             if not rt.needs_graph:
                 rt.launch(None, LaunchJob(self.name, self.jitfn.fn, None, bound, core_num, stream, loc,
                                           self.options))

@@ -1,0 +1,159 @@
+"""What a kernel launch does differently inside an `asc.torch_op`.
+
+- On fake or meta tensors (torch.compile and torch.export trace an op's shapes by running its function
+  on them; `op(meta_tensor)` does the same) a launch checks its arguments and runs nothing: that is how
+  the op's fake implementation is derived from the function itself.
+- Inside a real call of the op, the `auto` backend follows the tensors' device (CPU tensors: the
+  simulator; NPU tensors: the npu backend), and a kernel that writes into an input the op did not
+  declare in `mutates_args` is refused before it runs: PyTorch would otherwise reorder or drop the
+  mutation under torch.compile without a word.
+
+Nothing here imports torch: without an `import torch` by the user no tensor can reach a launch, and
+every function returns at once.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..errors import LaunchError
+from ..graph.kernel_graph import KernelGraph
+from ..graph.source_loc import SourceLoc
+from ..runtime.args import BoundArgs, ParamSpec, _infer_kind, _match, _torch_dtype
+from ..runtime.base import written_params
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """The asc.torch_op whose function is running: its name, the device of its tensors, its tensor
+    inputs by parameter name, the ones it declared mutable, and whether this is the fake run."""
+
+    name: str
+    device: str
+    inputs: tuple[tuple[str, Any], ...]
+    mutable: frozenset[str] | None          # None: mutates_args="unknown", every input may be written
+    fake: bool = False
+
+
+_CURRENT: contextvars.ContextVar[OpCall | None] = contextvars.ContextVar("asc_trace_torch_op", default=None)
+
+
+@contextlib.contextmanager
+def op_running(call: OpCall) -> Iterator[None]:
+    token = _CURRENT.set(call)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_op() -> OpCall | None:
+    return _CURRENT.get()
+
+
+def is_fake_tensor(v: Any) -> bool:
+    """A tensor without data: a FakeTensor (torch.compile, torch.export) or a meta tensor."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(v, torch.Tensor):
+        return False
+    if type(v) is torch.Tensor:       # the common case: FakeTensor and wrappers are subclasses
+        return v.is_meta
+    return v.is_meta or _is_fake()(v)
+
+
+@functools.lru_cache(maxsize=1)
+def _is_fake() -> Callable[[Any], bool]:
+    from torch._subclasses.fake_tensor import is_fake   # also sees through functional-tensor wrappers
+    return is_fake
+
+
+def skip_fake_launch(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> bool:
+    """True when this launch is part of a fake run (nothing to compute): its arguments are checked as
+    a real launch would check them (count, names, tensor dtypes and layout), then nothing runs."""
+    call = _CURRENT.get()
+    if "torch" not in sys.modules and call is None:
+        return False
+    if not (call is not None and call.fake) and not any(map(is_fake_tensor, args)) \
+            and not any(map(is_fake_tensor, kwargs.values())):
+        return False
+    torch = sys.modules["torch"]
+    values = _match(name, specs, args, kwargs, loc)
+    for spec, v in zip(specs, values):
+        kind = spec.kind if spec.kind != "auto" else _fake_kind(v, torch)
+        if kind == "gm":
+            if not isinstance(v, torch.Tensor):
+                raise LaunchError(f"argument {spec.name!r} must be a torch tensor when {name} is launched on fake "
+                                  f"tensors, got {type(v).__name__}", loc,
+                                  hint="allocate every kernel argument with torch (torch.empty_like, ...) inside "
+                                       "the op, so the fake run sees it as a tensor too")
+            if _torch_dtype(v.dtype) is None:
+                raise LaunchError(f"argument {spec.name!r} has dtype {v.dtype}, which kernels cannot take", loc)
+            if not v.is_contiguous():
+                raise LaunchError(f"argument {spec.name!r} is not contiguous", loc, hint="pass t.contiguous()")
+        elif kind in ("int", "float"):
+            ok = (torch.SymInt, torch.SymBool, int) if kind == "int" else (torch.SymFloat, torch.SymInt, int, float)
+            if isinstance(v, torch.Tensor) or not isinstance(v, ok + (np.number,)):
+                raise LaunchError(f"argument {spec.name!r} is declared {kind} but got {type(v).__name__} {v!r}", loc)
+    return True
+
+
+def _fake_kind(v: Any, torch: Any) -> str:
+    if isinstance(v, (torch.SymInt, torch.SymBool)):
+        return "int"
+    if isinstance(v, torch.SymFloat):
+        return "float"
+    return _infer_kind(v)
+
+
+def backend_for(backend: str) -> str:
+    """Inside an asc.torch_op, `auto` follows the tensors: the npu backend for NPU tensors, the
+    simulator for CPU tensors (torch dispatches an op by its tensors' device; so do we)."""
+    call = _CURRENT.get()
+    if call is None or (backend or "auto").lower() != "auto":
+        return backend
+    return "npu" if call.device == "npu" else "sim"
+
+
+def check_writes(name: str, bound: BoundArgs, graph: Callable[[], KernelGraph], loc: SourceLoc | None) -> None:
+    """Refuse a launch, inside an asc.torch_op, that writes into an op input not in `mutates_args`."""
+    call = _CURRENT.get()
+    if call is None or call.mutable is None or not call.inputs:
+        return
+    guarded = [(n, t) for n, t in call.inputs if n not in call.mutable]
+    if not guarded:
+        return
+    g = graph()
+    params = {p.index: p.name for p in g.signature.params}
+    for idx in sorted(written_params(g)):
+        span = _byte_span(bound.values[idx])
+        for input_name, t in guarded:
+            other = _byte_span(t, whole_storage=True)
+            if span and other and span[0] == other[0] and span[1] < other[2] and other[1] < span[2]:
+                raise LaunchError(
+                    f"{name} writes its argument {params[idx]!r}, which is (part of) the input {input_name!r} of "
+                    f"torch op {call.name}, and {input_name!r} is not in its mutates_args", loc,
+                    hint=f"write into a tensor the op allocates (torch.empty_like({input_name})), or declare "
+                         f"mutates_args=({input_name!r},) so PyTorch knows the op changes it")
+
+
+def _byte_span(v: Any, whole_storage: bool = False) -> tuple[str, int, int] | None:
+    """(device, first byte address, end address) of an array or tensor, None when it has no bytes."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(v, torch.Tensor):
+        if whole_storage:
+            s = v.untyped_storage()
+            start, size = s.data_ptr(), s.nbytes()
+        else:
+            start, size = v.data_ptr(), v.numel() * v.element_size()
+        return (str(v.device), start, start + size) if size else None
+    nbytes = getattr(v, "nbytes", 0)
+    if not nbytes:
+        return None
+    start = v.__array_interface__["data"][0]
+    return ("cpu", start, start + nbytes)
