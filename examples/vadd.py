@@ -49,6 +49,12 @@ def vadd(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return z
 
 
+def __asc_examples__() -> dict:
+    """Inputs for `python -m asc_trace inspect examples/vadd.py::vadd_kernel`."""
+    x = np.random.default_rng(0).random(USE_CORE_NUM * 2048, dtype=np.float32)
+    return {"vadd_kernel": {"args": (x, x.copy(), np.zeros_like(x), 2048), "core_num": USE_CORE_NUM}}
+
+
 def main() -> None:
     size = USE_CORE_NUM * 2048
     rng = np.random.default_rng(0)

@@ -15,7 +15,9 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -91,6 +93,77 @@ class CompileCache:
                 os.replace(staged, d / name)
                 os.replace(meta_tmp, d / "meta.json")
             return d / name, True
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One cached artifact as `asc-trace cache list` shows it."""
+
+    key: str
+    path: Path
+    artifact: str          # file name: kernel.so, kernel.elf, ...
+    meta: dict[str, Any]   # what the build recorded: kernel, backend, asc_trace version, sha256
+    size: int              # bytes of the entry's folder
+    mtime: float
+
+
+def _is_key(name: str) -> bool:
+    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def _tree_size(path: Path) -> int:
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+    return total
+
+
+def entries(root: Path | None = None) -> list[CacheEntry]:
+    """The entries under the cache root (newest first); folders that are not entries are left out."""
+    root = Path(root) if root is not None else config.cache_dir()
+    out = []
+    for prefix in sorted(root.glob("[0-9a-f][0-9a-f]")):
+        for d in prefix.iterdir():
+            if not (d.is_dir() and _is_key(d.name) and d.name[:2] == prefix.name):
+                continue
+            try:
+                meta = json.loads((d / "meta.json").read_text())
+            except (OSError, ValueError):
+                meta = {}
+            arts = sorted(p.name for p in d.iterdir() if p.is_file() and p.name != "meta.json")
+            out.append(CacheEntry(d.name, d, arts[0] if arts else "", meta, _tree_size(d), d.stat().st_mtime))
+    return sorted(out, key=lambda e: -e.mtime)
+
+
+def disk_usage(root: Path | None = None) -> int:
+    root = Path(root) if root is not None else config.cache_dir()
+    return _tree_size(root) if root.is_dir() else 0
+
+
+def clear(root: Path | None = None) -> tuple[int, int]:
+    """Delete every cache entry and lock file: (entries removed, bytes freed). Only what the cache
+    wrote is touched, so a cache directory pointed at a folder with other files keeps them."""
+    root = Path(root) if root is not None else config.cache_dir()
+    removed = freed = 0
+    for e in entries(root):
+        with _locked(root / "locks" / f"{e.key}.lock"):
+            shutil.rmtree(e.path, ignore_errors=True)
+        removed, freed = removed + 1, freed + e.size
+    for prefix in root.glob("[0-9a-f][0-9a-f]"):
+        with contextlib.suppress(OSError):
+            prefix.rmdir()           # only if now empty
+    locks = root / "locks"
+    if locks.is_dir():
+        for f in locks.glob("*.lock"):
+            if _is_key(f.stem):
+                with contextlib.suppress(OSError):
+                    freed += f.stat().st_size
+                    f.unlink()
+        with contextlib.suppress(OSError):
+            locks.rmdir()
+    return removed, freed
 
 
 def dump_compilation(name: str, key: str, files: dict[str, str]) -> Path | None:

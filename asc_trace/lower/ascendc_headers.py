@@ -1,0 +1,88 @@
+"""Where the real Ascend C API headers are, for a build against them (the `cpu_debug` backend, the
+header check) and for `python -m asc_trace info`.
+
+Two layouts are recognised:
+- an asc-devkit checkout (the open-source Ascend C kit: `include/kernel_operator.h`, `impl/`), named by
+  `ASC_TRACE_ASCENDC_HOME`; it has no CPU stub layer (tikicpulib), so `cpu_stub` is None;
+- a CANN toolkit (`ASC_TRACE_ASCENDC_HOME`, else `ASCEND_HOME_PATH` / `ASCEND_TOOLKIT_HOME`, as CANN's
+  set_env.sh exports them): the headers under `<arch>-linux/asc` (CANN 8.5 and later) or
+  `compiler/tikcpp/tikcfw` (earlier), the CPU-debug stub library under `tools/tikicpulib` (facts §9).
+
+Self-contained on purpose (no other asc_trace import but the error type), so a backend can reuse it.
+"""
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ToolchainError
+
+ENV_VARS = ("ASC_TRACE_ASCENDC_HOME", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
+HINT = ("set ASC_TRACE_ASCENDC_HOME to an asc-devkit checkout (the folder holding include/kernel_operator.h) or to "
+        "a CANN toolkit, or load CANN's environment (source .../ascend-toolkit/set_env.sh)")
+
+
+@dataclass(frozen=True)
+class AscendCHeaders:
+    """Found headers: `include_dirs` in -I order, `kernel_operator` the header itself, `origin` the
+    variable that led here, `layout` "asc-devkit" or "cann", `cpu_stub` CANN's tikicpulib (or None)."""
+
+    root: Path
+    origin: str
+    layout: str
+    include_dirs: tuple[Path, ...]
+    kernel_operator: Path
+    cpu_stub: Path | None
+
+    def describe(self) -> str:
+        stub = f", CPU stub layer {self.cpu_stub}" if self.cpu_stub else ", no CPU stub layer (tikicpulib)"
+        return f"{self.layout} at {self.root} (from {self.origin}){stub}"
+
+
+def _devkit(root: Path) -> tuple[Path, ...] | None:
+    if not (root / "include" / "kernel_operator.h").is_file():
+        return None
+    dirs = [root / "generated", root, root / "include", root / "include" / "basic_api", root / "include" / "utils",
+            root / "impl", root / "impl" / "basic_api", root / "tests" / "api" / "simt_api" / "common_simt"]
+    return tuple(d for d in dirs if d.is_dir())
+
+
+def _cann(home: Path) -> tuple[Path, ...] | None:
+    arch = home / f"{platform.machine()}-linux"
+    for base in (arch / "asc", home / "compiler" / "tikcpp" / "tikcfw", arch / "tikcpp" / "tikcfw"):
+        top = base / "include" if (base / "include" / "kernel_operator.h").is_file() else base
+        if not (top / "kernel_operator.h").is_file():
+            continue
+        dirs = [top, top / "basic_api", top / "utils", top / "interface", base / "impl", base / "impl" / "basic_api",
+                home / "include"]
+        return tuple(d for d in dict.fromkeys(dirs) if d.is_dir())
+    return None
+
+
+def find_ascendc_headers(env: dict[str, str] | None = None) -> AscendCHeaders:
+    """The Ascend C headers this machine has, or a ToolchainError naming every place looked at."""
+    env = dict(os.environ if env is None else env)
+    looked: list[str] = []
+    for var in ENV_VARS:
+        value = env.get(var)
+        if not value:
+            continue
+        root = Path(value)
+        if not root.is_dir():
+            looked.append(f"{var}={value} is not a directory")
+            continue
+        devkit = _devkit(root) if var == "ASC_TRACE_ASCENDC_HOME" else None
+        if devkit:
+            return AscendCHeaders(root, var, "asc-devkit", devkit, root / "include" / "kernel_operator.h", None)
+        cann = _cann(root)
+        if cann:
+            stub = root / "tools" / "tikicpulib"
+            return AscendCHeaders(root, var, "cann", cann, next(d / "kernel_operator.h" for d in cann
+                                                                 if (d / "kernel_operator.h").is_file()),
+                                  stub if stub.is_dir() else None)
+        looked.append(f"{var}={value} has no kernel_operator.h")
+    if not looked:
+        raise ToolchainError(f"no Ascend C headers: none of {', '.join(ENV_VARS)} is set", None, hint=HINT)
+    raise ToolchainError("no Ascend C headers: " + "; ".join(looked), None, hint=HINT)
