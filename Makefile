@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# torch is optional (asc.torch_op and the tests with tensors skip without it); the suite installs
+# exactly this CPU build, the one this machine's package index serves without a CUDA download.
+TORCH_VERSION := 2.13.0
 
 .PHONY: venv demo test bench clean
 
@@ -9,6 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[test]'
+	$(VENV)/bin/pip install -q torch==$(TORCH_VERSION)
 	touch $@
 
 venv: $(VENV)/.installed

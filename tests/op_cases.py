@@ -7,6 +7,7 @@ Every case moves whole 32-byte blocks between GM and the UB and applies the op t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import asc_trace as asc
 
@@ -214,7 +215,7 @@ def as_arg(arr: np.ndarray, dt: str):
     """NumPy has no bfloat16: bfloat16 data (held as uint16 bits) goes in as a torch tensor."""
     if dt != "bfloat16":
         return arr
-    import torch
+    torch = pytest.importorskip("torch", reason="bfloat16 data goes in as a torch tensor (torch is optional)")
     return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
 
 
