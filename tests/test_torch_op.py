@@ -250,6 +250,32 @@ def test_compile_with_inductor():
     assert torch.equal(s, x + y)
 
 
+def test_a_compiled_kernel_inside_an_op():
+    torch._dynamo.reset()
+    ck = asc.compile(scale_kernel, (torch.zeros(256), torch.zeros(256), 64, 1.0), core_num=4)
+
+    @asc.torch_op("asc_test::scale_ck", mutates_args=())
+    def scale_ck(x: torch.Tensor) -> torch.Tensor:
+        z = torch.empty_like(x)
+        ck(x, z, x.numel() // 4, 3.0)
+        return z
+
+    x = _randn(256, seed=19)
+    assert torch.equal(torch.compile(lambda t: scale_ck(t) + 1, fullgraph=True, backend="aot_eager")(x), x * 3 + 1)
+    assert scale_ck(torch.empty(256, device="meta")).shape == (256,)
+
+
+def test_torch_export_keeps_the_op():
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return scale(x, 2.0) + 1
+
+    ep = torch.export.export(Model(), (_randn(256, seed=20),))
+    assert "torch.ops.asc_test.scale.default" in ep.graph_module.code
+    x = _randn(256, seed=21)
+    assert torch.equal(ep.module()(x), x * 2 + 1)
+
+
 def test_opcheck_schema_fake_and_autograd_registration():
     x = _randn(4 * 64, seed=10)
     for op, args in ((scale, (x, 2.0)), (add_sub, (x[:128].clone(), x[128:].clone())),
@@ -286,15 +312,18 @@ def test_auto_backend_follows_the_tensors_device_inside_an_op():
 
 # -- errors -----------------------------------------------------------------------------------------------
 
-def test_writing_an_undeclared_input_is_refused_before_it_runs():
-    @asc.torch_op("asc_test::sneaky_relu", mutates_args=())
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_writing_an_undeclared_input_is_refused_before_it_runs(backend):
+    kernel = asc.jit(relu_inplace_kernel, backend=backend)
+
+    @asc.torch_op(f"asc_test::sneaky_relu_{backend}", mutates_args=())
     def sneaky_relu(x: torch.Tensor) -> torch.Tensor:
-        relu_inplace_kernel[2](x, x.numel() // 2)  # MARK-undeclared
+        kernel[2](x, x.numel() // 2)  # MARK-undeclared
         return x.clone()
 
     x = _randn(256, seed=14)
     before = x.clone()
-    with pytest.raises(asc.LaunchError, match="input 'x' of torch op asc_test::sneaky_relu") as ei:
+    with pytest.raises(asc.LaunchError, match=f"input 'x' of torch op asc_test::sneaky_relu_{backend}") as ei:
         sneaky_relu(x)
     assert_points_at(ei.value, "MARK-undeclared")
     assert "mutates_args" in str(ei.value)
@@ -310,6 +339,35 @@ def test_writing_a_view_of_an_undeclared_input_is_refused():
 
     with pytest.raises(asc.LaunchError, match="input 'x'"):
         half_scale(_randn(256, seed=15))
+
+
+def test_mutates_args_unknown_allows_every_write():
+    @asc.torch_op("asc_test::relu_unknown", mutates_args="unknown")
+    def relu_unknown(x: torch.Tensor) -> None:
+        relu_inplace_kernel[2](x, x.numel() // 2)
+
+    x = _randn(256, seed=18)
+    want = torch.relu(x)
+    relu_unknown(x)
+    assert torch.equal(x, want)
+
+
+def test_an_explicit_schema_for_an_unannotated_function():
+    def twice(x, alpha):
+        z = torch.empty_like(x)
+        scale_kernel[4](x, z, x.numel() // 4, alpha * 2)
+        return z
+
+    op = asc.torch_op("asc_test::twice", twice, mutates_args=(), schema="(Tensor x, float alpha) -> Tensor")
+    x = _randn(256, seed=22)
+    assert torch.equal(torch.ops.asc_test.twice(x, 1.5), x * 3.0)
+    assert op(torch.empty(256, device="meta"), 1.0).device.type == "meta"
+
+
+def test_non_contiguous_inputs_are_refused_on_real_and_fake_tensors():
+    for device in ("cpu", "meta"):
+        with pytest.raises(asc.LaunchError, match="argument 'x' is not contiguous"):
+            scale(torch.zeros(16, 16, device=device).t(), 2.0)
 
 
 def test_reading_inputs_and_writing_other_inputs_declared_mutable_is_fine():

@@ -9,6 +9,7 @@ opaque to Inductor (there is no higher-order op for an Ascend kernel): Inductor 
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from typing import Any, Callable, Iterable
@@ -77,7 +78,8 @@ def _register(name: str, fn: Callable[..., Any], mutates_args: Any, schema: str 
     mutable = None if mutates_args == "unknown" else frozenset(mutates_args)
     sig = inspect.signature(fn)
     try:
-        inferred = schema or torch.library.infer_schema(fn, mutates_args=mutates_args)
+        if schema is None:      # the schema torch will infer: checked here to explain a failure
+            torch.library.infer_schema(fn, mutates_args=mutates_args)
     except (ValueError, TypeError, RuntimeError) as exc:
         raise TorchOpError(f"asc.torch_op({name!r}): PyTorch cannot make a schema from {fn.__name__}'s "
                            f"signature: {exc}", loc,
@@ -94,10 +96,12 @@ def _register(name: str, fn: Callable[..., Any], mutates_args: Any, schema: str 
         device = inputs[0][1].device.type if inputs else "cpu"
         return OpCall(name, device, tuple(inputs), mutable, fake)
 
+    @functools.wraps(fn)      # torch reads the signature (and so the schema) through __wrapped__
     def impl(*args: Any, **kwargs: Any) -> Any:
         with op_running(call_of(args, kwargs, fake=False)):
             return fn(*args, **kwargs)
 
+    @functools.wraps(fn)
     def fake_impl(*args: Any, **kwargs: Any) -> Any:
         with op_running(call_of(args, kwargs, fake=True)):
             try:
@@ -109,12 +113,8 @@ def _register(name: str, fn: Callable[..., Any], mutates_args: Any, schema: str 
                 exc.add_note(_FAKE_NOTE.format(name=name, fn=fn.__name__))
                 raise
 
-    impl.__name__ = fake_impl.__name__ = fn.__name__
-    impl.__qualname__ = fake_impl.__qualname__ = fn.__qualname__
-    impl.__module__ = fake_impl.__module__ = fn.__module__
-    impl.__doc__ = fn.__doc__
     try:
-        op = torch.library.custom_op(name, impl, mutates_args=mutates_args, schema=inferred)
+        op = torch.library.custom_op(name, impl, mutates_args=mutates_args, schema=schema)
         op.register_fake(fake_impl)
     except (ValueError, TypeError, RuntimeError) as exc:
         raise TorchOpError(f"PyTorch refused to register {name!r}: {exc}", loc) from None
