@@ -8,24 +8,22 @@ from typing import Any
 
 from .. import config
 from ..lower import cache
-from .info import size_text
+from .info import count_text, size_text
 
 
-def add_parser(sub: Any, epilog: str) -> None:
-    p = sub.add_parser("cache", help="list or clear the compile cache",
-                       description="The disk cache of built kernels, in ASC_TRACE_CACHE_DIR (default "
-                                   "$ASC_TRACE_HOME/cache, ~/.asc_trace/cache). Traced graphs are not cached on "
-                                   "disk; the cpp and npu backends' builds are.",
-                       epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_parser(sub: Any) -> None:
+    from .main import add_command
+    p = add_command(sub, "cache", help="list or clear the compile cache",
+                    description="The disk cache of built kernels, in ASC_TRACE_CACHE_DIR (default "
+                                "$ASC_TRACE_HOME/cache, ~/.asc_trace/cache). Traced graphs are not cached on disk; "
+                                "the cpp and npu backends' builds are.")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    ls = actions.add_parser("list", help="one line per cached build: key, kernel, backend, size, age",
-                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ls = add_command(actions, "list", help="one line per cached build: key, kernel, backend, size, age")
     ls.add_argument("--json", action="store_true", help="print the entries as a JSON list")
     ls.set_defaults(run=run_list)
-    clear = actions.add_parser("clear", help="delete every cached build (only files the cache wrote)",
-                               epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    clear.set_defaults(run=run_clear)
+    add_command(actions, "clear", help="delete every cached build (only files the cache wrote)").set_defaults(
+        run=run_clear)
 
 
 def _age(seconds: float) -> str:
@@ -43,7 +41,7 @@ def run_list(args: argparse.Namespace) -> int:
                            "mtime": e.mtime, **{k: e.meta.get(k) for k in ("kernel", "backend", "asc_trace")}}
                           for e in found], indent=2))
         return 0
-    print(f"{root}: {len(found)} entr{'y' if len(found) == 1 else 'ies'}, {size_text(cache.disk_usage(root))}")
+    print(f"{root}: {count_text(len(found))}, {size_text(cache.disk_usage(root))}")
     if found:
         print(f"  {'key':<12}  {'kernel':<24} {'backend':<8} {'artifact':<11} {'size':>9}  age")
         now = time.time()
@@ -57,5 +55,5 @@ def run_list(args: argparse.Namespace) -> int:
 def run_clear(args: argparse.Namespace) -> int:
     root = config.cache_dir()
     removed, freed = cache.clear(root) if root.is_dir() else (0, 0)
-    print(f"removed {removed} entr{'y' if removed == 1 else 'ies'} ({size_text(freed)}) from {root}")
+    print(f"removed {count_text(removed)} ({size_text(freed)}) from {root}")
     return 0

@@ -17,12 +17,12 @@ from ..errors import AscTraceError, LaunchError
 BACKENDS = ("sim", "eager", "cpp", "cpu_debug", "npu")
 
 
-def add_parser(sub: Any, epilog: str) -> None:
-    p = sub.add_parser("info", help="versions, usable backends (and why not the others), the cache",
-                       description="Show asc_trace's version and dependencies, which backends can run here and "
-                                   "what each missing one needs (CANN, bisheng, an NPU, the Ascend C headers), "
-                                   "and the compile cache's folder and size.",
-                       epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_parser(sub: Any) -> None:
+    from .main import add_command
+    p = add_command(sub, "info", help="versions, usable backends (and why not the others), the cache",
+                    description="Show asc_trace's version and dependencies, which backends can run here and what "
+                                "each missing one needs (CANN, bisheng, an NPU, the Ascend C headers), and the "
+                                "compile cache's folder and size.")
     p.add_argument("--json", action="store_true", help="print the same facts as one JSON object")
     p.add_argument("--require", metavar="BACKEND", choices=BACKENDS,
                    help=f"exit with code 4 unless BACKEND ({', '.join(BACKENDS)}) is usable here")
@@ -176,6 +176,10 @@ def _npu(cann: dict[str, Any]) -> dict[str, Any]:
                 "(never run by asc_trace's developers: see the README)")
 
 
+def count_text(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
 def size_text(n: float) -> str:
     """1536 -> '1.5 KiB'."""
     unit = "B"
@@ -208,5 +212,5 @@ def render(f: dict[str, Any]) -> str:
     lines.append("  Ascend C headers  " + (hdr["describe"] if hdr["found"] else hdr["why"]))
     lines.append("")
     c = f["cache"]
-    lines.append(f"cache  {c['dir']}: {c['entries']} entr{'y' if c['entries'] == 1 else 'ies'}, {size_text(c['bytes'])}")
+    lines.append(f"cache  {c['dir']}: {count_text(c['entries'])}, {size_text(c['bytes'])}")
     return "\n".join(lines)

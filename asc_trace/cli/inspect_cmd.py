@@ -11,18 +11,17 @@ from ..jit_function import DEFAULT_OPTIONS, compile as asc_compile, profile as a
 from ..runtime.args import _match
 from ..runtime.platform import DEFAULT_PLATFORM, PRESETS
 from .inputs import EXAMPLES_ATTR, __doc__ as INPUTS_DOC, declared_examples, describe, load_kernel, parse_args_spec
-from .main import EXIT_USAGE, CliError
+from .main import EXIT_USAGE, CliError, add_command
 
 SECTIONS = ("traced", "scheduled", "source", "profile")
 
 
-def add_parser(sub: Any, epilog: str) -> None:
-    p = sub.add_parser("inspect", help="show a kernel's traced and scheduled graph, Ascend C and modeled profile",
-                       description="Trace and schedule FILE.py::KERNEL for the given inputs and print its graph as "
-                                   "traced, the scheduled graph (with every event the scheduler added and why), the "
-                                   "Ascend C it lowers to, and its modeled profile on the simulator's pipe model "
-                                   "(which runs the kernel once).\n\n" + (INPUTS_DOC or ""),
-                       epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_parser(sub: Any) -> None:
+    p = add_command(sub, "inspect", help="show a kernel's traced and scheduled graph, Ascend C and modeled profile",
+                    description="Trace and schedule FILE.py::KERNEL for the given inputs and print its graph as "
+                                "traced, the scheduled graph (with every event the scheduler added and why), the "
+                                "Ascend C it lowers to, and its modeled profile on the simulator's pipe model "
+                                "(which runs the kernel once).\n\n" + (INPUTS_DOC or ""))
     p.add_argument("target", metavar="FILE.py::KERNEL", help="the file and the @asc.jit kernel in it")
     p.add_argument("--args", nargs="+", metavar="TOKEN", dest="tokens",
                    help=f"the launch arguments (default: the file's {EXAMPLES_ATTR} entry for KERNEL)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from .. import __version__
 from ..errors import AscTraceError
@@ -33,6 +33,11 @@ class CliError(Exception):
         self.code = code
 
 
+def add_command(sub: Any, name: str, **kw: Any) -> argparse.ArgumentParser:
+    """A (sub)command's parser: its --help ends with the exit codes."""
+    return sub.add_parser(name, epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import cache_cmd, info, inspect_cmd
     parser = argparse.ArgumentParser(
@@ -44,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in (info, cache_cmd, inspect_cmd):
-        module.add_parser(sub, EXIT_CODES)
+        module.add_parser(sub)
     return parser
 
 
