@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import fake_cann
 from asc_trace.cli import main
+from asc_trace.lower.cann_layout import ascendc_layout
 from asc_trace.lower import cache as cache_mod
 from asc_trace.lower.ascendc_headers import find_ascendc_headers
 from asc_trace.errors import ToolchainError
@@ -85,37 +87,36 @@ def test_info_reports_a_cann_toolkit_and_devkit_headers(capsys, monkeypatch, tmp
     (devkit / "include" / "kernel_operator.h").write_text("// stand-in\n")
     (devkit / "impl" / "basic_api").mkdir(parents=True)
     monkeypatch.setenv("ASC_TRACE_ASCENDC_HOME", str(devkit))
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(fake_cann.cann9(tmp_path / "t", release="9.0.0")))
     code, out, _ = run_cli(capsys, "info", "--json")
-    hdr = json.loads(out)["toolchain"]["ascendc_headers"]
+    facts = json.loads(out)
+    hdr, cann = facts["toolchain"]["ascendc_headers"], facts["toolchain"]["cann"]
     assert code == 0 and hdr["found"] and hdr["layout"] == "asc-devkit" and hdr["cpu_stub"] is None
     assert hdr["origin"] == "ASC_TRACE_ASCENDC_HOME"
+    assert cann["found"] and cann["version"] == "9.0.0" and cann["bisheng"].endswith("ccec_compiler/bin/bisheng")
+    assert cann["launch"].startswith("acl: libacl_rt.so exports aclrtBinaryLoadFromData")
+    npu = facts["backends"]["npu"]
+    assert not npu["usable"] and "torch-npu is not installed" in npu["why"] and "CANN" not in npu["why"]
+    code, text, _ = run_cli(capsys, "info")
+    assert "CANN / bisheng    CANN 9.0.0 at " in text
 
 
 # -- Ascend C header discovery (for the cpu_debug backend) -------------------------------------------------
 
-def _cann_home(tmp_path: Path, new_layout: bool) -> Path:
-    import platform
-    home = tmp_path / "cann"
-    inc = (home / f"{platform.machine()}-linux" / "asc" / "include" if new_layout
-           else home / "compiler" / "tikcpp" / "tikcfw")
-    (inc / "basic_api").mkdir(parents=True)
-    (inc / "kernel_operator.h").write_text("// stand-in\n")
-    (home / "tools" / "tikicpulib").mkdir(parents=True)
-    return home
-
-
-@pytest.mark.parametrize("new_layout", [True, False])
-def test_headers_from_a_cann_toolkit(tmp_path, new_layout):
-    home = _cann_home(tmp_path, new_layout)
+@pytest.mark.parametrize("generation", [8, 9])
+def test_headers_from_a_cann_toolkit(tmp_path, generation):
+    home = (fake_cann.cann8 if generation == 8 else fake_cann.cann9)(tmp_path)
     h = find_ascendc_headers({"ASCEND_HOME_PATH": str(home)})
-    assert h.layout == "cann" and h.origin == "ASCEND_HOME_PATH"
+    assert h.layout == "cann" and h.origin == "ASCEND_HOME_PATH" and h.root == home
     assert h.kernel_operator.is_file() and h.kernel_operator.parent in h.include_dirs
-    assert (h.kernel_operator.parent / "basic_api") in h.include_dirs
-    assert h.cpu_stub == home / "tools" / "tikicpulib"
+    assert h.include_dirs == ascendc_layout(home).includes         # the toolkit's own kernel build's folders
+    assert h.cpu_stub is None
+    (home / "tools" / "tikicpulib").mkdir(parents=True)
+    assert find_ascendc_headers({"ASCEND_TOOLKIT_HOME": str(home)}).cpu_stub == home / "tools" / "tikicpulib"
 
 
 def test_header_discovery_order_and_errors(tmp_path):
-    home = _cann_home(tmp_path, True)
+    home = fake_cann.cann9(tmp_path)
     devkit = tmp_path / "kit"
     (devkit / "include").mkdir(parents=True)
     (devkit / "include" / "kernel_operator.h").write_text("")

@@ -102,8 +102,15 @@ def _cann() -> dict[str, Any]:
         tc = find_toolchain()
     except AscTraceError as e:
         return {"found": False, "why": e.msg}
+    from ..lower.cann_layout import lib64
+    from ..runtime.npu_detect import launch_plan
+    try:
+        plan = launch_plan(lib64(tc.home), os.environ.get("ASC_TRACE_NPU_LAUNCH"))
+        launch = f"{plan.kind}: {plan.reason}"
+    except AscTraceError as e:
+        launch = f"none: {e.msg}"
     return {"found": True, "home": str(tc.home), "version": tc.version, "bisheng": str(tc.bisheng),
-            "ld_lld": str(tc.ld_lld)}
+            "ld_lld": str(tc.ld_lld), "launch": launch}
 
 
 def _headers() -> dict[str, Any]:
@@ -209,6 +216,8 @@ def render(f: dict[str, Any]) -> str:
     lines.append(f"  g++               {f['toolchain']['gxx'].get('version') or f['toolchain']['gxx'].get('why')}")
     lines.append("  CANN / bisheng    " + (f"CANN {cann['version']} at {cann['home']}, bisheng {cann['bisheng']}"
                                            if cann["found"] else cann["why"]))
+    if cann["found"]:
+        lines.append(f"  CANN launch path  {cann['launch']}")
     lines.append("  Ascend C headers  " + (hdr["describe"] if hdr["found"] else hdr["why"]))
     lines.append("")
     c = f["cache"]

@@ -5,19 +5,20 @@ Two layouts are recognised:
 - an asc-devkit checkout (the open-source Ascend C kit: `include/kernel_operator.h`, `impl/`), named by
   `ASC_TRACE_ASCENDC_HOME`; it has no CPU stub layer (tikicpulib), so `cpu_stub` is None;
 - a CANN toolkit (`ASC_TRACE_ASCENDC_HOME`, else `ASCEND_HOME_PATH` / `ASCEND_TOOLKIT_HOME`, as CANN's
-  set_env.sh exports them): the headers under `<arch>-linux/asc` (CANN 8.5 and later) or
-  `compiler/tikcpp/tikcfw` (earlier), the CPU-debug stub library under `tools/tikicpulib` (facts §9).
+  set_env.sh exports them): the include folders of the toolkit's own kernel build, as cann_layout.py
+  reads them (the `asc/` tree of CANN 9, the `tikcpp/tikcfw` tree of CANN 8), and the CPU-debug stub
+  library under `tools/tikicpulib` (facts §9).
 
-Self-contained on purpose (no other asc_trace import but the error type), so a backend can reuse it.
+Small and free of the rest of asc_trace, so a backend (cpu_debug) and `asc-trace info` share it.
 """
 from __future__ import annotations
 
 import os
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ToolchainError
+from .cann_layout import ascendc_layout
 
 ENV_VARS = ("ASC_TRACE_ASCENDC_HOME", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
 HINT = ("set ASC_TRACE_ASCENDC_HOME to an asc-devkit checkout (the folder holding include/kernel_operator.h) or to "
@@ -50,15 +51,9 @@ def _devkit(root: Path) -> tuple[Path, ...] | None:
 
 
 def _cann(home: Path) -> tuple[Path, ...] | None:
-    arch = home / f"{platform.machine()}-linux"
-    for base in (arch / "asc", home / "compiler" / "tikcpp" / "tikcfw", arch / "tikcpp" / "tikcfw"):
-        top = base / "include" if (base / "include" / "kernel_operator.h").is_file() else base
-        if not (top / "kernel_operator.h").is_file():
-            continue
-        dirs = [top, top / "basic_api", top / "utils", top / "interface", base / "impl", base / "impl" / "basic_api",
-                home / "include"]
-        return tuple(d for d in dict.fromkeys(dirs) if d.is_dir())
-    return None
+    """The include folders of the toolkit's own kernel build (cann_layout.py), if they hold the API."""
+    includes = ascendc_layout(home).includes
+    return includes if any((d / "kernel_operator.h").is_file() for d in includes) else None
 
 
 def find_ascendc_headers(env: dict[str, str] | None = None) -> AscendCHeaders:
