@@ -267,6 +267,37 @@ def test_a_compiled_kernel_inside_an_op():
     assert scale_ck(torch.empty(256, device="meta")).shape == (256,)
 
 
+@asc.jit
+def scale_tiled_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, alpha: float, tile: asc.ConstExpr[int]):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + asc.get_block_idx() * n, n)
+    zg.set_global_buffer(z + asc.get_block_idx() * n, n)
+    t = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, tile)
+    for i in range(n // tile):
+        asc.data_copy(t, xg[i * tile:], tile)
+        asc.muls(t, t, alpha, tile)
+        asc.data_copy(zg[i * tile:], t, tile)
+
+
+def test_an_autotuned_kernel_inside_an_op(sim_runs):
+    torch._dynamo.reset()
+    configs = [asc.Config(core_num=2, tile=64), asc.Config(core_num=2, tile=128)]
+    tuned = asc.autotune(scale_tiled_kernel, configs=configs, key=["n"], cache_results=False)
+
+    @asc.torch_op("asc_test::scale_tuned", mutates_args=())
+    def scale_tuned(x: torch.Tensor, alpha: float) -> torch.Tensor:
+        z = torch.empty_like(x)
+        tuned(x, z, x.numel() // 2, alpha)
+        return z
+
+    assert scale_tuned(torch.empty(512, device="meta"), 2.0).shape == (512,)
+    assert sim_runs == [] and tuned.cache == {}                        # nothing timed or run on fake data
+    x = _randn(512, seed=23)
+    assert torch.equal(torch.compile(lambda t: scale_tuned(t, 0.5) * 2, fullgraph=True, backend="aot_eager")(x),
+                       x * 0.5 * 2)
+    assert tuned.best_config is not None and sim_runs == ["scale_tiled_kernel"]
+
+
 def test_torch_export_keeps_the_op():
     class Model(torch.nn.Module):
         def forward(self, x):

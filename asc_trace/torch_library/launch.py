@@ -73,14 +73,18 @@ def _is_fake() -> Callable[[Any], bool]:
     return is_fake
 
 
+def fake_run(*values: Any) -> bool:
+    """Is this the fake run of an asc.torch_op, or is any of `values` a fake or meta tensor?"""
+    call = _CURRENT.get()
+    if call is None and "torch" not in sys.modules:
+        return False
+    return (call is not None and call.fake) or any(map(is_fake_tensor, values))
+
+
 def skip_fake_launch(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> bool:
     """True when this launch is part of a fake run (nothing to compute): its arguments are checked as
     a real launch would check them (count, names, tensor dtypes and layout), then nothing runs."""
-    call = _CURRENT.get()
-    if "torch" not in sys.modules and call is None:
-        return False
-    if not (call is not None and call.fake) and not any(map(is_fake_tensor, args)) \
-            and not any(map(is_fake_tensor, kwargs.values())):
+    if not fake_run(*args, *kwargs.values()):
         return False
     torch = sys.modules["torch"]
     values = _match(name, specs, args, kwargs, loc)
