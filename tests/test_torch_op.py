@@ -22,16 +22,21 @@ pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is dep
 # -- kernels written for these tests ------------------------------------------------------------------
 
 @asc.jit
-def scale_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, alpha: float):
-    """z = alpha * x, n elements per core, TILE at a time, no flags (the scheduler adds them)."""
+def scale_tiled_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, alpha: float, tile: asc.ConstExpr[int]):
+    """z = alpha * x, n elements per core, `tile` at a time, no flags (the scheduler adds them)."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
     xg.set_global_buffer(x + asc.get_block_idx() * n, n)
     zg.set_global_buffer(z + asc.get_block_idx() * n, n)
-    t = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, TILE)
-    for i in range(n // TILE):
-        asc.data_copy(t, xg[i * TILE:], TILE)
-        asc.muls(t, t, alpha, TILE)
-        asc.data_copy(zg[i * TILE:], t, TILE)
+    t = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, tile)
+    for i in range(n // tile):
+        asc.data_copy(t, xg[i * tile:], tile)
+        asc.muls(t, t, alpha, tile)
+        asc.data_copy(zg[i * tile:], t, tile)
+
+
+@asc.jit
+def scale_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, alpha: float):
+    scale_tiled_kernel(x, z, n, alpha, TILE)     # a kernel calling a kernel: inlined by tracing
 
 
 @asc.jit
@@ -265,18 +270,6 @@ def test_a_compiled_kernel_inside_an_op():
     x = _randn(256, seed=19)
     assert torch.equal(torch.compile(lambda t: scale_ck(t) + 1, fullgraph=True, backend="aot_eager")(x), x * 3 + 1)
     assert scale_ck(torch.empty(256, device="meta")).shape == (256,)
-
-
-@asc.jit
-def scale_tiled_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, alpha: float, tile: asc.ConstExpr[int]):
-    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-    xg.set_global_buffer(x + asc.get_block_idx() * n, n)
-    zg.set_global_buffer(z + asc.get_block_idx() * n, n)
-    t = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, tile)
-    for i in range(n // tile):
-        asc.data_copy(t, xg[i * tile:], tile)
-        asc.muls(t, t, alpha, tile)
-        asc.data_copy(zg[i * tile:], t, tile)
 
 
 def test_an_autotuned_kernel_inside_an_op(sim_runs):
