@@ -241,8 +241,9 @@ def test_whole_reduce(op, data):
     repeat = data.draw(st.integers(1, 6))
     src_blk, src_rep = data.draw(st.integers(1, 2)), data.draw(st.integers(8, 16))
     order = data.draw(st.integers(0, 3))
-    width = 1 if op == "whole_reduce_sum" or order in (2, 3) else 2
-    dst_rep = data.draw(st.integers(width, 4))
+    # dstRepStride counts whole results (docs ReduceRepeat, table 3); the index alone is a uint32
+    width = 1 if op == "whole_reduce_sum" or order == 2 else (4 // np.dtype(C.NP[dt]).itemsize if order == 3 else 2)
+    dst_rep = data.draw(st.integers(1, 4))
     cap = ((repeat - 1) * src_rep + 7 * src_blk + 1) * per_block
     cap = -(-cap // per_block) * per_block
     x = C.values(cap, dt, rng)
@@ -253,14 +254,14 @@ def test_whole_reduce(op, data):
     for r in range(repeat):
         idx = [(r * src_rep + (e // per_block) * src_blk) * per_block + e % per_block for e in range(mask)]
         sel = x[idx].astype(np.float64)
-        out = z[r * dst_rep: r * dst_rep + width]
+        out = z[r * dst_rep * width: (r * dst_rep + 1) * width]
         if op == "whole_reduce_sum":
             rtol, atol = REGISTRY[op].tolerance(dt)
             assert abs(float(out[0]) - sel.sum()) <= rtol * np.abs(sel).sum() + atol * mask + 2e-3 * (dt == "float16")
             continue
         k = int(np.argmax(sel) if op == "whole_reduce_max" else np.argmin(sel))
         value, index = x[idx[k]], k
-        got_bits = out.view(bits_t)
+        got_bits = out.view(bits_t) if order != 3 else out.view(np.uint32)
         expect = {0: (value, index), 1: (index, value), 2: (value,), 3: (index,)}[order]
         for j, e in enumerate(expect):
             if isinstance(e, int):

@@ -92,9 +92,11 @@ def block_elems(dt: DataType) -> int:
 
 
 def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
-    """Sum the last axis the way asc_trace defines ReduceSum: zero-pad to whole repeats of `width`,
-    fold each repeat in halves (adding in the element type), then reduce the per-repeat sums again,
-    until one value is left. Returns shape values.shape[:-1]."""
+    """Sum the last axis the way ReduceSum does: zero-pad to whole repeats of `width`, reduce each
+    repeat as a binary tree of adjacent pairs (x0+x1, x2+x3, ..., then the pair sums pairwise; the
+    order the Ascend C docs give for ReduceDataBlock / ReduceRepeat SUM), adding in the element type,
+    then reduce the per-repeat sums the same way (asc_trace's definition: the docs say nothing of the
+    order across repeats), until one value is left. Returns shape values.shape[:-1]."""
     v = np.asarray(values, dtype=dt_np)
     while True:
         n = v.shape[-1]
@@ -106,7 +108,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
         w = width
         while w > 1:
             w //= 2
-            v = (v[..., :w] + v[..., w:2 * w]).astype(dt_np)
+            v = (v[..., 0:2 * w:2] + v[..., 1:2 * w:2]).astype(dt_np)
         v = v[..., 0]                    # (..., reps)
         if reps == 1:
             return v[..., 0]

@@ -15,6 +15,7 @@ from ..graph.node import Node, Pipe, TensorRef
 from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS, strides
+from ..graph.ops.vec_reduce import whole_result_width
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executors import bind_elementwise, binder, efn, scalar_as
@@ -186,12 +187,12 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
         rep = m.uniform_int(fsr(env), node, "src_rep_stride")
         pos = mask_positions(mask, env, m, node, per_rep)
         n_src = ((repeat - 1) * rep + (BLOCKS - 1) * blk + 1) * per_block
-        width = 1 if kind == "whole_reduce_sum" or order in (2, 3) else 2
-        n_dst = (repeat - 1) * dst_rep + width
+        width = whole_result_width(kind, order, dt.itemsize)
+        n_dst = ((repeat - 1) * dst_rep + 1) * width
         aa, va = m.ub_access(s, fs(env), n_src, node, "src")
         ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
         idx = masked_index(pos, repeat, blk, rep, per_block).reshape(repeat, len(pos))
-        out_at = np.arange(repeat) * dst_rep
+        out_at = np.arange(repeat) * dst_rep * width
 
         def apply() -> None:
             x = to_compute(va[:, idx], dt)            # (C, repeat, selected)
@@ -205,8 +206,13 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
             val = np.take_along_axis(x, k[..., None], axis=2)[..., 0]
             where = pos[k]
             value, index = from_compute(val, dt), _index_bits(where, dt)
+            if order == 3:                            # a uint32 index, in one or two T slots
+                idx32 = where.astype(np.uint32).view(np.uint16 if dt.itemsize == 2 else np.uint32)
+                for k in range(width):
+                    vd[:, out_at + k] = idx32.reshape(where.shape + (width,))[..., k].view(dt.np)
+                return
             first, second = (value, index) if order in (0, 2) else (index, value)
-            vd[:, out_at] = first if order != 3 else index
+            vd[:, out_at] = first
             if width == 2:
                 vd[:, out_at + 1] = second
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,

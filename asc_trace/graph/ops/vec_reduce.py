@@ -5,7 +5,8 @@
   ReduceSum's order of additions is asc_trace's definition (graph/numerics.py `tree_sum`), hence a
   tolerance against NumPy's sum.
 - `WholeReduceSum/Max/Min(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride[, order])`:
-  one result per 256-byte repeat (max/min also its index, placed by ReduceOrder).
+  one result per 256-byte repeat (max/min also its index, placed by ReduceOrder); dstRepStride counts
+  whole results (`whole_result_width`), so repeat r writes at r * dstRepStride * width.
 """
 from __future__ import annotations
 
@@ -28,13 +29,25 @@ def _reduce_accesses(node) -> list:
             (src, Const(0), count, False)]
 
 
+def whole_result_width(op_name: str, order: int | None, itemsize: int) -> int:
+    """Elements of dst one repeat's result takes, which is also the unit of dstRepStride (docs
+    ReduceRepeat, table 3): the sum or the value alone 1; value and index 2; the index alone is a
+    uint32 (two half slots, one float slot)."""
+    if op_name == "whole_reduce_sum" or order == 2:
+        return 1
+    if order == 3:
+        return 4 // itemsize
+    return 2
+
+
 def _whole_accesses(node) -> list:
     dst, src, _mask, repeat, dst_rep, src_blk, src_rep = node.args[:7]
     per_block = 32 // src.dtype.itemsize
     last = binop("+", binop("*", binop("-", repeat, Const(1)), src_rep), binop("*", Const(BLOCKS - 1), src_blk))
     src_n = binop("max", Const(0), binop("*", binop("+", last, Const(1)), Const(per_block)))
-    width = Const(1 if node.op == "whole_reduce_sum" or node.attr("order") in (2, 3) else 2)
-    dst_n = binop("max", Const(0), binop("+", binop("*", binop("-", repeat, Const(1)), dst_rep), width))
+    width = whole_result_width(node.op, node.attr("order"), src.dtype.itemsize)
+    dst_n = binop("max", Const(0), binop("*", binop("+", binop("*", binop("-", repeat, Const(1)), dst_rep), Const(1)),
+                                         Const(width)))
     return [(dst, Const(0), dst_n, True), (src, Const(0), src_n, False)]
 
 

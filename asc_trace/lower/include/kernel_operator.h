@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "asc_trace_float16.h"
+
 #define __global__
 #define __aicore__
 #define __gm__
@@ -41,71 +43,13 @@ enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL,
 // ---------------------------------------------------------------------------------------------
 // 16-bit floating point types: storage plus exact conversions (round to nearest, ties to even).
 // ---------------------------------------------------------------------------------------------
-namespace asc_model {
-inline uint32_t f2u(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float u2f(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-
-inline uint16_t float_to_half_bits(float f)
-{
-    uint32_t x = f2u(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t exp = (x >> 23) & 0xFFu;
-    uint32_t mant = x & 0x7FFFFFu;
-    if (exp == 0xFFu) {                                     // inf / nan
-        if (mant == 0) return static_cast<uint16_t>(sign | 0x7C00u);
-        return static_cast<uint16_t>(sign | 0x7C00u | 0x200u | (mant >> 13));
-    }
-    int32_t e = static_cast<int32_t>(exp) - 127 + 15;
-    if (e >= 0x1F) return static_cast<uint16_t>(sign | 0x7C00u);   // overflow -> inf
-    if (e <= 0) {                                           // subnormal or zero
-        if (e < -10) return static_cast<uint16_t>(sign);
-        mant |= 0x800000u;
-        uint32_t shift = static_cast<uint32_t>(14 - e);
-        uint32_t half_mant = mant >> shift;
-        uint32_t rem = mant & ((1u << shift) - 1u);
-        uint32_t halfway = 1u << (shift - 1);
-        if (rem > halfway || (rem == halfway && (half_mant & 1u))) half_mant++;
-        return static_cast<uint16_t>(sign | half_mant);
-    }
-    uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mant >> 13);
-    uint32_t rem = mant & 0x1FFFu;
-    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) half++;   // may carry into the exponent: fine
-    return static_cast<uint16_t>(half);
-}
-
-inline float half_bits_to_float(uint16_t h)
-{
-    uint32_t sign = (static_cast<uint32_t>(h) & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1Fu;
-    uint32_t mant = h & 0x3FFu;
-    if (exp == 0) {
-        if (mant == 0) return u2f(sign);
-        float v = std::ldexp(static_cast<float>(mant), -24);
-        return sign ? -v : v;
-    }
-    if (exp == 0x1F) return u2f(sign | 0x7F800000u | (mant << 13));
-    return u2f(sign | ((exp - 15 + 127) << 23) | (mant << 13));
-}
-
-inline uint16_t float_to_bf16_bits(float f)
-{
-    uint32_t x = f2u(f);
-    if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7FC0u);
-    uint32_t low = x & 0xFFFFu;
-    uint32_t high = x >> 16;
-    if (low > 0x8000u || (low == 0x8000u && (high & 1u))) high++;
-    return static_cast<uint16_t>(high);
-}
-
-inline float bf16_bits_to_float(uint16_t b) { return u2f(static_cast<uint32_t>(b) << 16); }
-}  // namespace asc_model
 
 class half {
 public:
     uint16_t bits = 0;
     half() = default;
-    half(float f) : bits(asc_model::float_to_half_bits(f)) {}   // implicit, as bisheng's half
-    operator float() const { return asc_model::half_bits_to_float(bits); }
+    half(float f) : bits(asc_float16::float_to_half_bits(f)) {}   // implicit, as bisheng's half
+    operator float() const { return asc_float16::half_bits_to_float(bits); }
     static half from_bits(uint16_t b) { half h; h.bits = b; return h; }
 };
 static_assert(sizeof(half) == 2, "half must be 2 bytes");
@@ -114,16 +58,19 @@ class bfloat16_t {
 public:
     uint16_t bits = 0;
     bfloat16_t() = default;
-    bfloat16_t(float f) : bits(asc_model::float_to_bf16_bits(f)) {}
-    operator float() const { return asc_model::bf16_bits_to_float(bits); }
+    bfloat16_t(float f) : bits(asc_float16::float_to_bf16_bits(f)) {}
+    operator float() const { return asc_float16::bf16_bits_to_float(bits); }
 };
 static_assert(sizeof(bfloat16_t) == 2, "bfloat16_t must be 2 bytes");
+
+#include "asc_trace_numerics.h"
 
 // ---------------------------------------------------------------------------------------------
 // The per-core machine and the error channel back to Python.
 // ---------------------------------------------------------------------------------------------
 namespace AscendC {
 namespace detail {
+using namespace asc_num;   // the element arithmetic shared with the CPU-debug intrinsic model
 constexpr uint32_t UB_BYTES = 192 * 1024;
 constexpr uint32_t UB_USABLE = UB_BYTES - 256;
 
@@ -175,9 +122,6 @@ inline void check_gm(const void* p, uint64_t nbytes, const char* what)
     fail("bounds", "%s touches global memory outside the arrays passed to the kernel", what);
 }
 
-template <typename T> struct is_16bit_float : std::false_type {};
-template <> struct is_16bit_float<half> : std::true_type {};
-template <> struct is_16bit_float<bfloat16_t> : std::true_type {};
 }  // namespace detail
 
 inline int64_t GetBlockIdx() { return detail::core().block_idx; }
@@ -503,84 +447,6 @@ namespace detail {
 template <typename T> struct Calc { using type = T; };
 template <> struct Calc<half> { using type = float; };
 template <> struct Calc<bfloat16_t> { using type = float; };
-
-template <typename T> inline T wrap_add(T a, T b)
-{
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) + static_cast<typename Calc<T>::type>(b));
-    }
-}
-template <typename T> inline T wrap_sub(T a, T b)
-{
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-    } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) - static_cast<typename Calc<T>::type>(b));
-    }
-}
-template <typename T> inline T wrap_mul(T a, T b)
-{
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) * static_cast<typename Calc<T>::type>(b));
-    }
-}
-template <typename T> inline T div(T a, T b)
-{
-    return static_cast<T>(static_cast<typename Calc<T>::type>(a) / static_cast<typename Calc<T>::type>(b));
-}
-template <typename C> inline bool isnan_(C v)
-{
-    if constexpr (std::is_floating_point<C>::value) return std::isnan(v); else return false;
-}
-template <typename T> inline T max_(T a, T b)   // numpy.maximum
-{
-    using C = typename Calc<T>::type;
-    C x = static_cast<C>(a), y = static_cast<C>(b);
-    if (isnan_(x)) return a;
-    if (isnan_(y)) return b;
-    return x >= y ? a : b;
-}
-template <typename T> inline T min_(T a, T b)   // numpy.minimum
-{
-    using C = typename Calc<T>::type;
-    C x = static_cast<C>(a), y = static_cast<C>(b);
-    if (isnan_(x)) return a;
-    if (isnan_(y)) return b;
-    return x <= y ? a : b;
-}
-template <typename T> inline T abs_(T a)
-{
-    if constexpr (std::is_integral<T>::value) {
-        return a < 0 ? wrap_sub(static_cast<T>(0), a) : a;
-    } else {
-        return static_cast<T>(std::fabs(static_cast<typename Calc<T>::type>(a)));
-    }
-}
-
-// a float64 result rounded once to T (float: directly; half: through round-to-odd float, which keeps
-// the rounding exact)
-template <typename T> inline T from_double(double d)
-{
-    if constexpr (std::is_same<T, half>::value) {
-        float f = static_cast<float>(d);
-        if (std::isfinite(d) && static_cast<double>(f) != d) {
-            float toward0 = std::fabs(static_cast<double>(f)) > std::fabs(d) ? std::nextafter(f, 0.0f) : f;
-            uint32_t bits = asc_model::f2u(toward0) | 1u;            // round to odd
-            f = asc_model::u2f(bits);
-        }
-        return half(f);
-    } else {
-        return static_cast<T>(d);
-    }
-}
-
 template <typename T, typename F>
 inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b, int32_t count, F f)
 {
@@ -686,25 +552,6 @@ struct ShapeInfo {
 // `Op(dst, src..., uint64_t mask[2] | uint64_t mask, repeatTime, RepeatParams)`.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
-template <typename T> inline T band(T a, T b) { return static_cast<T>(a & b); }
-template <typename T> inline T bor(T a, T b) { return static_cast<T>(a | b); }
-template <typename T> inline T bnot(T a) { return static_cast<T>(~a); }
-template <typename T> inline T recip(T a)
-{
-    using C = typename Calc<T>::type;
-    return static_cast<T>(static_cast<C>(1) / static_cast<C>(a));
-}
-template <typename T> inline T rsqrt(T a)
-{
-    using C = typename Calc<T>::type;
-    T root = static_cast<T>(std::sqrt(static_cast<C>(a)));          // rounded to T, as NumPy does
-    return static_cast<T>(static_cast<C>(1) / static_cast<C>(root));
-}
-template <typename T> inline T leaky(T a, T alpha)
-{
-    using C = typename Calc<T>::type;
-    return static_cast<C>(a) >= static_cast<C>(0) ? a : wrap_mul(a, alpha);
-}
 
 struct MaskSel {
     uint64_t bits[2] = {0, 0};
@@ -859,13 +706,6 @@ template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& 
     for (uint32_t i = 0; i < n; ++i) pd[i] = scalarValue;
 }
 
-namespace detail {
-template <typename T, typename U> inline T axpy1(T d, U x, U s)
-{
-    U prod = wrap_mul(x, s);                                        // rounded to the source type
-    return wrap_add(d, static_cast<T>(static_cast<typename Calc<U>::type>(prod)));
-}
-}  // namespace detail
 
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
@@ -918,116 +758,6 @@ template <> struct TypeName<uint16_t> { static const char* get() { return "uint1
 template <> struct TypeName<uint32_t> { static const char* get() { return "uint32"; } };
 template <> struct TypeName<uint64_t> { static const char* get() { return "uint64"; } };
 
-template <typename T> inline double to_double(T v) { return static_cast<double>(static_cast<typename Calc<T>::type>(v)); }
-
-inline double integral(double x, RoundMode m)
-{
-    switch (m) {
-        case CAST_FLOOR: return std::floor(x);
-        case CAST_CEIL: return std::ceil(x);
-        case CAST_TRUNC: return std::trunc(x);
-        case CAST_ROUND: return x > 0 ? std::floor(x + 0.5) : (x < 0 ? -std::floor(-x + 0.5) : x);
-        default: return std::nearbyint(x);
-    }
-}
-
-inline uint16_t half_next(uint16_t h, bool up)
-{
-    if ((h & 0x7FFFu) > 0x7C00u) return h;                          // NaN
-    if ((h & 0x7FFFu) == 0) return up ? 0x0001u : 0x8001u;
-    bool positive = !(h & 0x8000u);
-    return static_cast<uint16_t>(positive == up ? h + 1 : h - 1);
-}
-
-inline half round_to_half(double x, RoundMode m)
-{
-    uint16_t r = asc_model::float_to_half_bits(static_cast<float>(x));  // x holds a float exactly: no double rounding
-    if (m == CAST_NONE || m == CAST_RINT || std::isnan(x)) return half::from_bits(r);
-    double back = static_cast<double>(asc_model::half_bits_to_float(r));
-    uint16_t down = half_next(r, false), up = half_next(r, true);
-    switch (m) {
-        case CAST_FLOOR: return half::from_bits(back > x ? down : r);
-        case CAST_CEIL: return half::from_bits(back < x ? up : r);
-        case CAST_TRUNC: return half::from_bits(std::fabs(back) > std::fabs(x) ? (x > 0 ? down : up) : r);
-        default: break;
-    }
-    uint16_t lo = back > x ? down : r, hi = back < x ? up : r;
-    double lo64 = asc_model::half_bits_to_float(lo), hi64 = asc_model::half_bits_to_float(hi);
-    if (m == CAST_ROUND) {
-        bool tie = (x - lo64) == (hi64 - x) && lo != hi;
-        return half::from_bits(tie ? (x > 0 ? hi : lo) : r);
-    }
-    // CAST_ODD
-    if (back == x) return half::from_bits(r);
-    return half::from_bits((lo & 1u) ? lo : hi);
-}
-
-inline float round_to_float(double x, RoundMode m)
-{
-    float r = static_cast<float>(x);
-    if (m == CAST_NONE || m == CAST_RINT || std::isnan(x)) return r;
-    double back = r;
-    float down = std::nextafter(r, -INFINITY), up = std::nextafter(r, INFINITY);
-    switch (m) {
-        case CAST_FLOOR: return back > x ? down : r;
-        case CAST_CEIL: return back < x ? up : r;
-        case CAST_TRUNC: return std::fabs(back) > std::fabs(x) ? (x > 0 ? down : up) : r;
-        default: break;
-    }
-    float lo = back > x ? down : r, hi = back < x ? up : r;
-    if (m == CAST_ROUND) {
-        bool tie = (x - static_cast<double>(lo)) == (static_cast<double>(hi) - x) && lo != hi;
-        return tie ? (x > 0 ? hi : lo) : r;
-    }
-    if (back == x) return r;
-    return (asc_model::f2u(lo) & 1u) ? lo : hi;
-}
-
-inline bfloat16_t round_to_bf16(float f, RoundMode m)
-{
-    uint32_t bits = asc_model::f2u(f);
-    uint32_t low = bits & 0xFFFFu, high = bits >> 16, neg = bits >> 31;
-    bool up = false;
-    switch (m) {
-        case CAST_ROUND: up = low >= 0x8000u; break;
-        case CAST_TRUNC: up = false; break;
-        case CAST_FLOOR: up = low != 0 && neg; break;
-        case CAST_CEIL: up = low != 0 && !neg; break;
-        case CAST_ODD: if (low != 0) high |= 1u; break;
-        default: up = low > 0x8000u || (low == 0x8000u && (high & 1u)); break;
-    }
-    bfloat16_t out;
-    out.bits = static_cast<uint16_t>(high + (up ? 1u : 0u));
-    if (std::isnan(f)) out.bits = static_cast<uint16_t>(0x7FC0u | (neg << 15));
-    return out;
-}
-
-template <typename I> inline I saturate(double x)
-{
-    if (std::isnan(x)) return 0;
-    const double lo = static_cast<double>(std::numeric_limits<I>::min());
-    const double hi = static_cast<double>(std::numeric_limits<I>::max());
-    if (x <= lo) return std::numeric_limits<I>::min();
-    if (x >= hi) return std::numeric_limits<I>::max();
-    return static_cast<I>(x);
-}
-
-template <typename T, typename U> inline T cast1(U v, RoundMode m)
-{
-    constexpr bool src_float = std::is_floating_point<U>::value || is_16bit_float<U>::value;
-    double x = to_double(v);
-    if constexpr (std::is_same<T, bfloat16_t>::value) {
-        return round_to_bf16(static_cast<float>(x), m == CAST_NONE ? CAST_RINT : m);
-    } else if constexpr (std::is_same<T, half>::value) {
-        return round_to_half(x, m);
-    } else if constexpr (std::is_same<T, float>::value) {
-        if (src_float && sizeof(T) >= sizeof(U) && m != CAST_NONE && !std::is_same<U, bfloat16_t>::value)
-            return round_to_float(integral(x, m), CAST_RINT);        // float -> float: round to an integer
-        return round_to_float(x, m);
-    } else {
-        return saturate<T>(src_float ? integral(x, m) : x);
-    }
-}
 }  // namespace detail
 
 template <typename T, typename U>
@@ -1045,49 +775,6 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
 // Reductions: asc_trace's summation order (numerics.tree_sum); max / min with NumPy's NaN rule.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
-template <typename T> inline std::vector<T> fold_repeats(const std::vector<T>& in, size_t width)
-{
-    size_t reps = in.empty() ? 1 : (in.size() + width - 1) / width;
-    std::vector<T> v(in);
-    v.resize(reps * width, T(0));
-    std::vector<T> out(reps);
-    for (size_t r = 0; r < reps; ++r) {
-        T* row = v.data() + r * width;
-        for (size_t w = width / 2; w >= 1; w /= 2) {
-            for (size_t i = 0; i < w; ++i) row[i] = wrap_add(row[i], row[i + w]);
-            if (w == 1) break;
-        }
-        out[r] = row[0];
-    }
-    return out;
-}
-template <typename T> inline T tree_sum(std::vector<T> v, size_t width)
-{
-    while (true) {
-        std::vector<T> out = fold_repeats(v, width);
-        if (out.size() == 1) return out[0];
-        v = out;
-    }
-}
-template <typename T> inline T index_bits(uint32_t i)
-{
-    T out;
-    if constexpr (sizeof(T) == 2) { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&out, &b, 2); }
-    else { uint32_t b = i; std::memcpy(&out, &b, 4); }
-    return out;
-}
-template <typename T> inline uint32_t pick(const T* a, uint32_t n, bool want_max)
-{
-    using C = typename Calc<T>::type;
-    uint32_t best = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        C x = static_cast<C>(a[i]);
-        if (isnan_(x)) return i;
-        C y = static_cast<C>(a[best]);
-        if (want_max ? x > y : x < y) best = i;
-    }
-    return best;
-}
 }  // namespace detail
 
 template <typename T, bool isSetMask = true>
@@ -1133,29 +820,17 @@ inline void whole_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& src, M
     const uint32_t per = 256 / sizeof(T);
     MaskSel sel = mask_of(mask, per);
     const uint32_t R = static_cast<uint32_t>(repeatTime);
-    const bool two = kind != 0 && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
+    const uint32_t width = result_width(kind, static_cast<int>(order), sizeof(T));
     const T* a = src.span(masked_extent<T>(R, srcBlkStride, srcRepStride), "src");
-    T* d = dst.span((R - 1) * dstRepStride + (two ? 2 : 1), "dst");
+    T* d = dst.span(((R - 1) * dstRepStride + 1) * width, "dst");
+    std::vector<T> vals(per);
+    bool on[256];
     for (uint32_t r = 0; r < R; ++r) {
-        std::vector<T> full(per, T(0)), picked;
-        std::vector<uint32_t> where;
-        for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e)) {
-                T x = a[masked_at<T>(r, e, srcBlkStride, srcRepStride)];
-                full[e] = x;
-                picked.push_back(x);
-                where.push_back(e);
-            }
-        T* out = d + r * dstRepStride;
-        if (kind == 0) { out[0] = tree_sum(full, per); continue; }
-        uint32_t k = pick(picked.data(), static_cast<uint32_t>(picked.size()), kind == 1);
-        T value = picked[k], index = index_bits<T>(where[k]);
-        switch (order) {
-            case ReduceOrder::ORDER_VALUE_INDEX: out[0] = value; out[1] = index; break;
-            case ReduceOrder::ORDER_INDEX_VALUE: out[0] = index; out[1] = value; break;
-            case ReduceOrder::ORDER_ONLY_VALUE: out[0] = value; break;
-            default: out[0] = index; break;
+        for (uint32_t e = 0; e < per; ++e) {
+            on[e] = sel.on(e);
+            if (on[e]) vals[e] = a[masked_at<T>(r, e, srcBlkStride, srcRepStride)];
         }
+        repeat_result(d + r * dstRepStride * width, vals.data(), on, per, kind, static_cast<int>(order));
     }
 }
 }  // namespace detail
