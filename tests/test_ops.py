@@ -327,12 +327,15 @@ def test_data_copy_pad_in(dt, n, bc, src_gap, dst_gap, left, right, is_pad, seed
     pv = 9.0 if dt != "int32" else 9
     C.pad_in_kernel[1](x, z, cap, (bc, n * size, src_gap * size, dst_gap, 0), (is_pad, left, right, pv))
     want = np.full(cap, 7, C.NP[dt])
-    for i in range(bc):
+    for i in range(bc):   # each row is filled to 32 bytes: pads and dummy tail (docs DataCopyPad)
         base = i * (row + dst_gap * per)
-        want[base + left:base + left + n] = x[i * (n + src_gap):i * (n + src_gap) + n]
-        if is_pad:
+        data = x[i * (n + src_gap):i * (n + src_gap) + n]
+        want[base + left:base + left + n] = data
+        if left + right == 0:
+            want[base + n:base + row] = data[0]
+        elif is_pad:
             want[base:base + left] = pv
-            want[base + left + n:base + left + n + right] = pv
+            want[base + left + n:base + row] = pv
     np.testing.assert_array_equal(z, want)
 
 

@@ -385,9 +385,13 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             dst_step = row + ds * 32 // size
             src_idx = _blocks(bc, n, n + ss // size)
             dst_idx = _blocks(bc, n, dst_step) + left
-            pads = np.concatenate([_blocks(bc, left, dst_step), _blocks(bc, right, dst_step) + left + n]) \
-                if m.uniform_int(is_pad, node, "is_pad") else np.zeros(0, np.int64)
+            # Each row is filled up to 32 bytes (DataCopyPad docs): the pads and the dummy tail take
+            # the padding value when is_pad; with no pads the dummy tail repeats the row's first element.
+            dummy = _blocks(bc, row - left - n - right, dst_step) + left + n + right
+            pads = np.concatenate([_blocks(bc, left, dst_step), _blocks(bc, right, dst_step) + left + n, dummy]) \
+                if m.uniform_int(is_pad, node, "is_pad") and left + right else np.zeros(0, np.int64)
             pv = scalar_as(dt, value) if len(pads) else None
+            firsts = (dummy, np.repeat(src_idx[::n], row - n)) if left + right == 0 and row > n else None
             env_src, env_dst = int(src_idx[-1]) + 1, (bc - 1) * dst_step + row
         else:                                        # UB -> GM
             if ds % size:
@@ -395,7 +399,7 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             src_step = -(-bl // 32) * 32 // size + ss * 32 // size
             src_idx = _blocks(bc, n, src_step)
             dst_idx = _blocks(bc, n, n + ds // size)
-            pads, pv = np.zeros(0, np.int64), None
+            pads, pv, firsts = np.zeros(0, np.int64), None, None
             env_src, env_dst = int(src_idx[-1]) + 1, int(dst_idx[-1]) + 1
         src_ep, src_io = _endpoint(m, s, fs(env), env_src, node, "the copy source", False)
         dst_ep, dst_io = _endpoint(m, d, fd(env), env_dst, node, "the copy destination", True)
@@ -405,6 +409,8 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             copy()
             if len(pads):                            # only GM -> UB pads
                 dst_io[:, pads] = from_compute(np.broadcast_to(pv, (m.C, len(pads))), dt)
+            if firsts is not None:
+                dst_io[:, firsts[0]] = src_io[:, firsts[1]]
         return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * bl)
     return run
 

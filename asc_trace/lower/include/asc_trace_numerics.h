@@ -327,4 +327,21 @@ template <typename T> inline void repeat_result(T* out, const T* vals, const boo
     }
 }
 
+// One GM -> UB row of DataCopyPad (docs: every row is filled up to 32 bytes): `n` elements of
+// `elem` bytes land after `left` padding elements; the left and right pads and the dummy tail up to
+// `row` elements take `pad` when it is given (isPad) and there are pads; with no pads the tail
+// repeats the row's first element; otherwise they keep their bytes.
+inline void pad_row(uint8_t* out, const uint8_t* data, uint32_t n, uint32_t elem, uint32_t left, uint32_t right,
+                    uint32_t row, const uint8_t* pad)
+{
+    std::memmove(out + left * elem, data, static_cast<size_t>(n) * elem);
+    if (left + right == 0) {
+        for (uint32_t j = n; j < row; ++j) std::memmove(out + j * elem, out, elem);
+        return;
+    }
+    if (pad == nullptr) return;
+    for (uint32_t j = 0; j < row; ++j)
+        if (j < left || j >= left + n) std::memcpy(out + j * elem, pad, elem);
+}
+
 }  // namespace asc_num

@@ -978,13 +978,10 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     const uint32_t ds = row + p.dstStride * 32 / sizeof(T), ss = n + p.srcStride / sizeof(T);
     T* d = dst.span((p.blockCount - 1) * ds + row, "the copy destination");
     const T* s = src.span(detail::span_of<T>(p.blockCount, n, ss), "the copy source");
-    for (uint32_t i = 0; i < p.blockCount; ++i) {
-        std::memmove(d + i * ds + left, s + i * ss, n * sizeof(T));
-        if (pad.isPad) {
-            for (uint32_t j = 0; j < left; ++j) d[i * ds + j] = pad.paddingValue;
-            for (uint32_t j = 0; j < right; ++j) d[i * ds + left + n + j] = pad.paddingValue;
-        }
-    }
+    const T value = pad.paddingValue;
+    for (uint32_t i = 0; i < p.blockCount; ++i)
+        detail::pad_row(reinterpret_cast<uint8_t*>(d + i * ds), reinterpret_cast<const uint8_t*>(s + i * ss), n,
+                        sizeof(T), left, right, row, pad.isPad ? reinterpret_cast<const uint8_t*>(&value) : nullptr);
 }
 
 template <typename T>

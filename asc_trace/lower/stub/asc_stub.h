@@ -1,0 +1,111 @@
+// The machine under asc_trace's CPU-debug stub layer: one AI Vector core's registers (vector mask
+// and its mode, CMPMASK, the reduction results), its Unified Buffer, the caller's GM arrays, the
+// hardware event flags, and the failure channel back to Python. The intrinsics in stub_fun.h call
+// into the functions declared here (src/*.cpp), which the cpu_debug backend compiles once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace asc_stub {
+
+// Element types of the intrinsics' operands (the dtype codes of src/*.cpp).
+enum class DT : uint8_t { F16, BF16, F32, S8, U8, S16, U16, S32, U32, S64, U64 };
+size_t size_of(DT dt);
+const char* name_of(DT dt);
+
+// A UB operand of a repeat-structured vector instruction: base address, element type, and its
+// block / repeat strides in 32-byte blocks.
+struct Operand {
+    void* base;
+    DT dt;
+    uint32_t blk;
+    uint32_t rep;
+};
+
+// -- the failure channel -------------------------------------------------------------------------
+// Stops the core: prints `@@ASC_TRACE_FAIL kind=.. node=.. core=..<TAB>message` on stderr and exits
+// the core's process. Kinds: alignment, bounds, ub, queue, sync, unmodeled, api.
+[[noreturn]] void fail(const char* kind, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// An intrinsic the headers reach that this layer does not model: stops with its name.
+[[noreturn]] void unmodeled(const char* name);
+void set_node(int node);
+
+// -- memory checks -------------------------------------------------------------------------------
+// [p, p + nbytes) must lie in the usable Unified Buffer; `align` is the address alignment required.
+void check_ub(const void* p, uint64_t nbytes, uint32_t align, const char* what);
+// [p, p + nbytes) must lie inside one of the caller's arrays.
+void check_gm(const void* p, uint64_t nbytes, const char* what);
+
+// -- the launcher's side ---------------------------------------------------------------------------
+void add_gm_range(void* lo, uint64_t nbytes, const char* name);
+// Start core `core` of `core_num` on the Unified Buffer at `ub` (`ub_bytes` long): poison it,
+// reset the registers and the flags.
+void begin_core(int core, int core_num, uint8_t* ub, uint64_t ub_bytes);
+// The core's end: every flag set must have been waited.
+void end_core();
+void install_signal_handlers();
+
+// -- registers -------------------------------------------------------------------------------------
+struct Mask {
+    bool counter;      // counter mode: `lo` is the element count, processed in whole repeats
+    uint64_t hi, lo;   // normal mode: bit e of (hi:lo) enables element e of every repeat
+};
+Mask& mask();
+void set_cmpmask_from(const void* src);
+void get_cmpmask_to(void* dst);
+uint64_t& acc_val();
+uint64_t& max_min_cnt();
+uint64_t& pad_value();
+uint64_t& ctrl();
+
+// -- events ------------------------------------------------------------------------------------------
+void set_flag(int src_pipe, int dst_pipe, int event);
+void wait_flag(int src_pipe, int dst_pipe, int event);
+void pipe_barrier(int pipe);
+
+// -- data movement (src/copy.cpp) -----------------------------------------------------------------
+// `where`: 0 GM -> UB, 1 UB -> GM, 2 UB -> UB. Lengths and gaps in 32-byte blocks.
+void copy_blocks(int where, void* dst, const void* src, uint32_t n_burst, uint32_t len_burst, uint32_t src_gap,
+                 uint32_t dst_gap);
+// DataCopyPad: `len` bytes per burst, `elem` bytes per element; GM strides in bytes, UB strides in
+// 32-byte blocks; left / right padding in elements (GM -> UB only, filled from pad_value()).
+void copy_pad(bool to_ub, void* dst, const void* src, uint32_t n_burst, uint32_t len, uint32_t elem, uint32_t left,
+              uint32_t right, uint64_t src_gap, uint64_t dst_gap);
+
+// -- vector instructions (src/vector.cpp, src/vector_reduce.cpp) ---------------------------------
+enum class VOp : uint8_t {
+    Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
+    Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
+    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy,                             // with a scalar
+};
+enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
+
+void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat);
+void vec_unary(VOp op, const Operand& dst, const Operand& a, uint32_t repeat);
+// `scalar` holds the scalar's bits in the element type of `a`.
+void vec_scalar(VOp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat);
+void vec_dup(const Operand& dst, uint64_t scalar, uint32_t repeat);
+void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat);
+void vec_cmp(Cmp op, const Operand& dst_bits, const Operand& a, const Operand& b, uint32_t repeat);
+void vec_cmp_scalar(Cmp op, const Operand& dst_bits, const Operand& a, uint64_t scalar, uint32_t repeat);
+// mode 0: the bits in CMPMASK for every repeat; 1: `b` is the bit mask, the scalar is in CMPMASK;
+// 2: CMPMASK holds the address of the bit mask tensor.
+void vec_select(int mode, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat);
+// kind 0 sum, 1 max, 2 min; `order` as Order_t; `accumulate`: the sum goes to ACC_VAL only.
+void vec_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat, int order, bool accumulate);
+void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat);
+
+// -- host type codes -------------------------------------------------------------------------------
+template <typename T> struct dt_of;
+template <> struct dt_of<int8_t> { static constexpr DT value = DT::S8; };
+template <> struct dt_of<uint8_t> { static constexpr DT value = DT::U8; };
+template <> struct dt_of<int16_t> { static constexpr DT value = DT::S16; };
+template <> struct dt_of<uint16_t> { static constexpr DT value = DT::U16; };
+template <> struct dt_of<int32_t> { static constexpr DT value = DT::S32; };
+template <> struct dt_of<uint32_t> { static constexpr DT value = DT::U32; };
+template <> struct dt_of<int64_t> { static constexpr DT value = DT::S64; };
+template <> struct dt_of<uint64_t> { static constexpr DT value = DT::U64; };
+template <> struct dt_of<float> { static constexpr DT value = DT::F32; };
+
+}  // namespace asc_stub
