@@ -50,6 +50,9 @@ MASK_EMIT = {
     "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
 }
 _DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
+# The A2 implementations of these take event ids from the kernel's TPipe (GetTPipePtr()->FetchEventID):
+# without one they dereference a null pointer (found running them on the real headers, cpu_debug).
+_NEEDS_TPIPE = {"reduce_sum", "reduce_max", "reduce_min"}
 
 
 def c_type(dt: DataType) -> str:
@@ -157,6 +160,11 @@ class _Emitter:
             return f"AscendC::GlobalTensor<{c_type(dt)}> t{n.id};\n{bind}"
         if n.op == "local_tensor":
             pos, addr, size = a
+            # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any
+            # other (CreateTensor's check); asc_trace's own checks still hold accesses to the real size.
+            per = 32 // dt.itemsize
+            if isinstance(size, Const) and size.value % per:
+                size = Const(-(-size.value // per) * per)
             return (f"AscendC::LocalTensor<{c_type(dt)}> t{n.id}(AscendC::TPosition::{pos.name}, "
                     f"{self.cast(addr, 'uint32_t')}, {self.cast(size, 'uint32_t')});")
         if n.op == "tpipe":
@@ -352,6 +360,8 @@ class _Emitter:
             head.append("    const int64_t block_idx = AscendC::GetBlockIdx();")
         if "block_num" in used:
             head.append("    const int64_t block_num = AscendC::GetBlockNum();")
+        if self.pipe_var is None and any(n.op in _NEEDS_TPIPE for n in g):
+            head.append("    AscendC::TPipe asc_pipe;   // ReduceSum/Max/Min fetch event ids from the TPipe")
         depth = 1
         for n in g:
             if n.op == "for":

@@ -17,7 +17,9 @@ def compiler_error(tool: str, g: KernelGraph, source: str, filename: str, stderr
     the first error's line; `full_output` appends the compiler's output (first 4,000 characters)."""
     lines = source.splitlines()
     node = None
-    m = re.search(rf"{re.escape(filename)}:(\d+):\d+: error", stderr)
+    # the error's own line, else (an error inside the API's templates) where the source instantiated it
+    m = re.search(rf"{re.escape(filename)}:(\d+):\d+: error", stderr) or \
+        re.search(rf"{re.escape(filename)}:(\d+):\d+:\s+required from here", stderr)
     if m:
         for i in range(min(int(m.group(1)), len(lines)) - 1, -1, -1):
             c = NODE_COMMENT.match(lines[i])

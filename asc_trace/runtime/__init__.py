@@ -1,4 +1,4 @@
-"""Backends (`sim`, `eager`, `cpp`, `npu`) behind one interface, and streams.
+"""Backends (`sim`, `eager`, `cpp`, `cpu_debug`, `npu`) behind one interface, and streams.
 
 `rt.current_stream()` returns torch-npu's current stream when the NPU backend is usable; on the CPU
 backends it returns the host stream, on which launches run synchronously.
@@ -41,7 +41,7 @@ _RUNTIMES: dict[str, Runtime] = {}
 
 
 def get_runtime(name: str) -> Runtime:
-    """The backend called `name` ("auto", "sim", "eager", "cpp", "npu")."""
+    """The backend called `name` ("auto", "sim", "eager", "cpp", "cpu_debug", "npu")."""
     name = (name or "auto").lower()
     if name == "auto":
         from .npu_detect import npu_usable
@@ -61,10 +61,13 @@ def _make(name: str) -> Runtime:
     if name == "cpp":
         from .cpp import CppRuntime
         return CppRuntime()
+    if name == "cpu_debug":
+        from .cpu_debug import CpuDebugRuntime
+        return CpuDebugRuntime()
     if name == "npu":
         from .npu import NpuRuntime
         return NpuRuntime()
-    raise LaunchError(f"unknown backend {name!r}", None, hint="choose one of auto, sim, eager, cpp, npu "
+    raise LaunchError(f"unknown backend {name!r}", None, hint="choose one of auto, sim, eager, cpp, cpu_debug, npu "
                                                              "(asc.jit(backend=...) or ASC_TRACE_BACKEND)")
 
 

@@ -131,13 +131,31 @@ template <typename T> inline T leaky(T a, T alpha)
     return static_cast<C>(a) >= static_cast<C>(0) ? a : wrap_mul(a, alpha);
 }
 
+template <typename T> inline double to_double(T v) { return static_cast<double>(static_cast<typename Calc<T>::type>(v)); }
+template <typename T> inline T exp_(T a) { return from_double<T>(std::exp(to_double(a))); }
+template <typename T> inline T ln_(T a) { return from_double<T>(std::log(to_double(a))); }
+template <typename T> inline T sqrt_(T a) { return static_cast<T>(std::sqrt(static_cast<typename Calc<T>::type>(a))); }
+template <typename T> inline T relu_(T a) { return max_(a, static_cast<T>(0)); }
+// CMPMODE LT, GT, EQ, LE, GE, NE (0..5), compared in the compute type (NaN compares unequal).
+template <typename T> inline bool compare(int mode, T a, T b)
+{
+    using C = typename Calc<T>::type;
+    const C x = static_cast<C>(a), y = static_cast<C>(b);
+    switch (mode) {
+        case 0: return x < y;
+        case 1: return x > y;
+        case 2: return x == y;
+        case 3: return x <= y;
+        case 4: return x >= y;
+        default: return x != y;
+    }
+}
 template <typename T, typename U> inline T axpy1(T d, U x, U s)
 {
     U prod = wrap_mul(x, s);                                        // rounded to the source type
     return wrap_add(d, static_cast<T>(static_cast<typename Calc<U>::type>(prod)));
 }
 
-template <typename T> inline double to_double(T v) { return static_cast<double>(static_cast<typename Calc<T>::type>(v)); }
 
 inline double integral(double x, int m)
 {

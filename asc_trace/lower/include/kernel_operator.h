@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "asc_trace_float16.h"
+#include "asc_trace_prelude.h"
 
 #define __global__
 #define __aicore__
@@ -641,29 +642,26 @@ ASC_MODEL_BINARY(Or, detail::bor(a, b))
     template <typename T>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)               \
     {                                                                                                           \
-        using C = typename detail::Calc<T>::type;                                                               \
-        detail::unary(dst, src, count, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });            \
+        detail::unary(dst, src, count, [](T a) { return EXPR; });                                               \
     }                                                                                                           \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                    \
                      const uint8_t repeatTime, const UnaryRepeatParams& p)                                      \
     {                                                                                                           \
-        using C = typename detail::Calc<T>::type;                                                               \
         detail::unary_masked(dst, src, static_cast<const uint64_t*>(mask), repeatTime, p,                       \
-                             [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; });                       \
+                             [](T a) { return EXPR; });                                                         \
     }                                                                                                           \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                      \
                      const uint8_t repeatTime, const UnaryRepeatParams& p)                                      \
     {                                                                                                           \
-        using C = typename detail::Calc<T>::type;                                                               \
-        detail::unary_masked(dst, src, mask, repeatTime, p, [](T a) { C x = static_cast<C>(a); (void)x; return EXPR; }); \
+        detail::unary_masked(dst, src, mask, repeatTime, p, [](T a) { return EXPR; });                          \
     }
-ASC_MODEL_UNARY(Exp, detail::from_double<T>(std::exp(static_cast<double>(x))))
-ASC_MODEL_UNARY(Ln, detail::from_double<T>(std::log(static_cast<double>(x))))
-ASC_MODEL_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
+ASC_MODEL_UNARY(Exp, detail::exp_(a))
+ASC_MODEL_UNARY(Ln, detail::ln_(a))
+ASC_MODEL_UNARY(Sqrt, detail::sqrt_(a))
 ASC_MODEL_UNARY(Abs, detail::abs_(a))
-ASC_MODEL_UNARY(Relu, detail::max_(a, static_cast<T>(0)))
+ASC_MODEL_UNARY(Relu, detail::relu_(a))
 ASC_MODEL_UNARY(Rsqrt, detail::rsqrt(a))
 ASC_MODEL_UNARY(Reciprocal, detail::recip(a))
 ASC_MODEL_UNARY(Not, detail::bnot(a))
@@ -880,22 +878,12 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
 {
     detail::check_256<T>(count, "Compare");
     if (count == 0) return;
-    using C = typename detail::Calc<T>::type;
     const T* a = src0.span(count, "src0");
     const T* b = src1.span(count, "src1");
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.span(count / 8 / sizeof(U), "the mask dst"));
     std::vector<uint8_t> bytes(count / 8, 0);
     for (uint32_t i = 0; i < count; ++i) {
-        C x = static_cast<C>(a[i]), y = static_cast<C>(b[i]);
-        bool bit = false;
-        switch (cmpMode) {
-            case LT: bit = x < y; break;
-            case GT: bit = x > y; break;
-            case EQ: bit = x == y; break;
-            case LE: bit = x <= y; break;
-            case GE: bit = x >= y; break;
-            default: bit = x != y; break;
-        }
+        const bool bit = detail::compare(static_cast<int>(cmpMode), a[i], b[i]);
         if (bit) bytes[i / 8] = static_cast<uint8_t>(bytes[i / 8] | (1u << (i % 8)));
     }
     std::memcpy(d, bytes.data(), bytes.size());
@@ -1095,5 +1083,14 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 }
 }  // namespace AscendC
 
-// Emitted code marks each statement with its graph node so that a failure names the user's line.
-#define ASC_TRACE_NODE(n) (AscendC::detail::core().node = (n))
+// The emitted code's host prelude (asc_trace_prelude.h): a failure names the node, hence the user's line.
+inline void asc_trace_mark_node(int node) { AscendC::detail::core().node = node; }
+inline void asc_trace_fail(const char* kind, const char* fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    throw AscendC::detail::Failure{kind, buf};
+}

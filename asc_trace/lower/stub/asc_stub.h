@@ -4,6 +4,7 @@
 // into the functions declared here (src/*.cpp), which the cpu_debug backend compiles once.
 #pragma once
 
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,6 +30,7 @@ struct Operand {
 [[noreturn]] void fail(const char* kind, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 // An intrinsic the headers reach that this layer does not model: stops with its name.
 [[noreturn]] void unmodeled(const char* name);
+[[noreturn]] void vfail(const char* kind, const char* fmt, va_list ap);
 void set_node(int node);
 
 // -- memory checks -------------------------------------------------------------------------------
@@ -56,7 +58,7 @@ void set_cmpmask_from(const void* src);
 void get_cmpmask_to(void* dst);
 uint64_t& acc_val();
 uint64_t& max_min_cnt();
-uint64_t& pad_value();
+void set_pad_value(uint64_t bits);
 uint64_t& ctrl();
 
 // -- events ------------------------------------------------------------------------------------------

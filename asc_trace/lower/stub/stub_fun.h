@@ -1,7 +1,281 @@
+// The AI Core intrinsics under the Ascend C headers in CPU-debug mode, as asc_trace models them
+// (written by asc_trace from the documentation and from what the dav-c220 vector path of the headers
+// calls; not CANN's file). The modeled ones forward to the core model of asc_stub.h; every other
+// intrinsic the headers name is a catch-all that stops the kernel with an error naming it.
 #pragma once
+
 #include <cstdint>
-namespace asc_stub { uint64_t unmodeled(const char* name); }
-// The CPU-debug bookkeeping hooks of TPipe / TQue / TBuf (tikicpulib checks buffer use with them).
+#include <cstring>
+#include <type_traits>
+
+#include "asc_stub.h"
+#include "../include/asc_trace_prelude.h"
+
+namespace asc_stub {
+template <> struct dt_of<half> { static constexpr DT value = DT::F16; };
+template <> struct dt_of<bfloat16_t> { static constexpr DT value = DT::BF16; };
+template <typename T> inline Operand op(T* p, uint64_t blk, uint64_t rep)
+{
+    return Operand{const_cast<void*>(static_cast<const void*>(p)), dt_of<typename std::remove_cv<T>::type>::value,
+                   static_cast<uint32_t>(blk), static_cast<uint32_t>(rep)};
+}
+template <typename T> inline uint64_t bits(T v)
+{
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+}  // namespace asc_stub
+
+// ---- events, barriers, block index ----------------------------------------------------------------
+inline void set_flag(pipe_t src, pipe_t dst, int64_t event) { asc_stub::set_flag(src, dst, static_cast<int>(event)); }
+inline void wait_flag(pipe_t src, pipe_t dst, int64_t event) { asc_stub::wait_flag(src, dst, static_cast<int>(event)); }
+inline void pipe_barrier(pipe_t pipe) { asc_stub::pipe_barrier(pipe); }
+inline int64_t get_block_idx() { return block_idx; }
+inline int64_t get_block_num() { return block_num; }
+
+// ---- the vector mask and the control register (CTRL[56] = counter mode) -------------------------------
+inline void set_mask_count()
+{
+    asc_stub::mask().counter = true;
+    asc_stub::ctrl() |= (1ull << 56);
+}
+inline void set_mask_norm()
+{
+    asc_stub::mask().counter = false;
+    asc_stub::ctrl() &= ~(1ull << 56);
+}
+inline void set_vector_mask(uint64_t hi, uint64_t lo)
+{
+    asc_stub::mask().hi = hi;
+    asc_stub::mask().lo = lo;
+}
+inline int64_t get_ctrl() { return static_cast<int64_t>(asc_stub::ctrl()); }
+inline void set_ctrl(uint64_t value)
+{
+    asc_stub::ctrl() = value;
+    asc_stub::mask().counter = (value >> 56) & 1u;
+}
+inline uint64_t sbitset0(uint64_t v, uint64_t bit) { return v & ~(1ull << bit); }
+inline uint64_t sbitset1(uint64_t v, uint64_t bit) { return v | (1ull << bit); }
+// Scalar bit counts (docs: GetBitCount, CountLeadingZero, GetSFFValue, CountBitsCntSameAsSignBit).
+inline int64_t bcnt1(uint64_t v) { return __builtin_popcountll(v); }
+inline int64_t bcnt0(uint64_t v) { return 64 - __builtin_popcountll(v); }
+inline int64_t clz(uint64_t v) { return v ? __builtin_clzll(v) : 64; }
+inline int64_t sff1(uint64_t v) { return v ? __builtin_ctzll(v) : -1; }          // first 1 from the LSB, -1 if none
+inline int64_t sff0(uint64_t v) { return sff1(~v); }
+inline int64_t sflbits(int64_t v)                                                // bits after the sign equal to it
+{
+    const uint64_t u = static_cast<uint64_t>(v < 0 ? ~v : v) << 1;
+    return u ? __builtin_clzll(u) : 63;
+}
+template <typename T> inline void set_cmpmask(T* src) { asc_stub::set_cmpmask_from(src); }
+template <typename T> inline void get_cmpmask(T* dst) { asc_stub::get_cmpmask_to(dst); }
+inline int64_t get_acc_val() { return static_cast<int64_t>(asc_stub::acc_val()); }
+inline int64_t get_max_min_cnt() { return static_cast<int64_t>(asc_stub::max_min_cnt()); }
+inline void set_mov_pad_val(uint64_t value) { asc_stub::set_pad_value(value); }
+// GM writes overwrite (no atomic accumulation): the TPipe sets this at construction; the atomic
+// modes themselves (set_atomic_add, ...) are not modeled.
+inline void set_atomic_none() {}
+
+// ---- data movement: lengths and gaps in 32-byte blocks; the _align forms in bytes ----------------------
+#define ASC_STUB_COPY(NAME, WHERE)                                                                              \
+    template <typename D, typename S>                                                                           \
+    inline void NAME(D* dst, S* src, uint64_t /*sid*/, uint64_t nBurst, uint64_t lenBurst, uint64_t srcGap,     \
+                     uint64_t dstGap)                                                                           \
+    {                                                                                                           \
+        asc_stub::copy_blocks(WHERE, (void*)dst, (const void*)src, static_cast<uint32_t>(nBurst),               \
+                              static_cast<uint32_t>(lenBurst), static_cast<uint32_t>(srcGap),                   \
+                              static_cast<uint32_t>(dstGap));                                                   \
+    }
+ASC_STUB_COPY(copy_gm_to_ubuf, 0)
+ASC_STUB_COPY(copy_ubuf_to_gm, 1)
+ASC_STUB_COPY(copy_ubuf_to_ubuf, 2)
+#undef ASC_STUB_COPY
+
+#define ASC_STUB_COPY_ALIGN(NAME, TO_UB)                                                                        \
+    template <typename D, typename S>                                                                           \
+    inline void NAME(D* dst, S* src, uint64_t /*sid*/, uint64_t nBurst, uint64_t lenBurst, uint64_t left,       \
+                     uint64_t right, uint64_t srcGap, uint64_t dstGap)                                          \
+    {                                                                                                           \
+        asc_stub::copy_pad(TO_UB, (void*)dst, (const void*)src, static_cast<uint32_t>(nBurst),                  \
+                           static_cast<uint32_t>(lenBurst), sizeof(D), static_cast<uint32_t>(left),             \
+                           static_cast<uint32_t>(right), srcGap, dstGap);                                       \
+    }
+ASC_STUB_COPY_ALIGN(copy_gm_to_ubuf_align_b8, true)
+ASC_STUB_COPY_ALIGN(copy_gm_to_ubuf_align_b16, true)
+ASC_STUB_COPY_ALIGN(copy_gm_to_ubuf_align_b32, true)
+ASC_STUB_COPY_ALIGN(copy_ubuf_to_gm_align_b8, false)
+ASC_STUB_COPY_ALIGN(copy_ubuf_to_gm_align_b16, false)
+ASC_STUB_COPY_ALIGN(copy_ubuf_to_gm_align_b32, false)
+#undef ASC_STUB_COPY_ALIGN
+
+// ---- vector instructions: (dst, src..., repeat, block strides..., repeat strides...) --------------------
+#define ASC_STUB_BINARY(NAME, OP)                                                                               \
+    template <typename T>                                                                                       \
+    inline void NAME(T* dst, T* src0, T* src1, uint64_t repeat, uint64_t dstBlk, uint64_t src0Blk,              \
+                     uint64_t src1Blk, uint64_t dstRep, uint64_t src0Rep, uint64_t src1Rep)                     \
+    {                                                                                                           \
+        asc_stub::vec_binary(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src0, src0Blk,  \
+                             src0Rep), asc_stub::op(src1, src1Blk, src1Rep), static_cast<uint32_t>(repeat));    \
+    }
+ASC_STUB_BINARY(vadd, Add)
+ASC_STUB_BINARY(vsub, Sub)
+ASC_STUB_BINARY(vmul, Mul)
+ASC_STUB_BINARY(vdiv, Div)
+ASC_STUB_BINARY(vmax, Max)
+ASC_STUB_BINARY(vmin, Min)
+ASC_STUB_BINARY(vand, And)
+ASC_STUB_BINARY(vor, Or)
+#undef ASC_STUB_BINARY
+
+#define ASC_STUB_UNARY(NAME, OP)                                                                                \
+    template <typename T>                                                                                       \
+    inline void NAME(T* dst, T* src, uint64_t repeat, uint64_t dstBlk, uint64_t srcBlk, uint64_t dstRep,        \
+                     uint64_t srcRep)                                                                           \
+    {                                                                                                           \
+        asc_stub::vec_unary(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk,     \
+                            srcRep), static_cast<uint32_t>(repeat));                                            \
+    }
+ASC_STUB_UNARY(vexp, Exp)
+ASC_STUB_UNARY(vln, Ln)
+ASC_STUB_UNARY(vabs, Abs)
+ASC_STUB_UNARY(vrec, Rec)
+ASC_STUB_UNARY(vsqrt, Sqrt)
+ASC_STUB_UNARY(vrsqrt, Rsqrt)
+ASC_STUB_UNARY(vrelu, Relu)
+ASC_STUB_UNARY(vnot, Not)
+#undef ASC_STUB_UNARY
+
+#define ASC_STUB_SCALAR(NAME, OP)                                                                               \
+    template <typename D, typename T, typename S>                                                               \
+    inline void NAME(D* dst, T* src, S scalar, uint64_t repeat, uint64_t dstBlk, uint64_t srcBlk,               \
+                     uint64_t dstRep, uint64_t srcRep, bool = false, bool = false)                              \
+    {                                                                                                           \
+        asc_stub::vec_scalar(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk,    \
+                             srcRep), asc_stub::bits(static_cast<T>(scalar)), static_cast<uint32_t>(repeat));   \
+    }
+ASC_STUB_SCALAR(vadds, Adds)
+ASC_STUB_SCALAR(vmuls, Muls)
+ASC_STUB_SCALAR(vmaxs, Maxs)
+ASC_STUB_SCALAR(vmins, Mins)
+ASC_STUB_SCALAR(vlrelu, LeakyRelu)
+ASC_STUB_SCALAR(vaxpy, Axpy)
+#undef ASC_STUB_SCALAR
+
+template <typename T, typename S>
+inline void vector_dup(T* dst, S scalar, uint64_t repeat, uint64_t dstBlk, uint64_t /*srcBlk*/, uint64_t dstRep,
+                       uint64_t /*srcRep*/)
+{
+    asc_stub::vec_dup(asc_stub::op(dst, dstBlk, dstRep), asc_stub::bits(static_cast<T>(scalar)),
+                      static_cast<uint32_t>(repeat));
+}
+
+template <typename T>
+inline void vcopy(T* dst, T* src, uint64_t repeat, uint64_t dstBlk, uint64_t srcBlk, uint64_t dstRep, uint64_t srcRep)
+{
+    asc_stub::vec_copy(asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                       static_cast<uint32_t>(repeat));
+}
+
+// vconv_<src>2<dst><round>: r rint, f floor, c ceil, a round (away from zero), z trunc, o odd, none
+#define ASC_STUB_CONV(NAME, ROUND)                                                                              \
+    template <typename D, typename S>                                                                           \
+    inline void NAME(D* dst, S* src, uint64_t repeat, uint64_t dstBlk, uint64_t srcBlk, uint64_t dstRep,        \
+                     uint64_t srcRep)                                                                           \
+    {                                                                                                           \
+        asc_stub::vec_conv(asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk, srcRep), ROUND,         \
+                           static_cast<uint32_t>(repeat));                                                      \
+    }
+#define ASC_STUB_CONV_MODES(BASE)                                                                               \
+    ASC_STUB_CONV(BASE##r, 1) ASC_STUB_CONV(BASE##f, 2) ASC_STUB_CONV(BASE##c, 3) ASC_STUB_CONV(BASE##a, 4)     \
+    ASC_STUB_CONV(BASE##z, 5)
+ASC_STUB_CONV(vconv_f162f32, 0)
+ASC_STUB_CONV(vconv_bf162f32, 0)
+ASC_STUB_CONV(vconv_f322f16, 0)
+ASC_STUB_CONV(vconv_f322f16o, 6)
+ASC_STUB_CONV(vconv_s322f32, 0)
+ASC_STUB_CONV(vconv_s162f16, 0)
+ASC_STUB_CONV(vconv_s162f32, 0)
+ASC_STUB_CONV(vconv_s82f16, 0)
+ASC_STUB_CONV(vconv_u82f16, 0)
+ASC_STUB_CONV(vconv_f322bf16o, 6)
+ASC_STUB_CONV_MODES(vconv_f322f16)
+ASC_STUB_CONV_MODES(vconv_f322bf16)
+ASC_STUB_CONV_MODES(vconv_f322f32)
+ASC_STUB_CONV_MODES(vconv_f322s32)
+ASC_STUB_CONV_MODES(vconv_f322s16)
+ASC_STUB_CONV_MODES(vconv_f322s64)
+ASC_STUB_CONV_MODES(vconv_f162s32)
+ASC_STUB_CONV_MODES(vconv_f162s16)
+ASC_STUB_CONV_MODES(vconv_f162s8)
+ASC_STUB_CONV_MODES(vconv_f162u8)
+ASC_STUB_CONV_MODES(vconv_bf162s32)
+ASC_STUB_CONV_MODES(vconv_s322f32)
+ASC_STUB_CONV_MODES(vconv_s162f16)
+ASC_STUB_CONV_MODES(vconv_s642f32)
+#undef ASC_STUB_CONV_MODES
+#undef ASC_STUB_CONV
+
+#define ASC_STUB_CMP(MODE, CMP)                                                                                 \
+    template <typename D, typename T>                                                                           \
+    inline void vcmpv_##MODE(D* dst, T* src0, T* src1, uint64_t repeat, uint64_t /*dstBlk*/, uint64_t src0Blk,  \
+                             uint64_t src1Blk, uint64_t /*dstRep*/, uint64_t src0Rep, uint64_t src1Rep)         \
+    {                                                                                                           \
+        asc_stub::vec_cmp(asc_stub::Cmp::CMP, asc_stub::Operand{(void*)dst, asc_stub::DT::U8, 1, 8},            \
+                          asc_stub::op(src0, src0Blk, src0Rep), asc_stub::op(src1, src1Blk, src1Rep),           \
+                          static_cast<uint32_t>(repeat));                                                       \
+    }                                                                                                           \
+    template <typename D, typename T, typename S>                                                               \
+    inline void vcmpvs_##MODE(D* dst, T* src0, S scalar, uint64_t repeat, uint64_t /*dstBlk*/, uint64_t srcBlk, \
+                              uint64_t /*dstRep*/, uint64_t srcRep)                                             \
+    {                                                                                                           \
+        asc_stub::vec_cmp_scalar(asc_stub::Cmp::CMP, asc_stub::Operand{(void*)dst, asc_stub::DT::U8, 1, 8},     \
+                                 asc_stub::op(src0, srcBlk, srcRep), asc_stub::bits(static_cast<T>(scalar)),    \
+                                 static_cast<uint32_t>(repeat));                                                \
+    }
+// the compares write one bit per element, repeats packed back to back (the dst strides do not apply)
+ASC_STUB_CMP(lt, LT)
+ASC_STUB_CMP(gt, GT)
+ASC_STUB_CMP(eq, EQ)
+ASC_STUB_CMP(le, LE)
+ASC_STUB_CMP(ge, GE)
+ASC_STUB_CMP(ne, NE)
+#undef ASC_STUB_CMP
+
+// vsel: mode 0 takes the bits from CMPMASK, 1 the bit mask in `src1` and the scalar from CMPMASK,
+// 2 the bit mask whose address CMPMASK holds (SELMODE).
+template <typename T, typename U>
+inline void vsel(T* dst, T* src0, U* src1, uint64_t repeat, uint64_t dstBlk, uint64_t src0Blk, uint64_t src1Blk,
+                 uint64_t dstRep, uint64_t src0Rep, uint64_t src1Rep, uint64_t mode = 0)
+{
+    asc_stub::Operand third{(void*)src1, asc_stub::dt_of<T>::value, static_cast<uint32_t>(src1Blk),
+                            static_cast<uint32_t>(src1Rep)};
+    asc_stub::vec_select(static_cast<int>(mode), asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src0, src0Blk, src0Rep),
+                         third, static_cast<uint32_t>(repeat));
+}
+
+// Repeat reductions: (dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride, order / accumulate)
+template <typename T>
+inline void vcadd(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep, uint64_t acc)
+{
+    asc_stub::vec_reduce(0, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                         static_cast<uint32_t>(repeat), 2, acc != 0);
+}
+template <typename T>
+inline void vcmax(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep, Order_t order)
+{
+    asc_stub::vec_reduce(1, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                         static_cast<uint32_t>(repeat), static_cast<int>(order), false);
+}
+template <typename T>
+inline void vcmin(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep, Order_t order)
+{
+    asc_stub::vec_reduce(2, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                         static_cast<uint32_t>(repeat), static_cast<int>(order), false);
+}
+
+// ---- TPipe / TQue / TBuf bookkeeping hooks (tikicpulib's buffer checker; src/runtime.cpp) --------------
 void AscendCQueCreate(uint8_t src, uint8_t dst, int32_t depth);
 void AscendCBufAbsAddr(uint8_t hardware, uint64_t base, uint32_t len);
 void AscendCBufInit(uint8_t pos, uint8_t kind, uint8_t num, uint64_t addr, uint64_t len);
@@ -15,251 +289,4 @@ void AscendCTBufPoolResetCheck(uint8_t pos, uint64_t addr, uint64_t len, uint64_
 void AscendCUpdateTbufPoolStatus(uint64_t pool, bool reset);
 void AscendCRecordPoolHierarchy(uint64_t parent, uint64_t child);
 
-#define ASC_STUB_UNMODELED(name) template <typename... A> inline uint64_t name(A&&...) { return asc_stub::unmodeled(#name); }
-ASC_STUB_UNMODELED(__ib_set_stub)
-ASC_STUB_UNMODELED(__ib_wait_stub)
-ASC_STUB_UNMODELED(__sync_all_stub)
-ASC_STUB_UNMODELED(bcnt0)
-ASC_STUB_UNMODELED(bcnt1)
-ASC_STUB_UNMODELED(clz)
-ASC_STUB_UNMODELED(conv_f322f16o)
-ASC_STUB_UNMODELED(conv_f322s32a)
-ASC_STUB_UNMODELED(conv_f322s32c)
-ASC_STUB_UNMODELED(conv_f322s32f)
-ASC_STUB_UNMODELED(conv_f322s32r)
-ASC_STUB_UNMODELED(copy_cbuf_to_bt)
-ASC_STUB_UNMODELED(copy_cbuf_to_fbuf)
-ASC_STUB_UNMODELED(copy_cbuf_to_gm)
-ASC_STUB_UNMODELED(copy_gm_to_cbuf)
-ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b16)
-ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b32s)
-ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b8)
-ASC_STUB_UNMODELED(copy_gm_to_ubuf)
-ASC_STUB_UNMODELED(copy_gm_to_ubuf_align_b32)
-ASC_STUB_UNMODELED(copy_ubuf_to_gm)
-ASC_STUB_UNMODELED(copy_ubuf_to_ubuf)
-ASC_STUB_UNMODELED(create_cbuf_matrix)
-ASC_STUB_UNMODELED(dc_preload)
-ASC_STUB_UNMODELED(dcci)
-ASC_STUB_UNMODELED(dsb)
-ASC_STUB_UNMODELED(ffts_cross_core_sync)
-ASC_STUB_UNMODELED(get_acc_val)
-ASC_STUB_UNMODELED(get_arch_ver)
-ASC_STUB_UNMODELED(get_block_idx)
-ASC_STUB_UNMODELED(get_block_num)
-ASC_STUB_UNMODELED(get_ctrl)
-ASC_STUB_UNMODELED(get_icache_prl_st)
-ASC_STUB_UNMODELED(get_max_min_cnt)
-ASC_STUB_UNMODELED(get_pc)
-ASC_STUB_UNMODELED(get_rsvd_cnt)
-ASC_STUB_UNMODELED(get_st_atomic_cfg)
-ASC_STUB_UNMODELED(get_vms4_sr)
-ASC_STUB_UNMODELED(hset_flag)
-ASC_STUB_UNMODELED(hwait_flag)
-ASC_STUB_UNMODELED(img2colv2_cbuf_to_ca)
-ASC_STUB_UNMODELED(img2colv2_cbuf_to_ca_s4)
-ASC_STUB_UNMODELED(img2colv2_cbuf_to_cb)
-ASC_STUB_UNMODELED(ld_dev)
-ASC_STUB_UNMODELED(load_cbuf_to_ca_s4)
-ASC_STUB_UNMODELED(load_cbuf_to_cb_s4)
-ASC_STUB_UNMODELED(load_cbuf_to_cb_sp)
-ASC_STUB_UNMODELED(load_cbuf_to_cb_transpose_s4)
-ASC_STUB_UNMODELED(mad_sp)
-ASC_STUB_UNMODELED(pipe_barrier)
-ASC_STUB_UNMODELED(preload)
-ASC_STUB_UNMODELED(sbitset0)
-ASC_STUB_UNMODELED(sbitset1)
-ASC_STUB_UNMODELED(scatter_vnchwconv_b16)
-ASC_STUB_UNMODELED(scatter_vnchwconv_b32)
-ASC_STUB_UNMODELED(scatter_vnchwconv_b8)
-ASC_STUB_UNMODELED(set_aipp_spr_0)
-ASC_STUB_UNMODELED(set_aipp_spr_1)
-ASC_STUB_UNMODELED(set_aipp_spr_18)
-ASC_STUB_UNMODELED(set_aipp_spr_19)
-ASC_STUB_UNMODELED(set_aipp_spr_2)
-ASC_STUB_UNMODELED(set_aipp_spr_20)
-ASC_STUB_UNMODELED(set_aipp_spr_21)
-ASC_STUB_UNMODELED(set_aipp_spr_3)
-ASC_STUB_UNMODELED(set_aipp_spr_4)
-ASC_STUB_UNMODELED(set_aipp_spr_5)
-ASC_STUB_UNMODELED(set_aipp_spr_6)
-ASC_STUB_UNMODELED(set_aipp_spr_7)
-ASC_STUB_UNMODELED(set_aipp_spr_8)
-ASC_STUB_UNMODELED(set_aipp_spr_9)
-ASC_STUB_UNMODELED(set_atomic_add)
-ASC_STUB_UNMODELED(set_atomic_bf16)
-ASC_STUB_UNMODELED(set_atomic_f16)
-ASC_STUB_UNMODELED(set_atomic_f32)
-ASC_STUB_UNMODELED(set_atomic_max)
-ASC_STUB_UNMODELED(set_atomic_min)
-ASC_STUB_UNMODELED(set_atomic_none)
-ASC_STUB_UNMODELED(set_atomic_s16)
-ASC_STUB_UNMODELED(set_atomic_s32)
-ASC_STUB_UNMODELED(set_atomic_s8)
-ASC_STUB_UNMODELED(set_cmpmask)
-ASC_STUB_UNMODELED(set_ctrl)
-ASC_STUB_UNMODELED(set_data_exp_0)
-ASC_STUB_UNMODELED(set_data_exp_1)
-ASC_STUB_UNMODELED(set_data_exp_2)
-ASC_STUB_UNMODELED(set_data_exp_3)
-ASC_STUB_UNMODELED(set_deqscale)
-ASC_STUB_UNMODELED(set_ffts_base_addr)
-ASC_STUB_UNMODELED(set_flag)
-ASC_STUB_UNMODELED(set_fmatrix)
-ASC_STUB_UNMODELED(set_fmatrix_b)
-ASC_STUB_UNMODELED(set_fpc)
-ASC_STUB_UNMODELED(set_l1_3d_size)
-ASC_STUB_UNMODELED(set_l3d_rpt)
-ASC_STUB_UNMODELED(set_mask_count)
-ASC_STUB_UNMODELED(set_mask_norm)
-ASC_STUB_UNMODELED(set_mov_pad_val)
-ASC_STUB_UNMODELED(set_nd_para)
-ASC_STUB_UNMODELED(set_padding)
-ASC_STUB_UNMODELED(set_quant_pre)
-ASC_STUB_UNMODELED(set_st_atomic_cfg)
-ASC_STUB_UNMODELED(set_va_reg_sb)
-ASC_STUB_UNMODELED(set_vector_mask)
-ASC_STUB_UNMODELED(sff0)
-ASC_STUB_UNMODELED(sff1)
-ASC_STUB_UNMODELED(sflbits)
-ASC_STUB_UNMODELED(st_dev)
-ASC_STUB_UNMODELED(trap)
-ASC_STUB_UNMODELED(vabs)
-ASC_STUB_UNMODELED(vadd)
-ASC_STUB_UNMODELED(vadds)
-ASC_STUB_UNMODELED(vand)
-ASC_STUB_UNMODELED(vbrcb)
-ASC_STUB_UNMODELED(vcadd)
-ASC_STUB_UNMODELED(vcgadd)
-ASC_STUB_UNMODELED(vcgmax)
-ASC_STUB_UNMODELED(vcmax)
-ASC_STUB_UNMODELED(vcmpv_eq)
-ASC_STUB_UNMODELED(vcmpv_ge)
-ASC_STUB_UNMODELED(vcmpv_gt)
-ASC_STUB_UNMODELED(vcmpv_le)
-ASC_STUB_UNMODELED(vcmpv_lt)
-ASC_STUB_UNMODELED(vcmpv_ne)
-ASC_STUB_UNMODELED(vcmpvs_eq)
-ASC_STUB_UNMODELED(vcmpvs_ge)
-ASC_STUB_UNMODELED(vcmpvs_gt)
-ASC_STUB_UNMODELED(vcmpvs_le)
-ASC_STUB_UNMODELED(vcmpvs_lt)
-ASC_STUB_UNMODELED(vcmpvs_ne)
-ASC_STUB_UNMODELED(vconv_bf162f32)
-ASC_STUB_UNMODELED(vconv_bf162s32a)
-ASC_STUB_UNMODELED(vconv_bf162s32c)
-ASC_STUB_UNMODELED(vconv_bf162s32f)
-ASC_STUB_UNMODELED(vconv_bf162s32r)
-ASC_STUB_UNMODELED(vconv_bf162s32z)
-ASC_STUB_UNMODELED(vconv_deq)
-ASC_STUB_UNMODELED(vconv_f162f32)
-ASC_STUB_UNMODELED(vconv_f162s16a)
-ASC_STUB_UNMODELED(vconv_f162s16c)
-ASC_STUB_UNMODELED(vconv_f162s16f)
-ASC_STUB_UNMODELED(vconv_f162s16r)
-ASC_STUB_UNMODELED(vconv_f162s16z)
-ASC_STUB_UNMODELED(vconv_f162s32a)
-ASC_STUB_UNMODELED(vconv_f162s32c)
-ASC_STUB_UNMODELED(vconv_f162s32f)
-ASC_STUB_UNMODELED(vconv_f162s32r)
-ASC_STUB_UNMODELED(vconv_f162s32z)
-ASC_STUB_UNMODELED(vconv_f162s4)
-ASC_STUB_UNMODELED(vconv_f162s4a)
-ASC_STUB_UNMODELED(vconv_f162s4c)
-ASC_STUB_UNMODELED(vconv_f162s4f)
-ASC_STUB_UNMODELED(vconv_f162s4r)
-ASC_STUB_UNMODELED(vconv_f162s4z)
-ASC_STUB_UNMODELED(vconv_f162s8)
-ASC_STUB_UNMODELED(vconv_f162s8a)
-ASC_STUB_UNMODELED(vconv_f162s8c)
-ASC_STUB_UNMODELED(vconv_f162s8f)
-ASC_STUB_UNMODELED(vconv_f162s8r)
-ASC_STUB_UNMODELED(vconv_f162s8z)
-ASC_STUB_UNMODELED(vconv_f162u8)
-ASC_STUB_UNMODELED(vconv_f162u8a)
-ASC_STUB_UNMODELED(vconv_f162u8c)
-ASC_STUB_UNMODELED(vconv_f162u8f)
-ASC_STUB_UNMODELED(vconv_f162u8r)
-ASC_STUB_UNMODELED(vconv_f162u8z)
-ASC_STUB_UNMODELED(vconv_f322bf16a)
-ASC_STUB_UNMODELED(vconv_f322bf16c)
-ASC_STUB_UNMODELED(vconv_f322bf16f)
-ASC_STUB_UNMODELED(vconv_f322bf16r)
-ASC_STUB_UNMODELED(vconv_f322bf16z)
-ASC_STUB_UNMODELED(vconv_f322f16)
-ASC_STUB_UNMODELED(vconv_f322f16a)
-ASC_STUB_UNMODELED(vconv_f322f16c)
-ASC_STUB_UNMODELED(vconv_f322f16f)
-ASC_STUB_UNMODELED(vconv_f322f16o)
-ASC_STUB_UNMODELED(vconv_f322f16r)
-ASC_STUB_UNMODELED(vconv_f322f16z)
-ASC_STUB_UNMODELED(vconv_f322f32a)
-ASC_STUB_UNMODELED(vconv_f322f32c)
-ASC_STUB_UNMODELED(vconv_f322f32f)
-ASC_STUB_UNMODELED(vconv_f322f32r)
-ASC_STUB_UNMODELED(vconv_f322f32z)
-ASC_STUB_UNMODELED(vconv_f322s16a)
-ASC_STUB_UNMODELED(vconv_f322s16c)
-ASC_STUB_UNMODELED(vconv_f322s16f)
-ASC_STUB_UNMODELED(vconv_f322s16r)
-ASC_STUB_UNMODELED(vconv_f322s16z)
-ASC_STUB_UNMODELED(vconv_f322s32a)
-ASC_STUB_UNMODELED(vconv_f322s32c)
-ASC_STUB_UNMODELED(vconv_f322s32f)
-ASC_STUB_UNMODELED(vconv_f322s32r)
-ASC_STUB_UNMODELED(vconv_f322s32z)
-ASC_STUB_UNMODELED(vconv_f322s64a)
-ASC_STUB_UNMODELED(vconv_f322s64c)
-ASC_STUB_UNMODELED(vconv_f322s64f)
-ASC_STUB_UNMODELED(vconv_f322s64r)
-ASC_STUB_UNMODELED(vconv_f322s64z)
-ASC_STUB_UNMODELED(vconv_s162f16)
-ASC_STUB_UNMODELED(vconv_s162f16a)
-ASC_STUB_UNMODELED(vconv_s162f16c)
-ASC_STUB_UNMODELED(vconv_s162f16f)
-ASC_STUB_UNMODELED(vconv_s162f16r)
-ASC_STUB_UNMODELED(vconv_s162f16z)
-ASC_STUB_UNMODELED(vconv_s162f32)
-ASC_STUB_UNMODELED(vconv_s322f32)
-ASC_STUB_UNMODELED(vconv_s322f32a)
-ASC_STUB_UNMODELED(vconv_s322f32c)
-ASC_STUB_UNMODELED(vconv_s322f32f)
-ASC_STUB_UNMODELED(vconv_s322f32r)
-ASC_STUB_UNMODELED(vconv_s322f32z)
-ASC_STUB_UNMODELED(vconv_s322s16)
-ASC_STUB_UNMODELED(vconv_s322s64)
-ASC_STUB_UNMODELED(vconv_s42f16)
-ASC_STUB_UNMODELED(vconv_s642f32a)
-ASC_STUB_UNMODELED(vconv_s642f32c)
-ASC_STUB_UNMODELED(vconv_s642f32f)
-ASC_STUB_UNMODELED(vconv_s642f32r)
-ASC_STUB_UNMODELED(vconv_s642f32z)
-ASC_STUB_UNMODELED(vconv_s642s32)
-ASC_STUB_UNMODELED(vconv_s82f16)
-ASC_STUB_UNMODELED(vconv_u82f16)
-ASC_STUB_UNMODELED(vcopy)
-ASC_STUB_UNMODELED(vdiv)
-ASC_STUB_UNMODELED(vector_dup)
-ASC_STUB_UNMODELED(vexp)
-ASC_STUB_UNMODELED(vgather)
-ASC_STUB_UNMODELED(vld_va_reg)
-ASC_STUB_UNMODELED(vln)
-ASC_STUB_UNMODELED(vmax)
-ASC_STUB_UNMODELED(vmaxs)
-ASC_STUB_UNMODELED(vmin)
-ASC_STUB_UNMODELED(vmins)
-ASC_STUB_UNMODELED(vmul)
-ASC_STUB_UNMODELED(vmulconv_f162s8)
-ASC_STUB_UNMODELED(vmulconv_f162u8)
-ASC_STUB_UNMODELED(vmuls)
-ASC_STUB_UNMODELED(vnot)
-ASC_STUB_UNMODELED(vor)
-ASC_STUB_UNMODELED(vrec)
-ASC_STUB_UNMODELED(vreducev2)
-ASC_STUB_UNMODELED(vsel)
-ASC_STUB_UNMODELED(vshr)
-ASC_STUB_UNMODELED(vsqrt)
-ASC_STUB_UNMODELED(vsub)
-ASC_STUB_UNMODELED(vtranspose)
-ASC_STUB_UNMODELED(wait_flag)
-ASC_STUB_UNMODELED(wait_flag_dev)
+#include "stub_unmodeled.h"

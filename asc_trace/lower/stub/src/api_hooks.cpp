@@ -1,0 +1,135 @@
+// What the Ascend C headers leave to tikicpulib in CPU-debug mode and declare themselves: the
+// parameter checks `check::CheckFunc*Impl` (called before every vector instruction; a `false`
+// makes the API log and abort) and the process lock of the fixpipe / group-barrier paths.
+// Compiled against the headers (it needs their parameter structs). The count forms are checked
+// here as the simulator checks them: `count` elements must fit each operand's LocalTensor; every
+// other form is left to the intrinsic model (src/*.cpp), which checks addresses element by element.
+#include "kernel_operator.h"
+
+#include "asc_stub.h"
+
+namespace AscendC {
+
+ProcessLock* ProcessLock::processLock = nullptr;
+ProcessLock::ProcessLock() {}
+ProcessLock::~ProcessLock() {}
+ProcessLock* ProcessLock::CreateLock() { return new ProcessLock(); }
+void ProcessLock::FreeLock() {}
+void ProcessLock::UnInit() {}
+int ProcessLock::Read() { return 0; }    // the cores run one at a time: nothing to lock against
+int ProcessLock::Write() { return 0; }
+int ProcessLock::Unlock() { return 0; }
+
+namespace check {
+namespace {
+void fits(const char* api, const char* what, uint32_t count, uint32_t bytes, uint64_t size)
+{
+    if (static_cast<uint64_t>(count) * bytes > size)
+        asc_stub::fail("bounds", "%s of %u elements: %s has only %llu from there", api, count, what,
+                       static_cast<unsigned long long>(size / (bytes ? bytes : 1)));
+}
+}  // namespace
+
+bool CheckFuncVecBinaryImpl(VecBinaryApiParams& p, const char* name)
+{
+    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
+    fits(name, "src0", p.calCount, p.src0DtypeBytes, p.src0Size);
+    fits(name, "src1", p.calCount, p.src1DtypeBytes, p.src1Size);
+    return true;
+}
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams& p, const char* name)
+{
+    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
+    fits(name, "src", p.calCount, p.src0DtypeBytes, p.src0Size);
+    return true;
+}
+bool CheckFunDupImpl(VecDupApiParams& p, const char* name)
+{
+    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
+    return true;
+}
+bool CheckFuncVecSelectImpl(VecSelectApiParams& p, const char* name)
+{
+    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
+    fits(name, "src0", p.calCount, p.src0DtypeBytes, p.src0Size);
+    return true;
+}
+bool CheckFunReduceImplMode2(VecReduceApiParams& p, const char* name)
+{
+    fits(name, "src", p.calCount, p.src0DtypeBytes, p.src0Size);
+    return true;
+}
+bool CheckFuncCopyImpl(CopyApiParams& p, const char* name)
+{
+    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
+    fits(name, "src", p.calCount, p.srcDtypeBytes, p.srcSize);
+    return true;
+}
+
+#define ASC_STUB_ACCEPT(NAME, ...) \
+    bool NAME(__VA_ARGS__) { return true; }
+ASC_STUB_ACCEPT(CheckFuncMmadImpl, MmadApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncInitConstValueImpl, CubeInitConstValueApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadData2dImpl, LoadData2dApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadData2dv2Impl, LoadData2dv2ApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadData3dv1Impl, LoadData3dv1ApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadData3dv2Impl, LoadData3dv2ApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadData3dv2ProImpl, LoadData3dv2ProApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncLoadImageToLocalImpl, LoadImageToLocalApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncCopyImplForMaskArray, CopyApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncCopyImpl, CopyApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncDataCopyImpl, DataCopyApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncDataCopyPadImpl, DataCopyPadApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncDataCopySliceImpl, DataCopySliceApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryImplForMaskArray, VecBinaryApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryImpl, VecBinaryApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImplForMaskArray, VecBinaryApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFunVecBinaryScalarImplForMaskArray, VecBinaryScalarApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunVecBinaryScalarImpl, VecBinaryScalarApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFunDupImplForMaskArray, VecDupApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunDupImpl, VecDupApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckVectorPaddingForMaskArray, VectorPaddingApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckVectorPadding, VectorPaddingApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckVectorPadding, VectorPaddingApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncBroadCastToMMImpl, VecBroadCastToMMApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFunBcBImpl, VecBroadCastApiParams&, uint32_t, const char*)
+ASC_STUB_ACCEPT(CheckFunReduceImplForMaskArray, VecReduceApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunReduceImpl, VecReduceApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFunReduceImpl, VecReduceApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFunReduceOtherImplForMaskArray, VecReduceApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunReduceOtherImpl, VecReduceApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImplForMaskArray, VecReduceWhlApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImpl, VecReduceWhlApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecSelectImplForMaskArray, VecSelectApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncVecSelectImpl, VecSelectApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncGatherbImpl, VecGatherApiParams&, uint32_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecGatherMaskImpl, VecGatherMaskApiParams&, const uint32_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImplForMaskArray, VecCmpRgtApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImpl, VecCmpRgtApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncBilinearInterpolationImpl, VecBilinearInterpolationApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFuncBilinearInterpolationImpl, VecBilinearInterpolationApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckFunTransposeImpl, VecTransposeApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFunProposalImpl, VecProposalApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFunScatterImpl, VecScatterApiParams&, const char*)
+ASC_STUB_ACCEPT(CheckFunScatterImpl, VecScatterApiParams&, const uint64_t, const char*)
+ASC_STUB_ACCEPT(CheckFunScatterImplForMaskArray, VecScatterApiParams&, const uint64_t[], const char*)
+ASC_STUB_ACCEPT(CheckSortImpl, SortApiParams&, const char*)
+#undef ASC_STUB_ACCEPT
+
+uint64_t GetHardWarebufferSize(uint8_t index)
+{
+    auto it = ConstDefiner::Instance().bufferInitLen.find(static_cast<Hardware>(index));
+    return it == ConstDefiner::Instance().bufferInitLen.end() ? 0 : it->second;
+}
+}  // namespace check
+}  // namespace AscendC

@@ -1,0 +1,50 @@
+// The repeat reductions vcadd / vcmax / vcmin under the CPU-debug stub layer: one result per repeat,
+// placed as Order_t says, `dstRepStride` counting whole results (docs ReduceRepeat, table 3); in
+// counter mode with the accumulate flag the per-repeat sums are summed again into ACC_VAL
+// (get_acc_val), the order asc_trace defines for ReduceSum (asc_num::tree_sum).
+#include <vector>
+
+#include "state.h"
+
+namespace asc_stub {
+
+void vec_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat, int order, bool accumulate)
+{
+    check_ub(a.base, 0, 32, "src");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const uint32_t per = 256 / sizeof(T);
+        const uint32_t reps = repeats_of(per, repeat);
+        const uint32_t width = asc_num::result_width(kind, order, sizeof(T));
+        std::vector<std::vector<T>> vals(reps, std::vector<T>(per, T(0)));
+        std::vector<std::vector<char>> on(reps, std::vector<char>(per, 0));
+        for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+            T* p = reinterpret_cast<T*>(addr_of(a, sizeof(T), r, e));
+            check_ub(p, sizeof(T), 1, "src");
+            vals[r][e] = *p;
+            on[r][e] = 1;
+        });
+        std::vector<T> sums;
+        for (uint32_t r = 0; r < reps; ++r) {
+            bool mask[256];
+            for (uint32_t e = 0; e < per; ++e) mask[e] = on[r][e] != 0;
+            T out[2];
+            asc_num::repeat_result(out, vals[r].data(), mask, per, kind, order);
+            if (accumulate) {
+                sums.push_back(out[0]);
+                continue;
+            }
+            T* d = static_cast<T*>(dst.base) + static_cast<uint64_t>(r) * dst.rep * width;
+            check_ub(d, width * sizeof(T), width == 1 ? sizeof(T) : 2 * sizeof(T), "dst");
+            std::memcpy(d, out, width * sizeof(T));
+        }
+        if (accumulate) {
+            const T total = sums.empty() ? T(0) : asc_num::tree_sum(sums, per);
+            uint64_t bits = 0;
+            std::memcpy(&bits, &total, sizeof(T));
+            acc_val() = bits;
+        }
+    });
+}
+
+}  // namespace asc_stub

@@ -1,0 +1,237 @@
+// The core under the CPU-debug stub layer: globals the headers read, the failure channel,
+// memory checks, registers, events, and the TPipe / TQue bookkeeping hooks.
+#include <csignal>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+#include "stub_def.h"
+#include "state.h"
+
+int64_t block_idx = 0;
+int64_t block_num = 1;
+int64_t sub_block_idx = 0;
+int32_t g_coreType = 2;       // AscendC::AIV: a vector-only kernel
+uint32_t g_taskRation = 1;    // one AIV per block in AIV_MODE
+uint64_t g_fixpipeNdNzParam = 0;
+uint8_t* g_ubBase = nullptr;
+namespace AscendC {
+bool g_isVdeq = false;
+bool g_isAtomic = false;
+}  // namespace AscendC
+
+namespace asc_stub {
+
+State& S()
+{
+    static State s;
+    return s;
+}
+
+size_t size_of(DT dt)
+{
+    switch (dt) {
+        case DT::S8: case DT::U8: return 1;
+        case DT::F16: case DT::BF16: case DT::S16: case DT::U16: return 2;
+        case DT::F32: case DT::S32: case DT::U32: return 4;
+        default: return 8;
+    }
+}
+
+const char* name_of(DT dt)
+{
+    static const char* names[] = {"float16", "bfloat16", "float32", "int8", "uint8", "int16", "uint16",
+                                  "int32", "uint32", "int64", "uint64"};
+    return names[static_cast<int>(dt)];
+}
+
+static void report(const char* tag, const char* kind, const char* msg)
+{
+    std::fflush(stdout);
+    char line[1200];
+    int n = std::snprintf(line, sizeof line, "@@ASC_TRACE_%s\t%s\t%d\t%d\t%s\n", tag, kind, S().node, S().core, msg);
+    if (n > 0) {
+        ssize_t w = write(2, line, static_cast<size_t>(n) < sizeof line ? static_cast<size_t>(n) : sizeof line - 1);
+        (void)w;
+    }
+}
+
+void fail(const char* kind, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(kind, fmt, ap);
+}
+
+void unmodeled(const char* name)
+{
+    fail("unmodeled", "the AI Core intrinsic %s is reached but asc_trace's CPU-debug layer does not model it", name);
+}
+
+void set_node(int node) { S().node = node; }
+
+void vfail(const char* kind, const char* fmt, va_list ap)
+{
+    char msg[1024];
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    for (char* c = msg; *c; ++c)
+        if (*c == '\n' || *c == '\t') *c = ' ';
+    report("FAIL", kind, msg);
+    _exit(86);
+}
+
+static void on_signal(int sig)
+{
+    const char* what = sig == SIGABRT ? "abort" : sig == SIGSEGV ? "segfault" : sig == SIGBUS ? "bus error" :
+                       sig == SIGFPE ? "arithmetic exception" : "signal";
+    report("SIGNAL", what, "");
+    _exit(87);
+}
+
+void install_signal_handlers()
+{
+    for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_signal);
+}
+
+void check_ub(const void* p, uint64_t nbytes, uint32_t align, const char* what)
+{
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    State& s = S();
+    if (q < s.ub || q + nbytes > s.ub + UB_USABLE) {
+        for (const GmRange& g : s.gm)
+            if (q >= g.lo && q < g.hi) fail("bounds", "%s points into global memory (%s) where the Unified Buffer is expected", what, g.name.c_str());
+        fail("ub", "%s spans UB bytes [%lld, %lld), outside the usable %llu bytes", what,
+             static_cast<long long>(q - s.ub), static_cast<long long>(q - s.ub + nbytes),
+             static_cast<unsigned long long>(UB_USABLE));
+    }
+    if (align > 1 && (q - s.ub) % align != 0)
+        fail("alignment", "%s starts at UB byte address %lld, which is not %u-byte aligned", what,
+             static_cast<long long>(q - s.ub), align);
+}
+
+void check_gm(const void* p, uint64_t nbytes, const char* what)
+{
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    for (const GmRange& g : S().gm)
+        if (q >= g.lo && q + nbytes <= g.hi) return;
+    const GmRange* near = nullptr;                  // the array the access starts in, or last starts after
+    for (const GmRange& g : S().gm)
+        if (g.lo <= q && (near == nullptr || g.lo > near->lo)) near = &g;
+    if (near != nullptr)
+        fail("bounds", "%s reads or writes bytes [%lld, %lld) of `%s`, which has %lld", what,
+             static_cast<long long>(q - near->lo), static_cast<long long>(q - near->lo + nbytes), near->name.c_str(),
+             static_cast<long long>(near->hi - near->lo));
+    fail("bounds", "%s touches global memory outside the arrays passed to the kernel", what);
+}
+
+void add_gm_range(void* lo, uint64_t nbytes, const char* name)
+{
+    uint8_t* p = static_cast<uint8_t*>(lo);
+    S().gm.push_back({p, p + nbytes, name});
+}
+
+void begin_core(int core, int core_num, uint8_t* ub, uint64_t ub_bytes)
+{
+    State& s = S();
+    s.ub = ub;
+    s.ub_bytes = ub_bytes;
+    s.core = core;
+    s.core_num = core_num;
+    s.node = -1;
+    s.mask = Mask{false, ~0ull, ~0ull};
+    s.ctrl = 0;
+    std::memset(s.cmpmask, 0, sizeof s.cmpmask);
+    std::memset(s.flags, 0, sizeof s.flags);
+    s.pad_set = false;
+    std::memset(ub, 0xFF, ub_bytes);      // the simulator's poison: unwritten UB reads as NaN / -1
+    block_idx = core;
+    block_num = core_num;
+    g_ubBase = ub;
+}
+
+void end_core()
+{
+    State& s = S();
+    for (int a = 0; a < PIPES; ++a)
+        for (int b = 0; b < PIPES; ++b)
+            for (int e = 0; e < 8; ++e)
+                if (s.flags[a][b] & (1u << e))
+                    fail("sync", "the kernel ends with the flag of pipe %d -> pipe %d, event %d still set (no wait_flag "
+                         "consumed it)", a, b, e);
+}
+
+Mask& mask() { return S().mask; }
+uint64_t& acc_val() { return S().acc; }
+uint64_t& max_min_cnt() { return S().max_min; }
+void set_pad_value(uint64_t bits)
+{
+    S().pad = bits;
+    S().pad_set = true;
+}
+uint64_t& ctrl() { return S().ctrl; }
+
+void set_cmpmask_from(const void* src)
+{
+    check_ub(src, 16, 1, "set_cmpmask's source");
+    std::memcpy(S().cmpmask, src, 16);
+}
+
+void get_cmpmask_to(void* dst)
+{
+    check_ub(dst, 16, 1, "get_cmpmask's destination");
+    std::memcpy(dst, S().cmpmask, 16);
+}
+
+static void check_event(int src, int dst, int event, const char* what)
+{
+    if (src < 0 || src >= PIPES || dst < 0 || dst >= PIPES) fail("sync", "%s between unknown pipes %d and %d", what, src, dst);
+    if (event < 0 || event > 7) fail("sync", "%s: event id %d is outside 0..7", what, event);
+}
+
+void set_flag(int src, int dst, int event)
+{
+    check_event(src, dst, event, "set_flag");
+    uint8_t& f = S().flags[src][dst];
+    if (f & (1u << event))
+        fail("sync", "set_flag of pipe %d -> pipe %d, event %d, while it is already set (a second set before its wait)",
+             src, dst, event);
+    f = static_cast<uint8_t>(f | (1u << event));
+}
+
+void wait_flag(int src, int dst, int event)
+{
+    check_event(src, dst, event, "wait_flag");
+    uint8_t& f = S().flags[src][dst];
+    if (!(f & (1u << event)))
+        fail("sync", "wait_flag of pipe %d -> pipe %d, event %d, which no set_flag has set: the core would wait forever",
+             src, dst, event);
+    f = static_cast<uint8_t>(f & ~(1u << event));
+}
+
+void pipe_barrier(int) {}   // the host runs every pipe's instructions in program order
+
+}  // namespace asc_stub
+
+void asc_trace_mark_node(int node) { asc_stub::set_node(node); }
+void asc_trace_fail(const char* kind, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    asc_stub::vfail(kind, fmt, ap);
+}
+
+// TPipe / TQue / TBuf report their buffers here in CPU-debug mode (tikicpulib checks them); the
+// API's own bookkeeping already refuses misuse on this path, so these only accept.
+void AscendCQueCreate(uint8_t, uint8_t, int32_t) {}
+void AscendCBufAbsAddr(uint8_t, uint64_t, uint32_t) {}
+void AscendCBufInit(uint8_t, uint8_t, uint8_t, uint64_t, uint64_t) {}
+void AscendCBufAlloc(uint8_t, uint8_t, uint64_t, uint64_t) {}
+void AscendCBufFree(uint8_t, uint8_t, uint64_t, uint64_t) {}
+void AscendCBufEnque(uint8_t, uint8_t, uint8_t, uint64_t) {}
+void AscendCBufDeque(uint8_t, uint8_t, uint8_t, uint64_t) {}
+void AscendCBufGet(uint8_t, uint8_t, uint64_t, uint64_t) {}
+void AscendCTBufPoolInit(uint8_t, uint64_t, uint64_t, uint64_t) {}
+void AscendCTBufPoolResetCheck(uint8_t, uint64_t, uint64_t, uint64_t) {}
+void AscendCUpdateTbufPoolStatus(uint64_t, bool) {}
+void AscendCRecordPoolHierarchy(uint64_t, uint64_t) {}

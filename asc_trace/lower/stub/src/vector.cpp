@@ -1,0 +1,229 @@
+// The vector instructions (PIPE_V) under the CPU-debug stub layer: every element the vector mask
+// enables, addressed by block and repeat strides, computed with asc_trace's element arithmetic
+// (asc_trace_numerics.h, the definitions the simulator uses).
+#include <cstring>
+#include <type_traits>
+
+#include "state.h"
+
+namespace asc_stub {
+namespace {
+
+using namespace asc_num;
+
+template <typename T> T* at(const Operand& o, uint32_t r, uint32_t e, const char* what)
+{
+    uint8_t* p = addr_of(o, sizeof(T), r, e);
+    check_ub(p, sizeof(T), 1, what);
+    return reinterpret_cast<T*>(p);
+}
+
+void check_base(const Operand& o, const char* what) { check_ub(o.base, 0, 32, what); }
+
+template <typename T> T binary_op(VOp op, T a, T b)
+{
+    switch (op) {
+        case VOp::Add: return wrap_add(a, b);
+        case VOp::Sub: return wrap_sub(a, b);
+        case VOp::Mul: return wrap_mul(a, b);
+        case VOp::Div: return asc_num::div(a, b);
+        case VOp::Max: return max_(a, b);
+        case VOp::Min: return min_(a, b);
+        case VOp::And: case VOp::Or:
+            if constexpr (std::is_integral<T>::value) return op == VOp::And ? band(a, b) : bor(a, b);
+            break;
+        default: break;
+    }
+    fail("api", "the vector instruction %d does not apply to %s operands", static_cast<int>(op), "these");
+}
+
+template <typename T> T unary_op(VOp op, T a)
+{
+    if constexpr (std::is_integral<T>::value) {
+        if (op == VOp::Not) return bnot(a);
+        if (op == VOp::Abs) return abs_(a);
+        if (op == VOp::Relu) return relu_(a);
+    } else {
+        switch (op) {
+            case VOp::Exp: return exp_(a);
+            case VOp::Ln: return ln_(a);
+            case VOp::Abs: return abs_(a);
+            case VOp::Rec: return recip(a);
+            case VOp::Sqrt: return sqrt_(a);
+            case VOp::Rsqrt: return rsqrt(a);
+            case VOp::Relu: return relu_(a);
+            default: break;
+        }
+    }
+    fail("api", "the vector instruction %d does not apply to these operands", static_cast<int>(op));
+}
+
+template <typename T> T scalar_op(VOp op, T a, T s)
+{
+    switch (op) {
+        case VOp::Adds: return wrap_add(a, s);
+        case VOp::Muls: return wrap_mul(a, s);
+        case VOp::Maxs: return max_(a, s);
+        case VOp::Mins: return min_(a, s);
+        case VOp::LeakyRelu: return leaky(a, s);
+        default: break;
+    }
+    fail("api", "the vector instruction %d does not take a scalar", static_cast<int>(op));
+}
+
+uint32_t per_repeat(DT a, DT b) { return static_cast<uint32_t>(256 / std::max(size_of(a), size_of(b))); }
+
+}  // namespace
+
+void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src0"), check_base(b, "src1");
+    by_type(dst.dt, [&](auto tag) {
+        using T = decltype(tag);
+        for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
+            T x = *at<T>(a, r, e, "src0"), y = *at<T>(b, r, e, "src1");
+            *at<T>(dst, r, e, "dst") = binary_op(op, x, y);
+        });
+    });
+}
+
+void vec_unary(VOp op, const Operand& dst, const Operand& a, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src");
+    by_type(dst.dt, [&](auto tag) {
+        using T = decltype(tag);
+        for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
+            *at<T>(dst, r, e, "dst") = unary_op(op, *at<T>(a, r, e, "src"));
+        });
+    });
+}
+
+void vec_scalar(VOp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src");
+    if (op == VOp::Axpy) {                     // dst += src * scalar; dst may be wider than src
+        by_type(dst.dt, [&](auto dtag) {
+            by_type(a.dt, [&](auto stag) {
+                using D = decltype(dtag);
+                using U = decltype(stag);
+                const U s = load<U>(&scalar);
+                for_active(per_repeat(dst.dt, a.dt), repeat, [&](uint32_t r, uint32_t e) {
+                    D* out = at<D>(dst, r, e, "dst");
+                    *out = axpy1(*out, *at<U>(a, r, e, "src"), s);
+                });
+            });
+        });
+        return;
+    }
+    by_type(dst.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const T s = load<T>(&scalar);
+        for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
+            *at<T>(dst, r, e, "dst") = scalar_op(op, *at<T>(a, r, e, "src"), s);
+        });
+    });
+}
+
+void vec_dup(const Operand& dst, uint64_t scalar, uint32_t repeat)
+{
+    check_base(dst, "dst");
+    by_type(dst.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const T s = load<T>(&scalar);
+        for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) { *at<T>(dst, r, e, "dst") = s; });
+    });
+}
+
+void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src");
+    const size_t size = size_of(dst.dt);
+    for_active(static_cast<uint32_t>(256 / size), repeat, [&](uint32_t r, uint32_t e) {
+        uint8_t* d = addr_of(dst, size, r, e);
+        const uint8_t* s = addr_of(a, size, r, e);
+        check_ub(s, size, 1, "src"), check_ub(d, size, 1, "dst");
+        std::memmove(d, s, size);
+    });
+}
+
+void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src");
+    by_type(dst.dt, [&](auto dtag) {
+        by_type(a.dt, [&](auto stag) {
+            using D = decltype(dtag);
+            using U = decltype(stag);
+            for_active(per_repeat(dst.dt, a.dt), repeat, [&](uint32_t r, uint32_t e) {
+                *at<D>(dst, r, e, "dst") = cast1<D, U>(*at<U>(a, r, e, "src"), round);
+            });
+        });
+    });
+}
+
+namespace {
+// Writes bit `k` of a bit mask in the UB (bit i of byte i / 8, LSB first).
+void put_bit(uint8_t* bits, uint64_t k, bool on)
+{
+    uint8_t* byte = bits + k / 8;
+    check_ub(byte, 1, 1, "the bit mask dst");
+    *byte = static_cast<uint8_t>(on ? (*byte | (1u << (k % 8))) : (*byte & ~(1u << (k % 8))));
+}
+
+bool get_bit(const uint8_t* bits, uint64_t k)
+{
+    check_ub(bits + k / 8, 1, 1, "the select mask");
+    return (bits[k / 8] >> (k % 8)) & 1u;
+}
+
+// The compare instructions write one bit per element, repeats packed one after another.
+template <typename T, typename Get> void compare_bits(Cmp op, const Operand& dst, const Operand& a, uint32_t repeat, Get y)
+{
+    const uint32_t per = 256 / sizeof(T);
+    uint8_t* bits = static_cast<uint8_t*>(dst.base);
+    if (!S().mask.counter)                     // elements the mask disables read as 0
+        for (uint64_t k = 0; k < static_cast<uint64_t>(repeat) * per; ++k) put_bit(bits, k, false);
+    for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+        put_bit(bits, static_cast<uint64_t>(r) * per + e, compare(static_cast<int>(op), *at<T>(a, r, e, "src0"), y(r, e)));
+    });
+}
+}  // namespace
+
+void vec_cmp(Cmp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
+{
+    check_base(a, "src0"), check_base(b, "src1"), check_ub(dst.base, 0, 32, "the bit mask dst");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        compare_bits<T>(op, dst, a, repeat, [&](uint32_t r, uint32_t e) { return *at<T>(b, r, e, "src1"); });
+    });
+}
+
+void vec_cmp_scalar(Cmp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat)
+{
+    check_base(a, "src0"), check_ub(dst.base, 0, 32, "the bit mask dst");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const T s = load<T>(&scalar);
+        compare_bits<T>(op, dst, a, repeat, [&](uint32_t, uint32_t) { return s; });
+    });
+}
+
+void vec_select(int mode, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
+{
+    check_base(dst, "dst"), check_base(a, "src0");
+    const uint8_t* reg = S().cmpmask;
+    by_type(dst.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const uint32_t per = 256 / sizeof(T);
+        const uint8_t* bits = mode == 1 ? static_cast<const uint8_t*>(b.base)
+                            : mode == 2 ? reinterpret_cast<const uint8_t*>(load<uint64_t>(reg)) : reg;
+        const T scalar = load<T>(reg);
+        for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+            const bool take0 = mode == 0 ? ((reg[e / 8] >> (e % 8)) & 1u) : get_bit(bits, static_cast<uint64_t>(r) * per + e);
+            const T x = *at<T>(a, r, e, "src0");
+            const T y = mode == 1 ? scalar : *at<T>(b, r, e, "src1");
+            *at<T>(dst, r, e, "dst") = take0 ? x : y;
+        });
+    });
+}
+
+}  // namespace asc_stub

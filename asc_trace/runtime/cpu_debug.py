@@ -1,0 +1,259 @@
+"""The `cpu_debug` backend: the emitted Ascend C linked with the real Ascend C API in CPU-debug mode
+(the headers lower/real_api.py finds) and asc_trace's model of the AI Core intrinsics (lower/stub/),
+run for each core on the caller's arrays.
+
+Each launch runs the built kernel in a child process (one forked process per core inside it, as
+tikicpulib does), on a copy of the caller's arrays in a shared file: the API's own checks abort the
+process (raise(SIGABRT)), a wild pointer would crash it, and neither can take the Python process
+with it. The arrays are written back only when every core has finished without error.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, QueueError, SyncError,
+                      ToolchainError, UBOverflowError)
+from ..graph.kernel_graph import KernelGraph
+from ..lower.ascendc import lower
+from ..lower.cache import CompileCache, cache_key
+from ..lower.cexpr import c_ident
+from ..lower.compile_errors import compiler_error
+from ..lower.header_check import Kernel, _per_kernel, batch_source
+from ..lower.real_api import HeaderTree, precompiled_header, require_headers, stub_digest, stub_library
+from .base import LaunchJob, Runtime, written_params
+from .cpp import compiler, instrument
+from .printf import emit_output
+
+_KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
+          "sync": SyncError}
+_CORE = re.compile("\x1e@@ASC_TRACE_CORE (\\d+)\x1e")
+_REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(.*)$", re.M)
+# the API's own log lines in CPU-debug mode (impl/basic_api/kernel_log.h), kept apart from printf output
+_API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[ASSERT\] [^\n]*)\n?")
+_GM_ALIGN = 512
+
+
+def _call_args(g: KernelGraph) -> str:
+    args = []
+    for i, p in enumerate(g.signature.runtime):
+        if p.kind == "gm":
+            args.append(f"static_cast<GM_ADDR>(a[{i}])")
+        elif p.kind == "int":
+            args.append(f"*static_cast<int64_t*>(a[{i}])")
+        else:
+            args.append(f"*static_cast<float*>(a[{i}])")
+    return ", ".join(args)
+
+
+def program(graphs: list[KernelGraph]) -> str:
+    """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source)
+    and the `main` that runs kernel i (its first argument) through asc_stub::run_launch."""
+    text, parts = batch_source([Kernel(g.name, instrument(lower(g)), g) for g in graphs])
+    calls = [f"static void asc_call_{i}(void** a) {{ asc_check_{i}::{c_ident(g.name)}({_call_args(g)}); }}"
+             for i, g in enumerate(graphs)]
+    table = ", ".join(f"&asc_call_{i}" for i in range(len(graphs)))
+    return text + f"""
+// ---- asc_trace cpu_debug backend: run kernel <argv[1]> once per block index ----
+#include "asc_stub_launch.h"
+{chr(10).join(calls)}
+static const asc_stub::KernelCall asc_kernels[] = {{{table}}};
+static uint8_t* asc_ub() {{ return AscendC::ConstDefiner::Instance().cpuUB; }}
+int main(int argc, char** argv) {{ return asc_stub::run_launch(argc, argv, asc_kernels, {len(graphs)}, &asc_ub); }}
+"""
+
+
+class CpuDebugArtifact:
+    def __init__(self, exe: Path, index: int, graph: KernelGraph, built: bool) -> None:
+        self.exe = exe
+        self.index = index          # the kernel's place in a multi-kernel executable (prebuild)
+        self.built = built
+        self.nodes = {n.id: n for n in graph}
+        self.params = graph.signature.runtime
+        self.written = written_params(graph)
+
+
+# kernel key -> (executable, index) of kernels built together by prebuild() in this process
+_PREBUILT: dict[str, tuple[Path, int]] = {}
+
+
+def _key(tree: HeaderTree, version: str, graph: KernelGraph) -> str:
+    return cache_key({"kind": "cpu_debug", "source": lower(graph), "tree": tree.identity, "stub": stub_digest(),
+                      "cxx": version, "flags": tree.flags()})
+
+
+def _build(tree: HeaderTree, graphs: list[KernelGraph], always: bool = False) -> tuple[Path, bool]:
+    """The executable of `graphs` (from the disk cache when it is there)."""
+    cxx, version = compiler()
+    source = program(graphs)
+    key = cache_key({"kind": "cpu_debug-exe", "kernels": [_key(tree, version, g) for g in graphs]})
+
+    def build(tmp: Path) -> Path:
+        pch = precompiled_header(tree, cxx, version)
+        lib = stub_library(tree, cxx, version)
+        (tmp / "kernels.cpp").write_text(source)
+        out = tmp / "kernels"
+        proc = subprocess.run([cxx, f"-I{pch}", *tree.flags(), "kernels.cpp", str(lib), "-o", str(out)],
+                              cwd=tmp, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            if len(graphs) == 1:
+                single = instrument(lower(graphs[0]))
+                lines = _per_kernel(proc.stderr.replace("kernels.cpp", "batch.cpp"), batch_source(
+                    [Kernel(graphs[0].name, single, graphs[0])])[1]).get(0, [proc.stderr])
+                raise compiler_error("g++ with the real Ascend C headers", graphs[0], single, "kernel.cpp",
+                                     "\n".join(lines), full_output=True,
+                                     hint="the real API does not accept this source as emitted (or asc_trace's stub "
+                                          "layer lacks what it needs); please report it with the kernel")
+            raise ToolchainError(f"g++ rejected a batch of {len(graphs)} kernels", None)
+        return out
+
+    path, built = CompileCache().get_or_build(key, "kernels", build, always=always,
+                                              meta={"kernels": [g.name for g in graphs], "backend": "cpu_debug"})
+    os.chmod(path, 0o755)
+    return path, built
+
+
+def prebuild(graphs: list[KernelGraph]) -> None:
+    """Build the cpu_debug executables of many kernels with one compiler run (one translation unit:
+    the API is parsed and its templates instantiated once, so each extra kernel costs little). Later
+    launches of these kernels in this process use it. A batch the compiler rejects is left to the
+    kernels' own builds, which report the error at the user's line."""
+    tree = require_headers()
+    _, version = compiler()
+    todo = {}
+    for g in graphs:
+        k = _key(tree, version, g)
+        if k not in _PREBUILT:
+            todo.setdefault(k, g)
+    if not todo:
+        return
+    try:
+        exe, _ = _build(tree, list(todo.values()))
+    except ToolchainError:
+        return
+    for i, k in enumerate(todo):
+        _PREBUILT[k] = (exe, i)
+
+
+class CpuDebugRuntime(Runtime):
+    name = "cpu_debug"
+
+    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
+        tree = require_headers()
+        if tree.tikicpulib is not None:
+            from ..lower.tikicpulib import prepare_with_tikicpulib
+            return prepare_with_tikicpulib(tree, graph, options)
+        always = bool(options.get("always_compile"))
+        hit = None if always else _PREBUILT.get(_key(tree, compiler()[1], graph))
+        if hit is not None:
+            return CpuDebugArtifact(hit[0], hit[1], graph, False)
+        exe, built = _build(tree, [graph], always)
+        return CpuDebugArtifact(exe, 0, graph, built)
+
+    def launch(self, art: CpuDebugArtifact, job: LaunchJob) -> None:
+        bound = job.bound
+        offsets: dict[int, int] = {}
+        size = 0
+        for p in art.params:
+            if p.kind == "gm":
+                offsets[p.index] = size
+                size += -(-bound.arrays[p.index].nbytes // _GM_ALIGN) * _GM_ALIGN + _GM_ALIGN
+        argv = []
+        for p in art.params:
+            if p.kind == "gm":
+                arr = bound.arrays[p.index]
+                argv.append(f"g{offsets[p.index]}:{arr.nbytes}:{p.name}")
+            elif p.kind == "int":
+                argv.append(f"i{int(bound.scalars[f'p{p.index}'])}")
+            else:
+                bits = struct.unpack("<I", struct.pack("<f", float(bound.scalars[f'p{p.index}'])))[0]
+                argv.append(f"f{bits:08x}")
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        with tempfile.NamedTemporaryFile(prefix="asc_trace_gm_", dir=shm) as f:
+            f.truncate(max(size, 1))
+            with mmap.mmap(f.fileno(), max(size, 1)) as gm:
+                for idx, off in offsets.items():
+                    arr = bound.arrays[idx]
+                    gm[off:off + arr.nbytes] = arr.tobytes()
+                proc = self._run(art, job, [str(art.index), f.name, str(job.core_num), *argv])
+                outs, fail = _parse(proc, job.core_num)
+                emit_output(outs, job.core_num)
+                if fail is not None:
+                    raise fail(art)
+                for idx in art.written:
+                    arr = bound.arrays[idx]
+                    np.copyto(arr, np.frombuffer(gm, arr.dtype, arr.size, offsets[idx]).reshape(arr.shape))
+
+    def _run(self, art: CpuDebugArtifact, job: LaunchJob, args: list[str]) -> subprocess.CompletedProcess:
+        timeout = config.env_int("ASC_TRACE_CPU_DEBUG_TIMEOUT", 300)
+        try:
+            return subprocess.run([str(art.exe), *args], capture_output=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise LaunchError(f"{job.name} did not finish within {timeout} s on the cpu_debug backend", job.loc,
+                              hint="a loop that never ends, or a hang; ASC_TRACE_CPU_DEBUG_TIMEOUT sets the limit")
+
+
+def _parse(proc: subprocess.CompletedProcess, core_num: int):
+    """(per-core printf output, a function making the error or None) from the child's output."""
+    out = proc.stdout.decode(errors="replace")
+    err = proc.stderr.decode(errors="replace")
+    pieces = _CORE.split(out)
+    per_core: dict[int, str] = {int(pieces[i]): pieces[i + 1] for i in range(1, len(pieces) - 1, 2)}
+    logs: dict[int, list[str]] = {}
+    outs = []
+    for core in sorted(per_core):
+        text = per_core[core]
+        logs[core] = [m.group(1) for m in _API_LOG.finditer(text)]
+        outs.append((core, [_API_LOG.sub("", text)]))
+    report = _REPORT.search(err)
+    if proc.returncode == 0 and report is None:
+        return outs, None
+    return outs, lambda art: _error(art, report, logs, proc, err)
+
+
+def _error(art: CpuDebugArtifact, report: re.Match | None, logs: dict[int, list[str]],
+           proc: subprocess.CompletedProcess, err: str) -> AscTraceError:
+    if report is None:
+        return ToolchainError(f"the cpu_debug kernel exited with status {proc.returncode}:\n{err.strip()[:2000]}",
+                              None)
+    tag, kind, node_id, core, msg = report.groups()
+    node = art.nodes.get(int(node_id))
+    where = f" (core {core}, cpu_debug backend)"
+    if tag == "FAIL":
+        if kind == "unmodeled":
+            return ToolchainError(msg + where, node=node,
+                                  hint="run this kernel on backend='sim' or 'cpp', or model the intrinsic in "
+                                       "asc_trace/lower/stub (stub_fun.h)")
+        return _KINDS.get(kind, AscTraceError)(msg + where, node=node)
+    api = [ln for ln in logs.get(int(core), []) if ln.startswith(("[ERROR]", "[ASSERT]"))]
+    if kind != "abort" or not api:
+        return LaunchError(f"the kernel crashed ({kind}){where}", node=node,
+                           hint="the real API or asc_trace's intrinsic model hit an address it cannot touch; run it "
+                                "on backend='sim' for a checked diagnosis")
+    text = re.sub(r"^\[ERROR\](\[[^\]]*\])+\s*", "", api[-1]).strip()
+    cls = _api_error_class(text)
+    hint = ("the real API's CPU-debug build does not run this call (the NPU build does): use backend='sim' or 'cpp' "
+            "for it") if cls is ToolchainError else None
+    return cls(f"the Ascend C API refused the call: {text}{where}", node=node, hint=hint)
+
+
+def _api_error_class(text: str) -> type[AscTraceError]:
+    low = text.lower()
+    if "not supported" in low:
+        return ToolchainError
+    if "align" in low:
+        return AlignmentError
+    if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size")):
+        return OutOfBoundsError
+    if any(w in low for w in ("que", "buffer", "tensor")):
+        return QueueError
+    return AscTraceError
