@@ -24,6 +24,7 @@ from .. import config
 from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, QueueError, SyncError,
                       ToolchainError, UBOverflowError)
 from ..graph.kernel_graph import KernelGraph
+from ..graph.ops import read, written
 from ..lower.ascendc import lower
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
@@ -55,10 +56,31 @@ def _call_args(g: KernelGraph) -> str:
     return ", ".join(args)
 
 
+_SET_GLOBAL = re.compile(r"^(\s*)t(\d+)\.SetGlobalBuffer\(")
+
+
+def instrument_gm(g: KernelGraph, source: str) -> str:
+    """The source with each statement's node marker (cpp.instrument) and, for the stub layer's GM
+    checks, each GlobalTensor's SetGlobalBuffer window and the GlobalTensor each statement uses."""
+    roots = {n.id: sorted({r.root for r in written(n) + read(n) if r.space == "gm"}) for n in g}
+    out = []
+    for line in instrument(source).splitlines():
+        out.append(line)
+        m = re.match(r"^(\s*)ASC_TRACE_NODE\((\d+)\);$", line)
+        if m and roots.get(int(m.group(2))):
+            out.append(f"{m.group(1)}asc_stub::gm_operand({roots[int(m.group(2))][0]});")
+        m = _SET_GLOBAL.match(line)
+        if m:
+            t = f"t{m.group(2)}"
+            out.append(f"{m.group(1)}asc_stub::gm_window({m.group(2)}, {t}.GetPhyAddr(), {t}.GetSize() * "
+                       f"sizeof(*{t}.GetPhyAddr()));")
+    return "\n".join(out) + "\n"
+
+
 def program(graphs: list[KernelGraph]) -> str:
     """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source)
     and the `main` that runs kernel i (its first argument) through asc_stub::run_launch."""
-    text, parts = batch_source([Kernel(g.name, instrument(lower(g)), g) for g in graphs])
+    text, parts = batch_source([Kernel(g.name, instrument_gm(g, lower(g)), g) for g in graphs])
     calls = [f"static void asc_call_{i}(void** a) {{ asc_check_{i}::{c_ident(g.name)}({_call_args(g)}); }}"
              for i, g in enumerate(graphs)]
     table = ", ".join(f"&asc_call_{i}" for i in range(len(graphs)))
@@ -106,7 +128,7 @@ def _build(tree: HeaderTree, graphs: list[KernelGraph], always: bool = False) ->
                               cwd=tmp, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             if len(graphs) == 1:
-                single = instrument(lower(graphs[0]))
+                single = instrument_gm(graphs[0], lower(graphs[0]))
                 lines = _per_kernel(proc.stderr.replace("kernels.cpp", "batch.cpp"), batch_source(
                     [Kernel(graphs[0].name, single, graphs[0])])[1]).get(0, [proc.stderr])
                 raise compiler_error("g++ with the real Ascend C headers", graphs[0], single, "kernel.cpp",
@@ -239,21 +261,25 @@ def _error(art: CpuDebugArtifact, report: re.Match | None, logs: dict[int, list[
         return LaunchError(f"the kernel crashed ({kind}){where}", node=node,
                            hint="the real API or asc_trace's intrinsic model hit an address it cannot touch; run it "
                                 "on backend='sim' for a checked diagnosis")
+    source = " ".join(re.findall(r"\[([^\]]*)\]", api[-1].split("] ", 1)[0] + "]"))   # [file:line][function]
     text = re.sub(r"^\[ERROR\](\[[^\]]*\])+\s*", "", api[-1]).strip()
-    cls = _api_error_class(text)
+    cls = _api_error_class(text, source)
     hint = ("the real API's CPU-debug build does not run this call (the NPU build does): use backend='sim' or 'cpp' "
             "for it") if cls is ToolchainError else None
     return cls(f"the Ascend C API refused the call: {text}{where}", node=node, hint=hint)
 
 
-def _api_error_class(text: str) -> type[AscTraceError]:
-    low = text.lower()
+def _api_error_class(text: str, source: str) -> type[AscTraceError]:
+    """The error class of an API check's message; `source` is its [file:line][function] tag."""
+    low, where = text.lower(), source.lower()
     if "not supported" in low:
         return ToolchainError
     if "align" in low:
         return AlignmentError
+    if any(w in where for w in ("tque", "tpipe", "tbuf", "alloctensor", "freetensor", "enque", "deque")):
+        return QueueError
+    if "max len" in low or "ub size" in low:
+        return UBOverflowError
     if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size")):
         return OutOfBoundsError
-    if any(w in low for w in ("que", "buffer", "tensor")):
-        return QueueError
     return AscTraceError

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "asc_trace_float16.h"
-#include "asc_trace_prelude.h"
 
 #define __global__
 #define __aicore__
@@ -1083,14 +1082,5 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 }
 }  // namespace AscendC
 
-// The emitted code's host prelude (asc_trace_prelude.h): a failure names the node, hence the user's line.
-inline void asc_trace_mark_node(int node) { AscendC::detail::core().node = node; }
-inline void asc_trace_fail(const char* kind, const char* fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    throw AscendC::detail::Failure{kind, buf};
-}
+// Emitted code marks each statement with its graph node so that a failure names the user's line.
+#define ASC_TRACE_NODE(n) (AscendC::detail::core().node = (n))

@@ -36,8 +36,13 @@ void set_node(int node);
 // -- memory checks -------------------------------------------------------------------------------
 // [p, p + nbytes) must lie in the usable Unified Buffer; `align` is the address alignment required.
 void check_ub(const void* p, uint64_t nbytes, uint32_t align, const char* what);
-// [p, p + nbytes) must lie inside one of the caller's arrays.
+// [p, p + nbytes) must lie inside one of the caller's arrays, and inside the window of the
+// GlobalTensor the running statement uses (gm_operand), when SetGlobalBuffer gave it a size.
 void check_gm(const void* p, uint64_t nbytes, const char* what);
+// GlobalTensor `root` (its graph node) has the window [base, base + nbytes) (0: no size given).
+void gm_window(int root, const void* base, uint64_t nbytes);
+// The running statement's global memory operand is GlobalTensor `root` (until the next node marker).
+void gm_operand(int root);
 
 // -- the launcher's side ---------------------------------------------------------------------------
 void add_gm_range(void* lo, uint64_t nbytes, const char* name);

@@ -69,7 +69,14 @@ void unmodeled(const char* name)
     fail("unmodeled", "the AI Core intrinsic %s is reached but asc_trace's CPU-debug layer does not model it", name);
 }
 
-void set_node(int node) { S().node = node; }
+void set_node(int node)
+{
+    S().node = node;
+    S().gm_root = -1;
+}
+
+void gm_window(int root, const void* base, uint64_t nbytes) { S().windows[root] = {static_cast<const uint8_t*>(base), nbytes}; }
+void gm_operand(int root) { S().gm_root = root; }
 
 void vfail(const char* kind, const char* fmt, va_list ap)
 {
@@ -110,9 +117,21 @@ void check_ub(const void* p, uint64_t nbytes, uint32_t align, const char* what)
              static_cast<long long>(q - s.ub), align);
 }
 
+static void check_window(const uint8_t* q, uint64_t nbytes, const char* what)
+{
+    auto w = S().windows.find(S().gm_root);
+    if (w == S().windows.end() || w->second.second == 0) return;
+    const uint8_t* lo = w->second.first;
+    if (q < lo || q + nbytes > lo + w->second.second)
+        fail("bounds", "%s reads/writes bytes [%lld, %lld) of its GlobalTensor, but the window set by SetGlobalBuffer "
+             "has %llu bytes", what, static_cast<long long>(q - lo), static_cast<long long>(q - lo + nbytes),
+             static_cast<unsigned long long>(w->second.second));
+}
+
 void check_gm(const void* p, uint64_t nbytes, const char* what)
 {
     const uint8_t* q = static_cast<const uint8_t*>(p);
+    check_window(q, nbytes, what);
     for (const GmRange& g : S().gm)
         if (q >= g.lo && q + nbytes <= g.hi) return;
     const GmRange* near = nullptr;                  // the array the access starts in, or last starts after
@@ -139,6 +158,8 @@ void begin_core(int core, int core_num, uint8_t* ub, uint64_t ub_bytes)
     s.core = core;
     s.core_num = core_num;
     s.node = -1;
+    s.gm_root = -1;
+    s.windows.clear();
     s.mask = Mask{false, ~0ull, ~0ull};
     s.ctrl = 0;
     std::memset(s.cmpmask, 0, sizeof s.cmpmask);
@@ -212,14 +233,6 @@ void wait_flag(int src, int dst, int event)
 void pipe_barrier(int) {}   // the host runs every pipe's instructions in program order
 
 }  // namespace asc_stub
-
-void asc_trace_mark_node(int node) { asc_stub::set_node(node); }
-void asc_trace_fail(const char* kind, const char* fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    asc_stub::vfail(kind, fmt, ap);
-}
 
 // TPipe / TQue / TBuf report their buffers here in CPU-debug mode (tikicpulib checks them); the
 // API's own bookkeeping already refuses misuse on this path, so these only accept.

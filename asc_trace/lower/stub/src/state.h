@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ struct State {
     uint8_t* ub = nullptr;
     uint64_t ub_bytes = 0;
     std::vector<GmRange> gm;
-    int core = -1, core_num = 0, node = -1;
+    int core = -1, core_num = 0, node = -1, gm_root = -1;
+    std::map<int, std::pair<const uint8_t*, uint64_t>> windows;   // GlobalTensor node -> SetGlobalBuffer window
     Mask mask{false, ~0ull, ~0ull};
     uint64_t ctrl = 0;
     uint8_t cmpmask[16] = {};
