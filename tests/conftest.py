@@ -11,6 +11,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # The tests compare every backend against NumPy; the NPU is opted into explicitly.
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
 os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
+# the header check and the cpu_debug backend use the vendor's Ascend C headers next to the checkout
+_KIT = ROOT.parent / "shared" / "vendor" / "asc-devkit"
+if _KIT.is_dir():
+    os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
 # compiled host libraries are shared by the test workers (the cache is safe across processes)
 os.environ.setdefault("ASC_TRACE_CACHE_DIR", str(ROOT / ".pytest_cache" / "asc_trace_cache"))
 

@@ -14,6 +14,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -57,11 +58,13 @@ def _call_args(g: KernelGraph) -> str:
 
 
 _SET_GLOBAL = re.compile(r"^(\s*)t(\d+)\.SetGlobalBuffer\(")
+_LOCAL = re.compile(r"^(\s*)AscendC::LocalTensor<[^>]+> t(\d+)\(AscendC::TPosition::")
 
 
 def instrument_gm(g: KernelGraph, source: str) -> str:
-    """The source with each statement's node marker (cpp.instrument) and, for the stub layer's GM
-    checks, each GlobalTensor's SetGlobalBuffer window and the GlobalTensor each statement uses."""
+    """The source with each statement's node marker (cpp.instrument) and, for the stub layer's
+    checks, each GlobalTensor's SetGlobalBuffer window, the GlobalTensor each statement uses, and
+    each static LocalTensor's place in the usable Unified Buffer (the API allows all 192 KB)."""
     roots = {n.id: sorted({r.root for r in written(n) + read(n) if r.space == "gm"}) for n in g}
     out = []
     for line in instrument(source).splitlines():
@@ -69,6 +72,11 @@ def instrument_gm(g: KernelGraph, source: str) -> str:
         m = re.match(r"^(\s*)ASC_TRACE_NODE\((\d+)\);$", line)
         if m and roots.get(int(m.group(2))):
             out.append(f"{m.group(1)}asc_stub::gm_operand({roots[int(m.group(2))][0]});")
+        m = _LOCAL.match(line)
+        if m:
+            t = f"t{m.group(2)}"
+            out.append(f"{m.group(1)}asc_stub::check_ub({t}.GetPhyAddr(), {t}.GetSize() * sizeof(*{t}.GetPhyAddr()), "
+                       f"32, \"this LocalTensor\");")
         m = _SET_GLOBAL.match(line)
         if m:
             t = f"t{m.group(2)}"
@@ -109,15 +117,17 @@ _PREBUILT: dict[str, tuple[Path, int]] = {}
 
 
 def _key(tree: HeaderTree, version: str, graph: KernelGraph) -> str:
-    return cache_key({"kind": "cpu_debug", "source": lower(graph), "tree": tree.identity, "stub": stub_digest(),
-                      "cxx": version, "flags": tree.flags()})
+    """A kernel's identity among prebuilt kernels (the executable's cache key covers its whole text)."""
+    return cache_key({"source": instrument_gm(graph, lower(graph)), "tree": tree.identity, "stub": stub_digest(),
+                      "cxx": version})
 
 
 def _build(tree: HeaderTree, graphs: list[KernelGraph], always: bool = False) -> tuple[Path, bool]:
     """The executable of `graphs` (from the disk cache when it is there)."""
     cxx, version = compiler()
     source = program(graphs)
-    key = cache_key({"kind": "cpu_debug-exe", "kernels": [_key(tree, version, g) for g in graphs]})
+    key = cache_key({"kind": "cpu_debug", "source": source, "tree": tree.identity, "stub": stub_digest(),
+                     "cxx": version, "flags": tree.flags()})
 
     def build(tmp: Path) -> Path:
         pch = precompiled_header(tree, cxx, version)
@@ -229,6 +239,8 @@ def _parse(proc: subprocess.CompletedProcess, core_num: int):
     out = proc.stdout.decode(errors="replace")
     err = proc.stderr.decode(errors="replace")
     pieces = _CORE.split(out)
+    if len(pieces) == 1 and out:        # a launcher without core markers (CANN's tikicpulib flow)
+        sys.stdout.write(out)
     per_core: dict[int, str] = {int(pieces[i]): pieces[i + 1] for i in range(1, len(pieces) - 1, 2)}
     logs: dict[int, list[str]] = {}
     outs = []
