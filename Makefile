@@ -33,6 +33,7 @@ bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/pipe_model.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/frontend.py
+	$(PY) benchmarks/cpp_vs_cpu_debug.py
 
 clean:
 	rm -rf $(VENV) .venv-pyasc .pytest_cache .hypothesis

@@ -198,3 +198,20 @@ def test_no_headers_is_a_clear_error(monkeypatch):
     with pytest.raises(asc.ToolchainError, match="no Ascend C headers are configured") as ei:
         CpuDebugRuntime().prepare(g, {})
     assert "ASC_TRACE_ASCENDC_HOME" in ei.value.hint
+
+
+def test_unwritten_unified_buffer_reads_the_same_poison_as_sim():
+    @asc.jit
+    def k(z: asc.GlobalAddress):
+        pipe, buf = asc.TPipe(), asc.TBuf(asc.TPosition.VECCALC)    # the API's TPipe fills the UB with noise
+        pipe.init_buffer(buf, 256)
+        zg = asc.GlobalTensor()
+        zg.set_global_buffer(z)
+        asc.data_copy(zg, buf.get(asc.int32), 64)
+
+    out = {}
+    for backend in ("sim", "cpu_debug"):
+        z = np.zeros(64, np.int32)
+        _run(k, backend, 1, (z,))
+        out[backend] = z
+    assert np.all(out["sim"] == -1) and np.array_equal(out["cpu_debug"], out["sim"])

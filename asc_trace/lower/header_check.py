@@ -80,7 +80,7 @@ def _owner(parts: list[_Part], tu_line: int) -> _Part | None:
     return None
 
 
-def _per_kernel(stderr: str, parts: list[_Part]) -> dict[int, list[str]]:
+def diagnostics_by_kernel(stderr: str, parts: list[_Part]) -> dict[int, list[str]]:
     """The compiler's diagnostics for each kernel (by index), batch.cpp lines renumbered to the
     kernel's own source (kernel.cpp). A diagnostic ("In function ...", "In instantiation of ...",
     "In file included from ...", then its notes) belongs to the kernel of its first batch.cpp line."""
@@ -123,7 +123,7 @@ def check_kernels(kernels: Sequence[Kernel], tree: HeaderTree | None = None,
                                    "batch.cpp"], cwd=tmp, capture_output=True, text=True, check=False)
         if proc.returncode == 0:
             continue
-        blamed = _per_kernel(proc.stderr, parts)
+        blamed = diagnostics_by_kernel(proc.stderr, parts)
         if not blamed:
             raise ToolchainError(f"g++ rejected the batch of emitted Ascend C outside any kernel:\n"
                                  f"{proc.stderr.strip()[:4000]}", None)

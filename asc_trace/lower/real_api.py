@@ -28,10 +28,11 @@ SHARED_INCLUDE = Path(__file__).resolve().parent / "include"
 DEFINES = ("-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__DAV_C220_VEC__", "-D__NPU_ARCH__=2201",
            "-D_GLIBCXX_USE_CXX11_ABI=0", "-D__CCE_KT_TEST__=1", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1")
 # One flag set for the precompiled header, the checks and the kernel builds: GCC uses a .gch only when
-# the options match. -O0: the API's inline layers compile three times faster than at -O1, and the
-# element loops live in the stub library, which is optimised (STUB_FLAGS). -Werror=narrowing: bisheng
-# (clang) rejects narrowing in braces, g++ only warns.
-CXXFLAGS = ("-std=c++17", "-O0", "-g0", "-Werror=narrowing")
+# the options match. -Og: a batch of kernels builds in 70 % of -O1's time, and the API's CPU-debug
+# TPipe (which fills every buffer with random words through std::map lookups) still runs five times
+# faster than at -O0; the element loops live in the stub library, built with STUB_FLAGS.
+# -Werror=narrowing: bisheng (clang) rejects narrowing in braces, g++ only warns.
+CXXFLAGS = ("-std=c++17", "-Og", "-g0", "-Werror=narrowing")
 STUB_FLAGS = ["-std=c++17", "-O2", "-g0", "-Wall"]
 HINT = ("point ASC_TRACE_ASCENDC_HOME at an asc-devkit checkout (e.g. ../shared/vendor/asc-devkit) or a CANN "
         "`asc` include tree, or source a CANN environment (ASCEND_HOME_PATH)")

@@ -58,16 +58,21 @@ def instrument(source: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def launcher(g: KernelGraph) -> str:
+def call_args(g: KernelGraph, array: str = "args") -> str:
+    """The kernel's arguments unpacked from `void** array` (one pointer per runtime parameter)."""
     args = []
     for i, p in enumerate(g.signature.runtime):
         if p.kind == "gm":
-            args.append(f"static_cast<GM_ADDR>(args[{i}])")
+            args.append(f"static_cast<GM_ADDR>({array}[{i}])")
         elif p.kind == "int":
-            args.append(f"*static_cast<int64_t*>(args[{i}])")
+            args.append(f"*static_cast<int64_t*>({array}[{i}])")
         else:
-            args.append(f"*static_cast<float*>(args[{i}])")
-    call = f"{c_ident(g.name)}({', '.join(args)});"
+            args.append(f"*static_cast<float*>({array}[{i}])")
+    return ", ".join(args)
+
+
+def launcher(g: KernelGraph) -> str:
+    call = f"{c_ident(g.name)}({call_args(g)});"
     return f"""
 // ---- asc_trace cpp backend: run the kernel once per block index ----
 #include <string>

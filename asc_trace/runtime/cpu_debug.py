@@ -30,10 +30,10 @@ from ..lower.ascendc import lower
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import compiler_error
-from ..lower.header_check import Kernel, _per_kernel, batch_source
+from ..lower.header_check import Kernel, diagnostics_by_kernel, batch_source
 from ..lower.real_api import HeaderTree, precompiled_header, require_headers, stub_digest, stub_library
 from .base import LaunchJob, Runtime, written_params
-from .cpp import compiler, instrument
+from .cpp import call_args, compiler, instrument
 from .printf import emit_output
 
 _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
@@ -43,18 +43,6 @@ _REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(
 # the API's own log lines in CPU-debug mode (impl/basic_api/kernel_log.h), kept apart from printf output
 _API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[ASSERT\] [^\n]*)\n?")
 _GM_ALIGN = 512
-
-
-def _call_args(g: KernelGraph) -> str:
-    args = []
-    for i, p in enumerate(g.signature.runtime):
-        if p.kind == "gm":
-            args.append(f"static_cast<GM_ADDR>(a[{i}])")
-        elif p.kind == "int":
-            args.append(f"*static_cast<int64_t*>(a[{i}])")
-        else:
-            args.append(f"*static_cast<float*>(a[{i}])")
-    return ", ".join(args)
 
 
 _SET_GLOBAL = re.compile(r"^(\s*)t(\d+)\.SetGlobalBuffer\(")
@@ -89,7 +77,7 @@ def program(graphs: list[KernelGraph]) -> str:
     """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source)
     and the `main` that runs kernel i (its first argument) through asc_stub::run_launch."""
     text, parts = batch_source([Kernel(g.name, instrument_gm(g, lower(g)), g) for g in graphs])
-    calls = [f"static void asc_call_{i}(void** a) {{ asc_check_{i}::{c_ident(g.name)}({_call_args(g)}); }}"
+    calls = [f"static void asc_call_{i}(void** a) {{ asc_check_{i}::{c_ident(g.name)}({call_args(g, 'a')}); }}"
              for i, g in enumerate(graphs)]
     table = ", ".join(f"&asc_call_{i}" for i in range(len(graphs)))
     return text + f"""
@@ -139,7 +127,7 @@ def _build(tree: HeaderTree, graphs: list[KernelGraph], always: bool = False) ->
         if proc.returncode != 0:
             if len(graphs) == 1:
                 single = instrument_gm(graphs[0], lower(graphs[0]))
-                lines = _per_kernel(proc.stderr.replace("kernels.cpp", "batch.cpp"), batch_source(
+                lines = diagnostics_by_kernel(proc.stderr.replace("kernels.cpp", "batch.cpp"), batch_source(
                     [Kernel(graphs[0].name, single, graphs[0])])[1]).get(0, [proc.stderr])
                 raise compiler_error("g++ with the real Ascend C headers", graphs[0], single, "kernel.cpp",
                                      "\n".join(lines), full_output=True,

@@ -235,9 +235,15 @@ void pipe_barrier(int) {}   // the host runs every pipe's instructions in progra
 }  // namespace asc_stub
 
 // TPipe / TQue / TBuf report their buffers here in CPU-debug mode (tikicpulib checks them); the
-// API's own bookkeeping already refuses misuse on this path, so these only accept.
+// API's own bookkeeping already refuses misuse on this path, so the others only accept.
 void AscendCQueCreate(uint8_t, uint8_t, int32_t) {}
-void AscendCBufAbsAddr(uint8_t, uint64_t, uint32_t) {}
+// The CPU-debug TPipe fills every buffer with pseudo-random words before it reports them here; the
+// Unified Buffer gets the simulator's poison back, so unwritten bytes read the same on every backend.
+void AscendCBufAbsAddr(uint8_t, uint64_t base, uint32_t len)
+{
+    asc_stub::State& s = asc_stub::S();
+    if (reinterpret_cast<uint8_t*>(base) == s.ub) std::memset(s.ub, 0xFF, len < s.ub_bytes ? len : s.ub_bytes);
+}
 void AscendCBufInit(uint8_t, uint8_t, uint8_t, uint64_t, uint64_t) {}
 void AscendCBufAlloc(uint8_t, uint8_t, uint64_t, uint64_t) {}
 void AscendCBufFree(uint8_t, uint8_t, uint64_t, uint64_t) {}
