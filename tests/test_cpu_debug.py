@@ -8,11 +8,14 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import asc_trace as asc
 import backend_cases as B
 from asc_trace.lower.real_api import find_headers
 from helpers import assert_points_at, rand
+from test_schedule_props import _data, make_kernel, programs
 
 pytestmark = pytest.mark.skipif(find_headers() is None, reason="no Ascend C headers configured: set "
                                 "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
@@ -215,3 +218,21 @@ def test_unwritten_unified_buffer_reads_the_same_poison_as_sim():
         _run(k, backend, 1, (z,))
         out[backend] = z
     assert np.all(out["sim"] == -1) and np.array_equal(out["cpu_debug"], out["sim"])
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(progs=st.lists(programs(), min_size=10, max_size=10))
+def test_random_programs_give_sims_bytes(progs):
+    """Random flag-free programs (test_schedule_props), ten to a build: uninitialised buffers and NaN
+    payloads included, cpu_debug writes the bytes sim writes."""
+    from asc_trace.runtime.cpu_debug import prebuild
+    kernels = [make_kernel(p) for p in progs]
+    data = [_data(p) for p in progs]
+    prebuild([asc.compile(k, d).graph for k, d in zip(kernels, data)])
+    for k, (x, z0) in zip(kernels, data):
+        out = {}
+        for backend in ("sim", "cpu_debug"):
+            z = z0.copy()
+            _run(k, backend, 1, (x, z))
+            out[backend] = z
+        assert out["cpu_debug"].tobytes() == out["sim"].tobytes()
