@@ -65,9 +65,9 @@ def build_seconds(kernel, args, cores: int, backend: str) -> float:
 
 
 def main() -> None:
-    from asc_trace.lower.real_api import find_headers, precompiled_header, stub_library
+    from asc_trace.lower.real_api import headers_if_configured, precompiled_header, stub_library
     from asc_trace.runtime.cpp import compiler
-    tree = find_headers()
+    tree = headers_if_configured()
     if tree is None:
         raise SystemExit("no Ascend C headers: set ASC_TRACE_ASCENDC_HOME")
     cxx, version = compiler()

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import asc_trace as asc
 import backend_cases as B
-from asc_trace.lower.real_api import find_headers
+from asc_trace.lower.real_api import headers_if_configured
 from helpers import assert_points_at, rand
 from test_schedule_props import _data, make_kernel, programs
 
-pytestmark = pytest.mark.skipif(find_headers() is None, reason="no Ascend C headers configured: set "
+pytestmark = pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured: set "
                                 "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
 
 CASES = B.cases()
@@ -198,7 +198,7 @@ def test_no_headers_is_a_clear_error(monkeypatch):
     for var in ("ASC_TRACE_ASCENDC_HOME", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
         monkeypatch.delenv(var, raising=False)
     g = asc.compile(_scale, (np.ones(64, np.float32), 64)).graph
-    with pytest.raises(asc.ToolchainError, match="no Ascend C headers are configured") as ei:
+    with pytest.raises(asc.ToolchainError, match="no Ascend C headers") as ei:
         CpuDebugRuntime().prepare(g, {})
     assert "ASC_TRACE_ASCENDC_HOME" in ei.value.hint
 
@@ -236,3 +236,9 @@ def test_random_programs_give_sims_bytes(progs):
             _run(k, backend, 1, (x, z))
             out[backend] = z
         assert out["cpu_debug"].tobytes() == out["sim"].tobytes()
+
+
+def test_info_reports_cpu_debug_usable():
+    from asc_trace.cli.info import gather
+    facts = gather()["backends"]["cpu_debug"]
+    assert facts["usable"], facts

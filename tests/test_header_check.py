@@ -1,11 +1,10 @@
 """The emitted Ascend C checked against the real Ascend C API (lower/header_check.py): every example
 and every registry case compiles with g++ in CPU-debug mode against the vendor's headers; source
-mutated the way a wrong lowering would be is rejected, at the user's line; the headers are found
-through ASC_TRACE_ASCENDC_HOME or a CANN installation."""
+mutated the way a wrong lowering would be is rejected, at the user's line. (Finding the headers is
+tested in test_cli.py.)"""
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,11 +12,10 @@ import pytest
 import asc_trace as asc
 import backend_cases as B
 from asc_trace.lower.header_check import Kernel, check_kernels
-from asc_trace.lower.real_api import find_headers, layout_of
+from asc_trace.lower.real_api import headers_if_configured
 
-needs_headers = pytest.mark.skipif(find_headers() is None, reason="no Ascend C headers configured: set "
+needs_headers = pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured: set "
                                    "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _example_kernels() -> list[Kernel]:
@@ -96,65 +94,25 @@ def test_a_wrong_overload_is_rejected_at_the_users_line(old, new, marker):
     assert err.loc is not None and err.loc.line == line, str(err)
 
 
-# -- discovery --------------------------------------------------------------------------------------
-
-def _fake_tree(root: Path, layout: str) -> Path:
-    if layout == "kit":
-        for d in ("include/basic_api", "impl/basic_api", "generated"):
-            (root / d).mkdir(parents=True)
-        (root / "include" / "kernel_operator.h").write_text("// fake\n")
-    else:                                         # CANN 8's compiler/tikcpp/tikcfw
-        for d in ("impl", "interface"):
-            (root / d).mkdir(parents=True)
-        (root / "kernel_operator.h").write_text("// fake\n")
-    return root
-
-
-def test_headers_from_asc_trace_ascendc_home(tmp_path, monkeypatch):
-    from asc_trace.lower.real_api import find_headers as find
-    kit = _fake_tree(tmp_path / "kit", "kit")
-    tree = find({"ASC_TRACE_ASCENDC_HOME": str(kit), "ASCEND_HOME_PATH": "/nonexistent"})
-    assert tree.layout == "kit" and tree.found_by == "ASC_TRACE_ASCENDC_HOME" and tree.tikicpulib is None
-    assert tree.includes[0] == kit / "generated" and kit / "include" / "basic_api" in tree.includes
-    flags = tree.flags()
-    assert "-DASCENDC_CPU_DEBUG=1" in flags and "-D__DAV_C220_VEC__" in flags
-    assert flags.index(next(f for f in flags if f.endswith("lower/stub"))) < flags.index(f"-isystem{kit / 'include'}")
-    with pytest.raises(asc.ToolchainError, match="holds no Ascend C headers"):
-        find({"ASC_TRACE_ASCENDC_HOME": str(tmp_path)})
-
-
-def test_headers_from_a_cann_installation(tmp_path):
-    from asc_trace.lower.real_api import find_headers as find
-    home = tmp_path / "cann"
-    tikcfw = _fake_tree(home / "compiler" / "tikcpp" / "tikcfw", "tikcfw")
-    assert find({"ASCEND_TOOLKIT_HOME": str(home)}).root == tikcfw.resolve()
-    assert layout_of(tikcfw)[0] == "tikcfw"
-    # CANN 9: <home>/asc holds include/ and impl/; tikicpulib makes cpu_debug use CANN's own flow
-    asc_tree = _fake_tree(home / "asc", "kit")
-    lib = home / "tools" / "tikicpulib" / "lib"
-    (lib / "include").mkdir(parents=True)
-    (lib / "include" / "tikicpulib.h").write_text("// fake\n")
-    tree = find({"ASCEND_HOME_PATH": str(home)})
-    assert tree.root == asc_tree.resolve() and tree.layout == "asc" and tree.tikicpulib == lib
-    assert tree.found_by == "ASCEND_HOME_PATH" and home / "include" not in tree.includes   # not present
-    with pytest.raises(asc.ToolchainError, match="no Ascend C headers under"):
-        find({"ASCEND_HOME_PATH": str(tmp_path / "empty")})
-
+# -- CANN's own CPU-debug flow (tikicpulib): written from the docs, checked on a fake toolkit --------------
 
 def test_the_tikicpulib_build_follows_the_documented_flow(tmp_path):
-    from asc_trace.lower.real_api import find_headers as find
+    import fake_cann
+    from asc_trace.lower.ascendc_headers import find_ascendc_headers
     from asc_trace.lower.tikicpulib import SOC, build_commands, cmake_project
-    home = tmp_path / "cann"
-    _fake_tree(home / "asc", "kit")
+    home = fake_cann.cann9(tmp_path / "toolkits")
     (home / "tools" / "tikicpulib" / "lib" / "include").mkdir(parents=True)
-    (home / "tools" / "tikicpulib" / "lib" / "include" / "kern_fwk.h").write_text("// fake\n")
-    tree = find({"ASCEND_HOME_PATH": str(home)})
-    x = np.zeros(64, np.float32)
-    g = asc.compile(_halves, (x.astype(np.float16), x.astype(np.float16), 0.5)).graph
-    files = cmake_project(tree, "// kernel\n", g)
+    (home / "tools" / "tikicpulib" / "lib" / "include" / "tikicpulib.h").write_text("// stand-in\n")
+    headers = find_ascendc_headers({"ASCEND_HOME_PATH": str(home)})
+    assert headers.cpu_stub == home / "tools" / "tikicpulib"          # cpu_debug then takes CANN's own flow
+    x = np.zeros(64, np.float16)
+    g = asc.compile(_halves, (x, x, 0.5)).graph
+    files = cmake_project(headers, "// kernel\n", g)
     lists = files["CMakeLists.txt"]
     assert "find_package(tikicpulib REQUIRED)" in lists and f"tikicpulib::{SOC}" in lists
-    assert "ASCENDC_CPU_DEBUG=1" in lists and f'"{home}/lib64"' in lists
+    assert f'"{headers.cpu_stub / "lib"}/cmake"' in lists and f'"{home}/lib64"' in lists
+    assert "ASCENDC_CPU_DEBUG=1 ASCENDC_DEBUG=1 ASCENDC_DUMP=0" in lists
+    assert all(f'"{d}"' in lists for d in headers.include_dirs)
     main = files["kernel.cpp"]
     assert '#include "tikicpulib.h"' in main and "AscendC::SetKernelMode(KernelMode::AIV_MODE);" in main
     assert "ICPU_RUN_KF(_halves, cores, a0, a1, a2);" in main and "AscendC::GmAlloc(len0)" in main

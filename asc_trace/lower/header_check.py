@@ -20,7 +20,8 @@ from typing import Sequence
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from .compile_errors import compiler_error
-from .real_api import HeaderTree, precompiled_header, require_headers
+from .ascendc_headers import AscendCHeaders, find_ascendc_headers
+from .real_api import flags, precompiled_header
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"kernel_operator\.h"\s*$')
 _KERNEL = re.compile(r'^extern "C" (__global__ __aicore__ void \w+\(.*)$')
@@ -105,12 +106,12 @@ def diagnostics_by_kernel(stderr: str, parts: list[_Part]) -> dict[int, list[str
     return found
 
 
-def check_kernels(kernels: Sequence[Kernel], tree: HeaderTree | None = None,
+def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
                   batch: int = 64) -> list[ToolchainError]:
     """Compile every kernel against the real headers (syntax and semantics, no code generation);
     one ToolchainError per rejected kernel, naming the user's line when the graph is known."""
     from ..runtime.cpp import compiler
-    tree = tree or require_headers()
+    tree = tree or find_ascendc_headers()
     cxx, version = compiler()
     pch = precompiled_header(tree, cxx, version)
     errors: list[ToolchainError] = []
@@ -119,7 +120,7 @@ def check_kernels(kernels: Sequence[Kernel], tree: HeaderTree | None = None,
         text, parts = batch_source(chunk)
         with tempfile.TemporaryDirectory(prefix="asc_check_") as tmp:
             (Path(tmp) / "batch.cpp").write_text(text)
-            proc = subprocess.run([cxx, f"-I{pch}", *tree.flags(), "-fsyntax-only", "-fmax-errors=50",
+            proc = subprocess.run([cxx, f"-I{pch}", *flags(tree), "-fsyntax-only", "-fmax-errors=50",
                                    "batch.cpp"], cwd=tmp, capture_output=True, text=True, check=False)
         if proc.returncode == 0:
             continue
@@ -133,7 +134,7 @@ def check_kernels(kernels: Sequence[Kernel], tree: HeaderTree | None = None,
     return errors
 
 
-def _error(k: Kernel, stderr: str, tree: HeaderTree) -> ToolchainError:
+def _error(k: Kernel, stderr: str, tree: AscendCHeaders) -> ToolchainError:
     hint = (f"the real Ascend C API ({tree.root}) does not accept this call as emitted: a bug in asc_trace's "
             "lowering; please report it with the kernel (ASC_TRACE_DUMP_PATH keeps the source)")
     if k.graph is not None:

@@ -22,7 +22,8 @@ from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from .cache import CompileCache, cache_key
 from .cexpr import c_ident
-from .real_api import HeaderTree
+from .ascendc_headers import AscendCHeaders
+from .real_api import identity
 
 SOC = "Ascend910B1"          # tikicpulib's target for Atlas A2 (dav-2201), CMakeASCInformation.cmake
 # what CANN's CPU-debug kernel targets link besides tikicpulib (legacy_modules/function.cmake)
@@ -76,14 +77,14 @@ int main(int argc, char** argv)
 """
 
 
-def cmake_project(tree: HeaderTree, source: str, graph: KernelGraph) -> dict[str, str]:
+def cmake_project(tree: AscendCHeaders, source: str, graph: KernelGraph) -> dict[str, str]:
     """The files of the CMake project that builds `source` (the emitted kernel) with tikicpulib."""
-    home = tree.home
-    includes = " ".join(f'"{p}"' for p in tree.includes)
+    home, lib = tree.root, tree.cpu_stub / "lib"
+    includes = " ".join(f'"{p}"' for p in tree.include_dirs)
     lists = f"""cmake_minimum_required(VERSION 3.16)
 project(asc_trace_cpu_debug CXX)
 set(CMAKE_CXX_STANDARD 17)
-list(APPEND CMAKE_PREFIX_PATH "{home}/tools/tikicpulib/lib/cmake" "{home}/tools/tikicpulib/lib")
+list(APPEND CMAKE_PREFIX_PATH "{lib}/cmake" "{lib}")
 find_package(tikicpulib REQUIRED)
 add_executable(kernel kernel.cpp)
 target_include_directories(kernel PRIVATE {includes} "{home}/include")
@@ -101,7 +102,7 @@ def build_commands(build_dir: Path) -> list[list[str]]:
             [cmake, "--build", str(build_dir / "build"), "-j", "2"]]
 
 
-def prepare_with_tikicpulib(tree: HeaderTree, graph: KernelGraph, options: dict[str, Any]) -> Any:
+def prepare_with_tikicpulib(tree: AscendCHeaders, graph: KernelGraph, options: dict[str, Any]) -> Any:
     """The cpu_debug artifact of `graph` built by CANN's tikicpulib flow."""
     from ..runtime.cpu_debug import CpuDebugArtifact
     from .ascendc import lower
@@ -111,7 +112,7 @@ def prepare_with_tikicpulib(tree: HeaderTree, graph: KernelGraph, options: dict[
                              hint="install cmake, or unset ASCEND_HOME_PATH and set ASC_TRACE_ASCENDC_HOME to use "
                                   "asc_trace's own stub layer")
     files = cmake_project(tree, lower(graph), graph)
-    key = cache_key({"kind": "cpu_debug-tikicpulib", "files": files, "tree": tree.identity})
+    key = cache_key({"kind": "cpu_debug-tikicpulib", "files": files, "tree": identity(tree)})
 
     def build(tmp: Path) -> Path:
         for name, text in files.items():

@@ -31,7 +31,8 @@ from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import compiler_error
 from ..lower.header_check import Kernel, diagnostics_by_kernel, batch_source
-from ..lower.real_api import HeaderTree, precompiled_header, require_headers, stub_digest, stub_library
+from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
+from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
 from .base import LaunchJob, Runtime, written_params
 from .cpp import call_args, compiler, instrument
 from .printf import emit_output
@@ -104,25 +105,25 @@ class CpuDebugArtifact:
 _PREBUILT: dict[str, tuple[Path, int]] = {}
 
 
-def _key(tree: HeaderTree, version: str, graph: KernelGraph) -> str:
+def _key(tree: AscendCHeaders, version: str, graph: KernelGraph) -> str:
     """A kernel's identity among prebuilt kernels (the executable's cache key covers its whole text)."""
-    return cache_key({"source": instrument_gm(graph, lower(graph)), "tree": tree.identity, "stub": stub_digest(),
+    return cache_key({"source": instrument_gm(graph, lower(graph)), "tree": identity(tree), "stub": stub_digest(),
                       "cxx": version})
 
 
-def _build(tree: HeaderTree, graphs: list[KernelGraph], always: bool = False) -> tuple[Path, bool]:
+def _build(tree: AscendCHeaders, graphs: list[KernelGraph], always: bool = False) -> tuple[Path, bool]:
     """The executable of `graphs` (from the disk cache when it is there)."""
     cxx, version = compiler()
     source = program(graphs)
-    key = cache_key({"kind": "cpu_debug", "source": source, "tree": tree.identity, "stub": stub_digest(),
-                     "cxx": version, "flags": tree.flags()})
+    key = cache_key({"kind": "cpu_debug", "source": source, "tree": identity(tree), "stub": stub_digest(),
+                     "cxx": version, "flags": flags(tree)})
 
     def build(tmp: Path) -> Path:
         pch = precompiled_header(tree, cxx, version)
         lib = stub_library(tree, cxx, version)
         (tmp / "kernels.cpp").write_text(source)
         out = tmp / "kernels"
-        proc = subprocess.run([cxx, f"-I{pch}", *tree.flags(), "kernels.cpp", str(lib), "-o", str(out)],
+        proc = subprocess.run([cxx, f"-I{pch}", *flags(tree), "kernels.cpp", str(lib), "-o", str(out)],
                               cwd=tmp, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             if len(graphs) == 1:
@@ -147,7 +148,7 @@ def prebuild(graphs: list[KernelGraph]) -> None:
     the API is parsed and its templates instantiated once, so each extra kernel costs little). Later
     launches of these kernels in this process use it. A batch the compiler rejects is left to the
     kernels' own builds, which report the error at the user's line."""
-    tree = require_headers()
+    tree = find_ascendc_headers()
     _, version = compiler()
     todo = {}
     for g in graphs:
@@ -168,8 +169,8 @@ class CpuDebugRuntime(Runtime):
     name = "cpu_debug"
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
-        tree = require_headers()
-        if tree.tikicpulib is not None:
+        tree = find_ascendc_headers()
+        if tree.cpu_stub is not None:
             from ..lower.tikicpulib import prepare_with_tikicpulib
             return prepare_with_tikicpulib(tree, graph, options)
         always = bool(options.get("always_compile"))
