@@ -22,6 +22,7 @@ from .cache import CompileCache, cache_key
 
 STUB_DIR = Path(__file__).resolve().parent / "stub"
 SHARED_INCLUDE = Path(__file__).resolve().parent / "include"
+PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"     # the emitted code's own helpers, when present
 # dav-c220 vector kernel, CPU-debug mode (asc-devkit README: the known-good flags for g++ 12)
 DEFINES = ("-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__DAV_C220_VEC__", "-D__NPU_ARCH__=2201",
            "-D_GLIBCXX_USE_CXX11_ABI=0", "-D__CCE_KT_TEST__=1", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1")
@@ -45,7 +46,8 @@ def headers_if_configured() -> AscendCHeaders | None:
 def flags(headers: AscendCHeaders) -> list[str]:
     """g++ options of a CPU-debug build against `headers`, asc_trace's stub layer first. The API's
     folders are system folders: its own warnings (narrowing in its check helpers) are not ours."""
-    return [*CXXFLAGS, *DEFINES, f"-I{STUB_DIR}"] + [f"-isystem{p}" for p in headers.include_dirs]
+    prelude = [f"-I{PRELUDE_DIR}"] if PRELUDE_DIR.is_dir() else []
+    return [*CXXFLAGS, *DEFINES, f"-I{STUB_DIR}", *prelude] + [f"-isystem{p}" for p in headers.include_dirs]
 
 
 @lru_cache(maxsize=8)
@@ -66,7 +68,8 @@ def identity(headers: AscendCHeaders) -> str:
 def stub_digest() -> str:
     """A digest of asc_trace's stub layer and the headers it shares with the API model."""
     h = hashlib.sha256()
-    files = sorted(STUB_DIR.rglob("*.h")) + sorted(STUB_DIR.rglob("*.cpp")) + sorted(SHARED_INCLUDE.glob("asc_trace_*.h"))
+    files = sorted(STUB_DIR.rglob("*.h")) + sorted(STUB_DIR.rglob("*.cpp")) + sorted(SHARED_INCLUDE.glob("asc_trace_*.h")) \
+        + sorted(PRELUDE_DIR.glob("*.h"))
     for f in files:
         h.update(f.name.encode())
         h.update(f.read_bytes())

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import config
+from .. import config, errors
 from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, QueueError, SyncError,
                       ToolchainError, UBOverflowError)
 from ..graph.kernel_graph import KernelGraph
@@ -38,7 +38,7 @@ from .cpp import call_args, compiler, instrument
 from .printf import emit_output
 
 _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
-          "sync": SyncError}
+          "sync": SyncError, "scalar": getattr(errors, "ScalarError", AscTraceError)}
 _CORE = re.compile("\x1e@@ASC_TRACE_CORE (\\d+)\x1e")
 _REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(.*)$", re.M)
 # the API's own log lines in CPU-debug mode (impl/basic_api/kernel_log.h), kept apart from printf output

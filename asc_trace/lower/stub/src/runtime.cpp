@@ -234,6 +234,14 @@ void pipe_barrier(int) {}   // the host runs every pipe's instructions in progra
 
 }  // namespace asc_stub
 
+// The failure hook of the emitted code's runtime checks (the ASC_CHECK_* macros of the lowering's
+// prelude header, when it has them): kinds 1 bounds, 2 scalar, 3 sync, 4 alignment, 5 ub, 6 queue.
+[[noreturn]] void asc_trace_fail(int kind, const char* message)
+{
+    static const char* const kinds[] = {"bounds", "bounds", "scalar", "sync", "alignment", "ub", "queue"};
+    asc_stub::fail(kind >= 1 && kind <= 6 ? kinds[kind] : "bounds", "%s", message);
+}
+
 // TPipe / TQue / TBuf report their buffers here in CPU-debug mode (tikicpulib checks them); the
 // API's own bookkeeping already refuses misuse on this path, so the others only accept.
 void AscendCQueCreate(uint8_t, uint8_t, int32_t) {}
