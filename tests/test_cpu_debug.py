@@ -125,13 +125,19 @@ def test_errors_match_sim(args, error, marker):
             assert_points_at(ei.value, marker)
 
 
+def _load(x):
+    """A GlobalTensor over `x` and a 64-float tensor in the UB loaded from it (traced inline)."""
+    g = asc.GlobalTensor()
+    g.set_global_buffer(x)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(t, g, 64)
+    return g, t
+
+
 def test_a_wait_nobody_sets_is_a_sync_error():
     @asc.jit
     def k(x: asc.GlobalAddress, n: int):
-        g = asc.GlobalTensor()
-        g.set_global_buffer(x)
-        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
-        asc.data_copy(t, g, 64)
+        _load(x)
         for i in range(n):
             asc.wait_flag(asc.HardEvent.MTE2_V, i)  # MARK-cpu-debug-wait
 
@@ -170,10 +176,7 @@ def _inject(monkeypatch, statement: str) -> None:
 
 @asc.jit
 def _scale(x: asc.GlobalAddress, n: int):
-    g = asc.GlobalTensor()
-    g.set_global_buffer(x)
-    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
-    asc.data_copy(t, g, 64)
+    g, t = _load(x)
     asc.muls(t, t, 2.0, n)
     asc.data_copy(g, t, 64)
 

@@ -27,11 +27,11 @@ from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsErr
 from ..graph.kernel_graph import KernelGraph
 from ..graph.ops import read, written
 from ..lower.ascendc import lower
+from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import compiler_error
-from ..lower.header_check import Kernel, diagnostics_by_kernel, batch_source
-from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
+from ..lower.header_check import Kernel, batch_source, diagnostics_by_kernel
 from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
 from .base import LaunchJob, Runtime, written_params
 from .cpp import call_args, compiler, instrument

@@ -444,9 +444,6 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
 // round back after every operation, integers wrap; NaN handling is NumPy's.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
-template <typename T> struct Calc { using type = T; };
-template <> struct Calc<half> { using type = float; };
-template <> struct Calc<bfloat16_t> { using type = float; };
 template <typename T, typename F>
 inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b, int32_t count, F f)
 {

@@ -4,6 +4,8 @@
 // Compiled against the headers (it needs their parameter structs). The count forms are checked
 // here as the simulator checks them: `count` elements must fit each operand's LocalTensor; every
 // other form is left to the intrinsic model (src/*.cpp), which checks addresses element by element.
+#include <initializer_list>
+
 #include "kernel_operator.h"
 
 #include "asc_stub.h"
@@ -22,48 +24,46 @@ int ProcessLock::Unlock() { return 0; }
 
 namespace check {
 namespace {
-void fits(const char* api, const char* what, uint32_t count, uint32_t bytes, uint64_t size)
+struct Extent {
+    const char* what;
+    uint32_t bytes;    // of one element
+    uint64_t size;     // of the operand's LocalTensor, in bytes
+};
+// `count` elements must fit every operand, as the simulator checks a count form.
+bool counts_fit(const char* api, uint32_t count, std::initializer_list<Extent> operands)
 {
-    if (static_cast<uint64_t>(count) * bytes > size)
-        asc_stub::fail("bounds", "%s of %u elements: %s has only %llu from there", api, count, what,
-                       static_cast<unsigned long long>(size / (bytes ? bytes : 1)));
+    for (const Extent& o : operands)
+        if (static_cast<uint64_t>(count) * o.bytes > o.size)
+            asc_stub::fail("bounds", "%s of %u elements: %s has only %llu from there", api, count, o.what,
+                           static_cast<unsigned long long>(o.size / (o.bytes ? o.bytes : 1)));
+    return true;
 }
 }  // namespace
 
 bool CheckFuncVecBinaryImpl(VecBinaryApiParams& p, const char* name)
 {
-    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
-    fits(name, "src0", p.calCount, p.src0DtypeBytes, p.src0Size);
-    fits(name, "src1", p.calCount, p.src1DtypeBytes, p.src1Size);
-    return true;
+    return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src0", p.src0DtypeBytes, p.src0Size},
+                                         {"src1", p.src1DtypeBytes, p.src1Size}});
 }
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams& p, const char* name)
 {
-    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
-    fits(name, "src", p.calCount, p.src0DtypeBytes, p.src0Size);
-    return true;
+    return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src", p.src0DtypeBytes, p.src0Size}});
 }
 bool CheckFunDupImpl(VecDupApiParams& p, const char* name)
 {
-    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
-    return true;
+    return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}});
 }
 bool CheckFuncVecSelectImpl(VecSelectApiParams& p, const char* name)
 {
-    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
-    fits(name, "src0", p.calCount, p.src0DtypeBytes, p.src0Size);
-    return true;
+    return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src0", p.src0DtypeBytes, p.src0Size}});
 }
 bool CheckFunReduceImplMode2(VecReduceApiParams& p, const char* name)
 {
-    fits(name, "src", p.calCount, p.src0DtypeBytes, p.src0Size);
-    return true;
+    return counts_fit(name, p.calCount, {{"src", p.src0DtypeBytes, p.src0Size}});
 }
 bool CheckFuncCopyImpl(CopyApiParams& p, const char* name)
 {
-    fits(name, "dst", p.calCount, p.dstDtypeBytes, p.dstSize);
-    fits(name, "src", p.calCount, p.srcDtypeBytes, p.srcSize);
-    return true;
+    return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src", p.srcDtypeBytes, p.srcSize}});
 }
 
 #define ASC_STUB_ACCEPT(NAME, ...) \
