@@ -292,9 +292,8 @@ template <typename T> inline T tree_sum(std::vector<T> v, size_t width)
 }
 template <typename T> inline T index_bits(uint32_t i)
 {
-    T out;
-    if constexpr (sizeof(T) == 2) { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&out, &b, 2); }
-    else { uint32_t b = i; std::memcpy(&out, &b, 4); }
+    T out{};   // the index's low bytes (little-endian) in T's bits; whole reductions are half/float only
+    std::memcpy(&out, &i, sizeof(T) < 4 ? sizeof(T) : 4);
     return out;
 }
 template <typename T> inline uint32_t pick(const T* a, uint32_t n, bool want_max)

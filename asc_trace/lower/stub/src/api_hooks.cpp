@@ -4,9 +4,9 @@
 // Compiled against the headers (it needs their parameter structs). The count forms are checked
 // here as the simulator checks them: `count` elements must fit each operand's LocalTensor; every
 // other form is left to the intrinsic model (src/*.cpp), which checks addresses element by element.
-#include <initializer_list>
+#include "kernel_operator.h"   // first: the precompiled header applies only then
 
-#include "kernel_operator.h"
+#include <initializer_list>
 
 #include "asc_stub.h"
 
