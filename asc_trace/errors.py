@@ -94,6 +94,11 @@ class QueueError(AscTraceError):
     """A TPipe / TQue / TBuf misuse (no buffer initialised, no free buffer, dequeue of an empty queue, ...)."""
 
 
+class ScalarError(AscTraceError, ArithmeticError):
+    """A runtime scalar expression has no value: an integer `//` or `%` by zero, or a shift by a
+    negative count or by 64 bits or more (README, Numerics)."""
+
+
 class RaceError(AscTraceError):
     """Two pipes access overlapping bytes without an ordering set/wait, barrier or queue operation."""
 

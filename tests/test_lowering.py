@@ -49,7 +49,13 @@ def test_source_shape():
     lines = src.splitlines()
     for i, ln in enumerate(lines):   # every statement is preceded by its `// file.py:LINE (%id)` comment
         if ln.strip().startswith(("AscendC::DataCopy", "AscendC::Add", "AscendC::SetFlag", "AscendC::WaitFlag")):
-            assert lines[i - 1].strip().startswith("// vadd.py:"), ln
+            k = i - 1
+            while lines[k].strip().startswith("ASC_CHECK_"):    # the statement's operand checks come first
+                k -= 1
+            assert lines[k].strip().startswith("// vadd.py:"), ln
+    assert '#include "asc_trace_prelude.h"' in src
+    assert 'ASC_CHECK_RANGE(asc_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ' \
+           'ASC_TRACE_KIND_BOUNDS, "the element count");' in src
 
 
 def _loop_kernel(trip):

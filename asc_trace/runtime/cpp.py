@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import (AlignmentError, AscTraceError, OutOfBoundsError, QueueError, SyncError, ToolchainError,
-                      UBOverflowError)
+from ..errors import AscTraceError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
 from ..lower.ascendc import lower
@@ -22,13 +21,15 @@ from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import NODE_COMMENT, compiler_error
 from .base import LaunchJob, Runtime, written_params
+from .checks import ERRORS
+from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
-CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-Werror=narrowing", "-Wall", "-Wno-unused-variable",
-            "-Wno-unused-but-set-variable", "-Wno-format-security"]
-_ERRORS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
-           "sync": SyncError}
+PRELUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "prelude"
+# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (README, Numerics)
+CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
+            "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +45,10 @@ def compiler() -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes()).hexdigest()
+    h = hashlib.sha256()
+    for path in (INCLUDE_DIR / "kernel_operator.h", PRELUDE_DIR / "asc_trace_prelude.h"):
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def instrument(source: str) -> str:
@@ -122,6 +126,7 @@ class CppArtifact:
         self.built = built          # compiled by this process (False: taken from the disk cache)
         self.nodes = {n.id: n for n in graph}
         self.written = written_params(graph)
+        self.hazards = HazardMemo(graph)
         self.params = graph.signature.runtime
         lib.asc_trace_launch.restype = ctypes.c_int
         lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
@@ -145,7 +150,7 @@ class CppRuntime(Runtime):
         def build(tmp: Path) -> Path:
             (tmp / "kernel.cpp").write_text(source)
             out = tmp / "kernel.so"
-            proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
+            proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", f"-I{PRELUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise compiler_error("g++", graph, source, "kernel.cpp", proc.stderr,
@@ -164,6 +169,7 @@ class CppRuntime(Runtime):
         return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
+        check_hazards(art.hazards, job)
         bound = job.bound
         snapshot = {i: bound.arrays[i].copy() for i in art.written}
         keep: list[Any] = []
@@ -193,5 +199,5 @@ class CppRuntime(Runtime):
             kind = art.lib.asc_trace_error_kind().decode()
             msg = art.lib.asc_trace_error_message().decode()
             node: Node | None = art.nodes.get(art.lib.asc_trace_error_node())
-            err = _ERRORS.get(kind, AscTraceError)
+            err = ERRORS.get(kind, AscTraceError)
             raise err(f"{msg} (core {failed_core}, cpp backend)", node=node)

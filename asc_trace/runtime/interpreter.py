@@ -10,8 +10,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import AscTraceError, OutOfBoundsError
+from ..errors import AscTraceError, OutOfBoundsError, ScalarError
 from ..graph.expr import compile_expr, depends_on
+from ..graph.operand_checks import Ranges, loop_range
+from ..graph.scalar_ops import ScalarFault
 from ..graph.kernel_graph import KernelGraph, Loop
 from ..graph.node import Node, TensorRef
 from .executors import bind
@@ -45,15 +47,23 @@ class Interpreter:
         self.program = self.prepare(graph.structured())
         self.where: tuple[tuple[Node, int], ...] = ()    # the enclosing loops and their index values now
 
-    def prepare(self, items: tuple) -> list:
+    def prepare(self, items: tuple, ranges: Ranges | None = None, known: set | None = None) -> list:
+        """Steps of a block; `ranges` bounds the loop indices in scope and `known` holds the operand
+        checks already made in it (both let bind() leave out checks that cannot fail)."""
+        ranges = {} if ranges is None else ranges
+        known = set() if known is None else known
         steps: list = []
         for it in items:
             if isinstance(it, Loop):
                 var, start, stop, step = it.node.args
+                inner = dict(ranges)
+                r = loop_range(start, stop, step, ranges)
+                if r is not None:
+                    inner[var.env_key] = r
                 steps.append(LoopStep(it.node, var.env_key, compile_expr(start), compile_expr(stop),
-                                      compile_expr(step), self.prepare(it.body)))
+                                      compile_expr(step), self.prepare(it.body, inner, set(known))))
             else:
-                steps.append(NodeStep(it, bind(it)))
+                steps.append(NodeStep(it, bind(it, ranges, known)))
         return steps
 
     def run(self, m: Machine) -> None:
@@ -67,8 +77,11 @@ class Interpreter:
                     self.run_loop(st, m)
                 else:
                     self.run_node(st, m)
-            except ZeroDivisionError:
-                raise AscTraceError("division by zero in a runtime scalar expression", node=st.node) from None
+            except ScalarFault as exc:
+                err = ScalarError(str(exc), node=st.node)
+                if self.where:
+                    err.iteration = describe_where(self.where)
+                raise err from None
             except AscTraceError as exc:
                 # name the iteration the failing node ran in (not for errors about another, deferred node)
                 if exc.iteration is None and exc.node is getattr(st, "node", None) and self.where:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..expr import Const
 from ..node import Pipe
+from ..numerics import maximum, minimum
 from . import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
 
 
@@ -30,8 +31,8 @@ def _axpy_accesses(node) -> list:
 register(
     _scalar("adds", "Adds", np.add, cost=UNARY_SIMPLE),
     _scalar("muls", "Muls", np.multiply, cost=UNARY_SIMPLE),
-    _scalar("maxs", "Maxs", np.maximum),
-    _scalar("mins", "Mins", np.minimum),
+    _scalar("maxs", "Maxs", maximum),
+    _scalar("mins", "Mins", minimum),
     _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS),
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
     _scalar("axpy", "Axpy", lambda dst, src, s: (dst + (src * s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
