@@ -74,6 +74,10 @@ class TraceError(AscTraceError):
     """The kernel cannot be traced: a Python construct, an argument or an API use that has no kernel meaning."""
 
 
+class OptionError(TraceError, ValueError):
+    """An `asc.jit` option that does not exist, or a value it does not accept (the message lists what it takes)."""
+
+
 class DTypeError(TraceError):
     """An operand's dtype does not fit the operation (mismatch, or not supported on the target)."""
 

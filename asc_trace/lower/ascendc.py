@@ -8,7 +8,10 @@ a C loop: the source does not grow with the trip count.
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -25,6 +28,15 @@ from .cexpr import CNames, c_const, c_expr, c_ident, c_string
 
 # The emitted source depends on kernel_operator.h (the Ascend C API) and on asc_trace_prelude.h
 # (lower/prelude/: the scalar helpers and the ASC_CHECK_* macros, compiled out on the NPU).
+PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
+
+
+@lru_cache(maxsize=1)
+def prelude_digest() -> str:
+    """Part of every compile-cache key: the emitted source depends on the prelude's text."""
+    return hashlib.sha256((PRELUDE_DIR / "asc_trace_prelude.h").read_bytes()).hexdigest()
+
+
 PRELUDE = """\
 #include "asc_trace_prelude.h"
 #ifndef ASC_TRACE_NODE
@@ -424,4 +436,4 @@ def lower(g: KernelGraph, overflow_param: str | None = None) -> str:
     return _Emitter(g, overflow_param).render()
 
 
-__all__ = ["lower", "PRELUDE", "c_type", "c_const"]
+__all__ = ["lower", "PRELUDE", "PRELUDE_DIR", "prelude_digest", "c_type", "c_const"]

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import config
 from ..errors import AscTraceError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
-from ..lower.ascendc import lower
+from ..lower.ascendc import PRELUDE_DIR, lower, prelude_digest
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import NODE_COMMENT, compiler_error
@@ -26,7 +27,6 @@ from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
-PRELUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "prelude"
 # -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (README, Numerics)
 CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
             "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
@@ -45,10 +45,30 @@ def compiler() -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    h = hashlib.sha256()
-    for path in (INCLUDE_DIR / "kernel_operator.h", PRELUDE_DIR / "asc_trace_prelude.h"):
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + prelude_digest().encode()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def precompiled_header(cache_root: str) -> Path | None:
+    """A directory holding kernel_operator.h precompiled (g++ PCH) for CXXFLAGS, built once per header
+    version into the disk cache; it halves every kernel's build. None if the compiler cannot make one
+    (kernels then build without it)."""
+    cxx, version = compiler()
+    key = cache_key({"kind": "cpp-pch", "header": header_digest(), "cxx": version, "flags": CXXFLAGS})
+    flags = [f for f in CXXFLAGS if f != "-shared"]
+
+    def build(tmp: Path) -> Path:
+        out = tmp / "kernel_operator.h.gch"
+        subprocess.run([cxx, *flags, "-Wno-pragma-once-outside-header", "-x", "c++-header",
+                        str(INCLUDE_DIR / "kernel_operator.h"), "-o", str(out)], capture_output=True, check=True)
+        return out
+
+    try:
+        path, _ = CompileCache(Path(cache_root)).get_or_build(key, "kernel_operator.h.gch", build,
+                                                              meta={"kind": "precompiled header"})
+    except (subprocess.CalledProcessError, OSError):
+        return None
+    return path.parent
 
 
 def instrument(source: str) -> str:
@@ -150,7 +170,9 @@ class CppRuntime(Runtime):
         def build(tmp: Path) -> Path:
             (tmp / "kernel.cpp").write_text(source)
             out = tmp / "kernel.so"
-            proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", f"-I{PRELUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
+            pch = precompiled_header(str(config.cache_dir()))
+            includes = ([f"-I{pch}"] if pch is not None else []) + [f"-I{INCLUDE_DIR}", f"-I{PRELUDE_DIR}"]
+            proc = subprocess.run([cxx, *CXXFLAGS, *includes, "kernel.cpp", "-o", str(out)], cwd=tmp,
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise compiler_error("g++", graph, source, "kernel.cpp", proc.stderr,
