@@ -116,9 +116,6 @@ class JitFunction:
         rt = get_runtime(torch_launch.backend_for(self.backend))
         bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
         torch_launch.check_writes(self.name, bound, lambda: self.compiled(bound.signature).graph, loc)
-        if not rt.needs_graph:
-            rt.launch(None, LaunchJob(self.name, self.fn, None, bound, core_num, stream, loc, self.options))
-            return
         self.compiled(bound.signature).run(rt, bound, core_num, stream, loc)
 
     @property
@@ -217,11 +214,7 @@ class CompiledKernel:
                                   f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
                                                                   "the @asc.jit kernel, which specialises itself")
             torch_launch.check_writes(self.name, bound, lambda: self.graph, loc)
-            if not rt.needs_graph:
-                rt.launch(None, LaunchJob(self.name, self.jitfn.fn, None, bound, core_num, stream, loc,
-                                          self.options))
-            else:
-                self.run(rt, bound, core_num, stream, loc)
+            self.run(rt, bound, core_num, stream, loc)
         except AscTraceError as e:
             raise _clean(e)
 

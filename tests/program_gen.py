@@ -10,6 +10,8 @@ vector scalars; so programs hit every runtime check as well as the arithmetic.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -190,6 +192,10 @@ statement("masked")((
                           st.sampled_from(((1, 1, 1, 8, 8, 8), (1, 1, 1, 0, 0, 0), (2, 1, 1, 1, 1, 1)))),
     lambda a, k: getattr(asc, a[0])(k.bufs[a[1]], k.bufs[a[2]], k.bufs[a[3]], ev(a[4], k.env), ev(a[5], k.env),
                                     asc.BinaryRepeatParams(*a[6]))))
+statement("printf")((
+    lambda ctx: st.tuples(st.sampled_from(("%d", "%u", "%x", "%5d")), int_expr(ctx, 1), float_expr(ctx),
+                          st.sampled_from(("%f", "%.3e", "%g"))),
+    lambda a, k: asc.printf(f"i={a[0]} f={a[3]}\\n", ev(a[1], k.env), ev(a[2], k.env))))
 statement("get_value")((
     lambda ctx: st.tuples(buf, st.one_of(st.tuples(st.just("const"), st.integers(0, L - 1)), int_expr(ctx, 1))),
     lambda a, k: k.env["values"].append(k.bufs[a[0]].get_value(ev(a[1], k.env)))))
@@ -326,11 +332,14 @@ def input_data(dtype: str, cores: int, seed: int) -> tuple[np.ndarray, np.ndarra
 
 
 def outcome(kernel, backend: str, prog: Program, launch: tuple) -> tuple:
-    """("ok", output bytes) or ("error", the AscTraceError class name) of one launch on one backend."""
+    """("ok", output bytes, printed text) or ("error", the AscTraceError class name, whether the output
+    was left untouched) of one launch on one backend."""
     cores, a0, a1, a2, f0, seed = launch
     x, z = input_data(prog.dtype, cores, seed)
+    text = io.StringIO()
     try:
-        asc.jit(kernel, backend=backend)[cores](x, z, a0, a1, a2, f0)
+        with contextlib.redirect_stdout(text):
+            asc.jit(kernel, backend=backend)[cores](x, z, a0, a1, a2, f0)
     except asc.AscTraceError as e:
         return ("error", type(e).__name__, z.tobytes() == input_data(prog.dtype, cores, seed)[1].tobytes())
-    return ("ok", z.tobytes())
+    return ("ok", z.tobytes(), text.getvalue())

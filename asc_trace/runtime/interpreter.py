@@ -15,7 +15,7 @@ from ..graph.expr import compile_expr, depends_on
 from ..graph.operand_checks import Ranges, loop_range
 from ..graph.scalar_ops import ScalarFault
 from ..graph.kernel_graph import KernelGraph, Loop
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node, TensorRef, exprs_in
 from .executors import bind
 from .machine import Machine
 
@@ -123,8 +123,8 @@ _PER_CORE = frozenset({"block_idx", "node"})
 
 
 def per_core_reason(graph: KernelGraph) -> Node | None:
-    """The first node whose UB address, count, loop bound or event id can differ between cores
-    (it depends on the block index or on data); such kernels run core by core."""
+    """The first node whose UB address, count, loop bound, event id or parameter-struct field can
+    differ between cores (it depends on the block index or on data); such kernels run core by core."""
     from ..graph.ops import REGISTRY
     for n in graph:
         fam = REGISTRY[n.op].family
@@ -135,11 +135,6 @@ def per_core_reason(graph: KernelGraph) -> Node | None:
             if isinstance(a, TensorRef):
                 if a.space == "ub" and depends_on(a.offset, _PER_CORE):
                     return n
-            elif hasattr(a, "type") and not isinstance(a, type) and _is_expr(a) and depends_on(a, _PER_CORE):
+            elif any(depends_on(e, _PER_CORE) for e in exprs_in(a)):
                 return n
     return None
-
-
-def _is_expr(a: Any) -> bool:
-    from ..graph.expr import Expr
-    return isinstance(a, Expr)

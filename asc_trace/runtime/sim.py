@@ -119,7 +119,7 @@ def _run_group(job: LaunchJob, cores: np.ndarray, run_group: Callable[[Machine, 
         mine.rollback()
         for c in cores:
             _run_group(job, np.array([int(c)]), run_group, journal, out)
-        raise       # no core fails alone: the group's own error stands
+        return      # no core fails alone: the group's error came from running them in lockstep
     out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
     journal.entries.extend(mine.entries)
 

@@ -1,5 +1,6 @@
 // asc_trace_prelude.h: the scalar semantics and the runtime checks that asc_trace's emitted Ascend C
-// relies on. Include it after kernel_operator.h (it uses __aicore__ and <cstdint> types from there).
+// relies on. Include it after kernel_operator.h: it needs only `__aicore__` and the <cstdint> types
+// from there (and <cstdio> on host builds, for the check messages).
 //
 // One rule set for every backend (asc_trace/graph/scalar_ops.py and graph/operand_checks.py are the
 // Python side, README "Numerics"):
@@ -134,8 +135,8 @@ __aicore__ inline float asc_fmod(float a, float b)
 __aicore__ inline int64_t asc_f2i(float x)
 {
     if (x != x) return 0;
-    if (x >= 9223372036854775808.0f) return INT64_MAX;
-    if (x <= -9223372036854775808.0f) return INT64_MIN;
+    if (x >= 9223372036854775808.0f) return 9223372036854775807LL;
+    if (x <= -9223372036854775808.0f) return -9223372036854775807LL - 1;
     return static_cast<int64_t>(x);
 }
 
