@@ -48,7 +48,14 @@ class Const(Expr):
         return (v.__class__, v.hex() if isinstance(v, float) else v)
 
     def __eq__(self, other: object) -> bool:
-        return other.__class__ is Const and self.key() == other.key()  # type: ignore[union-attr]
+        if other.__class__ is not Const:
+            return False
+        a, b = self.value, other.value  # type: ignore[union-attr]
+        if a.__class__ is not b.__class__:
+            return False
+        if a.__class__ is float and (a == 0.0 or a != a):     # the sign of a zero, NaN == NaN
+            return a.hex() == b.hex()
+        return a == b
 
     def __hash__(self) -> int:
         return _cached_hash(self, ("c", *self.key()))
@@ -263,8 +270,8 @@ def _py_src(e: Expr, consts: list[Any]) -> str:
         a, b = _py_src(e.a, consts), _py_src(e.b, consts)
         if _is_float_op(e):
             return f"_f[{e.op!r}]({a}, {b})"
-        if e.op in _INLINE:
-            return f"({a} {e.op} {b})"
+        if e.op in _INLINE or (e.op in ("//", "%") and isinstance(e.b, Const) and e.b.value not in (0, -1)):
+            return f"({a} {e.op} {b})"      # cannot overflow or fault (Python's // and % are the semantics)
         if e.op in ("+", "-", "*"):
             return f"_w({a} {e.op} {b})"
         return f"_i[{e.op!r}]({a}, {b})"

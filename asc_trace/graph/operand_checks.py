@@ -58,6 +58,8 @@ def node_checks(node: Node, ranges: Ranges | None = None, known: set | None = No
     for e, lo, hi, below, above, what in _operands(node):
         if e is None:
             continue
+        if e.__class__ is Const and (lo is None or (isinstance(e.value, int) and lo <= e.value <= hi)):
+            continue                                    # the common case: a constant that fits
         if known is not None:
             if (e, lo, hi) in known:
                 continue

@@ -65,6 +65,10 @@ def _any(mask: Any) -> bool:
 
 
 def floordiv(a: Any, b: Any) -> Any:
+    if a.__class__ is int and b.__class__ is int:      # one core: plain Python ints (the fast path)
+        if b == 0:
+            raise ScalarFault("integer division by zero")
+        return wrap(a // b)
     if _any(np.asarray(b) == 0):
         raise ScalarFault("integer division by zero")
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
@@ -74,6 +78,10 @@ def floordiv(a: Any, b: Any) -> Any:
 
 
 def mod(a: Any, b: Any) -> Any:
+    if a.__class__ is int and b.__class__ is int:
+        if b == 0:
+            raise ScalarFault("integer modulo by zero")
+        return a % b
     if _any(np.asarray(b) == 0):
         raise ScalarFault("integer modulo by zero")
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):

@@ -65,6 +65,8 @@ class _Emitter:
         self.nodes = {n.id: n for n in g}
         self.ranges = self._loop_ranges()
         self.known: list[set] = [set()]      # operand checks already emitted, per open loop
+        self._text: dict[Expr, str] = {}
+        self._utext: dict[Expr, str] = {}
         self.lines: list[str] = []
         self.pre: list[str] = []
         self.pipe_var = next((f"t{n.id}" for n in g if n.op == "tpipe"), None)
@@ -84,12 +86,18 @@ class _Emitter:
         return out
 
     def e(self, x: Expr) -> str:
-        return c_expr(x, self.names, self.ranges)
+        text = self._text.get(x)
+        if text is None:        # an operand and its check print the same expression: render it once
+            text = self._text[x] = c_expr(x, self.names, self.ranges)
+        return text
 
     def ue(self, x: Expr) -> str:
         """The expression without the parentheses c_expr puts around a binary operation (for
         places that are already inside a call's parentheses)."""
-        return _unparen(self.e(x))
+        text = self._utext.get(x)
+        if text is None:
+            text = self._utext[x] = _unparen(self.e(x))
+        return text
 
     def ref(self, r: TensorRef) -> str:
         base = f"t{r.root}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from ..graph.expr import Bin, Const, Expr, Un, Var
 from ..graph.operand_checks import Ranges, value_range
@@ -99,6 +100,7 @@ def c_const(v: object) -> str:
     raise TypeError(f"not a C constant: {v!r}")
 
 
+@lru_cache(maxsize=1024)
 def c_string(s: str) -> str:
     """A C string literal: newlines and quotes escaped (pyasc pastes Python strings in raw)."""
     out = []
