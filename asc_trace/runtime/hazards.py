@@ -6,8 +6,9 @@ hardware, not of one backend: two pipes touching the same UB bytes with nothing 
 wait that no set satisfies, a second set before the wait, a flag left set, two cores writing the
 same GM bytes (RaceError / SyncError). A backend that executes in program order cannot see these,
 so before it runs a kernel, `check_hazards` runs the simulator's own pipe model and race checker
-(runtime/sim.py, runtime/pipes.py) on the scheduled graph, with copies of the GM arguments and no
-printf output, and raises the hazard it reports. Any other error of that run (a bound, a queue, a
+(runtime/sim.py, runtime/pipes.py) on the scheduled graph, without the instructions' data effects
+(on copies of the GM arguments when values read from the UB steer the kernel) and without printf
+output, and raises the hazard it reports. Any other error of that run (a bound, a queue, a
 division by zero) is left to the backend, which checks it itself and reports it as the same class.
 
 One narrow entry point on purpose: when the scheduler's analysis and the race checker become one
@@ -50,10 +51,14 @@ def check_hazards(memo: HazardMemo, job: LaunchJob) -> None:
     from .sim import SimArtifact, simulate
     if memo.sim is None:
         memo.sim = SimArtifact(memo.graph)
-    arrays = [None if a is None else a.copy() for a in job.bound.arrays]
-    trial = dataclasses.replace(job, graph=memo.graph, bound=dataclasses.replace(job.bound, arrays=arrays))
+    trial = dataclasses.replace(job, graph=memo.graph)
+    if memo.data_dependent:     # values read from the UB steer the kernel: compute it, on copies
+        arrays = [None if a is None else a.copy() for a in job.bound.arrays]
+        trial = dataclasses.replace(trial, bound=dataclasses.replace(job.bound, arrays=arrays))
     try:
-        simulate(memo.sim, trial, platform(job.options.get("platform")), True, False, emit=False)
+        # without data effects (the caller's arrays are untouched) unless the kernel needs its data
+        simulate(memo.sim, trial, platform(job.options.get("platform")), True, False,
+                 execute=memo.data_dependent, emit=False)
     except HAZARDS:
         raise
     except AscTraceError:
