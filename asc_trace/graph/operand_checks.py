@@ -10,7 +10,9 @@ front of the call (lower/ascendc.py, macros in lower/include/asc_trace_prelude.h
 first failing check, as the same error class with the same message.
 
 A check is elided when it cannot fail: a constant in range, or an expression whose value range
-(from constants, the block index and the bounds of enclosing constant loops) lies inside the range.
+(from constants, the block index and the bounds of enclosing loops) lies inside the range. A new op
+gets its operands' ranges in `_operands`; an op not listed there has only its expressions evaluated
+in order (so a division by zero in one of them is found at the same point on every backend).
 """
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
 from .expr import Bin, Const, Expr, Un, Var
-from .node import Node, TensorRef
-from .params import DataCopyExtParams, DataCopyPadExtParams, DataCopyParams, Mask
+from .node import Node, TensorRef, exprs_in
+from .ops import REGISTRY
+from .params import DataCopyPadExtParams, DataCopyParams, Mask
 from .scalar_ops import INT64_MAX, INT64_MIN
 
 U8, U16, U32 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1
@@ -147,7 +150,6 @@ def _operands(node: Node) -> Iterator[tuple]:
         yield _ref(a[0], "the copy destination")
         yield _ref(a[1], "the copy source")
         p, pad = a[2], a[3]
-        assert isinstance(p, DataCopyExtParams)
         yield _spec(p.block_count, 0, 4095, "DataCopyExtParams.block_count")
         yield _spec(p.block_len, 0, 2097151, "DataCopyExtParams.block_len")
         yield _spec(p.src_stride, 0, U32, "DataCopyExtParams.src_stride")
@@ -158,18 +160,23 @@ def _operands(node: Node) -> Iterator[tuple]:
             yield _spec(pad.left_padding, 0, U8, "DataCopyPadExtParams.left_padding")
             yield _spec(pad.right_padding, 0, U8, "DataCopyPadExtParams.right_padding")
             yield _value(pad.padding_value, "DataCopyPadExtParams.padding_value")
-    else:
-        # count forms: tensor operands, scalars, and the count last
+    elif REGISTRY[op].family in _COUNT_FORMS:
+        # count forms: tensor operands, scalars, and the element count last
         names = ("dst", "src0", "src1", "src2")
         k = 0
         for i, x in enumerate(a):
             if isinstance(x, TensorRef):
                 yield _ref(x, names[min(k, 3)])
                 k += 1
-            elif isinstance(x, Expr) and i == len(a) - 1 and node.op not in ("for", "end_for"):
-                yield _count(x)
-            elif isinstance(x, Expr) and node.op not in ("for", "end_for", "tque"):
-                yield _value(x, "the scalar")
+            elif isinstance(x, Expr):
+                yield _count(x) if i == len(a) - 1 else _value(x, "the scalar")
+    elif op not in ("for", "end_for"):     # any other op (a loop header checks its own bounds):
+        for x in exprs_in(a):               # its expressions must at least evaluate in order
+            yield _value(x, "an operand")
+
+
+_COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
+                          "vec_cmpsel", "data_copy"})
 
 
 def _mask(m: Any, dtype: Any) -> Iterator[tuple]:
