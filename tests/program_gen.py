@@ -150,6 +150,7 @@ class KernelState:
     zg: Any
     env: dict
     tmp: Any = None             # the shared tmp buffer of reductions
+    mask: Any = None            # a uint8 bit mask for compare / select
 
 
 def _ops(family: str, dtype: str) -> list[str]:
@@ -221,6 +222,30 @@ statement("copy_pad")((
                                    asc.DataCopyExtParams(ev(a[2], k.env), ev(a[3], k.env) * k.dt.sizeof(), 0,
                                                          0, 0),
                                    *((asc.DataCopyPadExtParams(True, ev(a[4], k.env), 0, 0),) if a[1] else ()))))
+
+
+statement("whole_reduce", when=lambda ctx: bool(_ops("vec_whole_reduce", ctx.dtype)))((
+    lambda ctx: st.tuples(st.sampled_from(_ops("vec_whole_reduce", ctx.dtype)), buf, buf,
+                          st.one_of(st.tuples(st.just("const"), st.sampled_from((8, 64))), int_expr(ctx, 0)),
+                          st.one_of(st.tuples(st.just("const"), st.sampled_from((1, 2))), int_expr(ctx, 0)),
+                          st.tuples(st.just("const"), st.sampled_from((0, 1, 2))),
+                          st.one_of(st.tuples(st.just("const"), st.sampled_from((0, 1))), int_expr(ctx, 0)),
+                          st.tuples(st.just("const"), st.sampled_from((1, 8)))),
+    lambda a, k: getattr(asc, a[0])(k.bufs[a[1]], k.bufs[a[2]], *(ev(x, k.env) for x in a[3:8]))))
+statement("compare_select", when=lambda ctx: ctx.dtype != "int32")((
+    lambda ctx: st.tuples(buf, buf, buf, st.sampled_from(("LT", "GE", "NE")), scalar_expr(ctx),
+                          st.one_of(st.tuples(st.just("const"), st.sampled_from((256 // np.dtype(ctx.dtype).itemsize,
+                                                                                 0))), int_expr(ctx, 0))),
+    lambda a, k: (asc.compare(k.mask, k.bufs[a[1]], k.bufs[a[2]], getattr(asc.CMPMODE, a[3]), ev(a[5], k.env)),
+                  asc.select(k.bufs[a[0]], k.mask, k.bufs[a[1]], ev(a[4], k.env), asc.SELMODE.VSEL_TENSOR_SCALAR_MODE,
+                             ev(a[5], k.env)))))
+statement("set_value")((
+    lambda ctx: st.tuples(buf, st.one_of(st.tuples(st.just("const"), st.integers(0, L - 1)), int_expr(ctx, 1)),
+                          scalar_expr(ctx)),
+    lambda a, k: k.bufs[a[0]].set_value(ev(a[1], k.env), ev(a[2], k.env))))
+statement("dump")((
+    lambda ctx: st.tuples(buf, st.one_of(st.tuples(st.just("const"), st.sampled_from((4, 8))), int_expr(ctx, 0))),
+    lambda a, k: asc.dump_tensor(k.bufs[a[0]], 7, ev(a[1], k.env))))
 
 
 def _loop_bound(ctx: Ctx) -> st.SearchStrategy:
@@ -295,8 +320,9 @@ def make_kernel(prog: Program):
         zg.set_global_buffer(z + (0 if prog.shared_out else blk * ZLEN), ZLEN)
         bufs = [asc.LocalTensor(dt, asc.TPosition.VECCALC, i * L * dt.sizeof(), L) for i in range(NBUF)]
         tmp = asc.LocalTensor(dt, asc.TPosition.VECCALC, NBUF * L * dt.sizeof(), L)
+        mask = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, (NBUF + 1) * L * dt.sizeof(), 32)
         env = {"a0": a0, "a1": a1, "a2": a2, "f0": f0, "blk": blk, "loops": [], "values": []}
-        run_body(prog.body, KernelState(dt, bufs, xg, zg, env, tmp))
+        run_body(prog.body, KernelState(dt, bufs, xg, zg, env, tmp, mask))
     return fuzz_kernel
 
 

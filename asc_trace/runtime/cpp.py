@@ -117,6 +117,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         st.pipe_made = false;
         st.pipe_next = 0;
         std::memset(st.event_mask, 0, sizeof st.event_mask);
+        std::memset(st.que_buffers, 0, sizeof st.que_buffers);
         try {{
             {call}
         }} catch (const AscendC::detail::Failure& f) {{

@@ -206,9 +206,16 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
             where = pos[k]
             value, index = from_compute(val, dt), _index_bits(where, dt)
             first, second = (value, index) if order in (0, 2) else (index, value)
-            vd[:, out_at] = first if order != 3 else index
-            if width == 2:
-                vd[:, out_at + 1] = second
+            first = first if order != 3 else index
+            if dst_rep >= width:
+                vd[:, out_at] = first
+                if width == 2:
+                    vd[:, out_at + 1] = second
+                return
+            for r in range(repeat):      # results that overlap: repeat after repeat, the later wins
+                vd[:, out_at[r]] = first[:, r]
+                if width == 2:
+                    vd[:, out_at[r] + 1] = second[:, r]
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
                      ub=((aa, n_src * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
     return run

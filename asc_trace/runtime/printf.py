@@ -102,7 +102,10 @@ def emit_output(per_core: list[tuple[int, list[str]]], core_num: int, stream: An
 
 
 def _cell(v: Any, dt: Any) -> str:
-    return f"{float(v):f}" if dt.is_float else str(int(v))
+    if not dt.is_float:
+        return str(int(v))
+    f = float(v)
+    return _negative_nan("", "f") if math.isnan(f) and math.copysign(1.0, f) < 0 else f"{f:f}"
 
 
 def format_dump(desc: int, addr: int, dt: Any, space: str, count: int, values: np.ndarray,

@@ -143,6 +143,7 @@ struct Core {
     bool pipe_made = false;
     uint32_t pipe_next = 0;
     uint8_t event_mask[64] = {};
+    int que_buffers[32] = {};    // TQue buffers per TPosition (each holds an event id: at most 8)
 };
 
 inline Core& core() { static Core c; return c; }
@@ -298,7 +299,14 @@ public:
     T GetValue(const uint32_t index) const { return *elem(index); }
     template <typename S> void SetValue(const uint32_t index, const S value) const { *elem(index) = static_cast<T>(value); }
 
-    // model only
+    // model only: `count` elements from here, inside the tensor (the scalar unit and DumpTensor
+    // read anywhere; the vector unit and the copies also need 32-byte alignment: span)
+    T* span_unaligned(uint32_t count, const char* what) const
+    {
+        if (count > size_)
+            detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
+        return reinterpret_cast<T*>(detail::core().ub + addr_);
+    }
     T* span(uint32_t count, const char* what) const
     {
         if (addr_ % 32 != 0)
@@ -460,6 +468,10 @@ public:
         len = (len + 31u) / 32u * 32u;
         uint32_t base = take(static_cast<uint64_t>(num) * len);
         que.init(base, num, len);
+        int& used = detail::core().que_buffers[static_cast<int>(pos)];
+        used += num;
+        if (used > 8)
+            detail::fail("queue", "%d queue buffers in one TPosition; each holds an event id, so at most 8 fit", used);
         return true;
     }
     template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len)
@@ -1436,13 +1448,12 @@ inline uint64_t gm_offset(const void* p)
 
 template <typename T> inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
 {
-    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
-                 nullptr);
+    detail::dump(tensor.span_unaligned(dumpSize, "the dumped tensor"), desc, dumpSize, tensor.addr(), "UB", nullptr);
 }
 template <typename T>
 inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
 {
-    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
+    detail::dump(tensor.span_unaligned(dumpSize, "the dumped tensor"), desc, dumpSize, tensor.addr(), "UB",
                  &shapeInfo);
 }
 template <typename T> inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
