@@ -364,3 +364,61 @@ def test_parameter_structs_that_differ_between_cores_run_the_same_everywhere():
     for c in range(3):
         want[c * 64:c * 64 + c + 1] = np.arange(c * 64, c * 64 + c + 1)
     assert np.array_equal(got[1], want)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16"])
+def test_two_nan_operands_give_the_first_ones_nan_everywhere(dt):
+    # a compiler may swap the operands of + and *, NumPy's vector loops may pick either NaN: the rule
+    # (the first NaN operand's, quieted) is written out on every backend
+    D = getattr(asc, dt)
+
+    @asc.jit
+    def k(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, s: float):
+        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        yg.set_global_buffer(y)
+        zg.set_global_buffer(z)
+        a = asc.LocalTensor(D, asc.TPosition.VECIN, 0, 128)
+        b = asc.LocalTensor(D, asc.TPosition.VECIN, 512, 128)
+        o = asc.LocalTensor(D, asc.TPosition.VECOUT, 1024, 768)
+        tmp = asc.LocalTensor(D, asc.TPosition.VECCALC, 4096, 128)
+        asc.data_copy(a, xg, 128)
+        asc.data_copy(b, yg, 128)
+        asc.add(o, a, b, 128)
+        asc.mul(o[128:], b, a, 128)
+        asc.adds(o[256:], a, s, 128)
+        asc.muls(o[384:], a, s * 2.0, 128)        # a float scalar expression with a NaN operand too
+        asc.data_copy(o[512:], a, 128)
+        asc.axpy(o[512:], b, s, 128)
+        asc.reduce_sum(o[640:], a, tmp, 128)
+        asc.data_copy(zg, o, 768)
+
+    def args():
+        x = np.full(128, -np.nan, np.dtype(dt))
+        y = np.full(128, np.nan, np.dtype(dt))
+        x[::3] = 1.0
+        return x, y, np.zeros(768, np.dtype(dt)), float("nan")
+    z = assert_same_bytes(k, args)[2]
+    bits = z.view(np.uint16 if dt == "float16" else np.uint32)
+    sign = bits >> (15 if dt == "float16" else 31)
+    nan_x = np.isnan(args()[0])
+    assert np.all(sign[:128][nan_x] == 1) and np.all(sign[128:256] == 0)       # x's NaN; y's NaN first
+    assert np.all(sign[256:384][nan_x] == 1) and np.all(sign[384:512][nan_x] == 1)
+
+
+def test_round_to_integral_keeps_the_sign_of_zero():
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = _bind(x, z)
+        a = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, 64)
+        o = asc.LocalTensor(F32, asc.TPosition.VECOUT, 256, 64)
+        asc.data_copy(a, xg, 64)
+        asc.cast(o, a, asc.RoundMode.CAST_ROUND, 64)
+        asc.data_copy(zg, o, 64)
+
+    def args():
+        x = np.zeros(64, np.float32)
+        x[:4] = [-0.0, -0.4, 0.4, -np.nan]
+        return x, np.ones(64, np.float32)
+    z = assert_same_bytes(k, args)[1]
+    assert list(np.signbit(z[:4])) == [True, True, False, True]

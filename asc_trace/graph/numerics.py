@@ -12,7 +12,7 @@ import numpy as np
 from typing import Any
 
 from ..dtypes import DataType, bf16_to_f32, f32_to_bf16
-from .scalar_ops import ieee_max, ieee_min
+from .scalar_ops import first_nan, ieee_max, ieee_min
 
 MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
 
@@ -27,8 +27,8 @@ def _integral(x: np.ndarray, mode: str) -> np.ndarray:
         return np.ceil(x)
     if mode == "trunc":
         return np.trunc(x)
-    if mode == "round":                 # nearest, ties away from zero
-        return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    if mode == "round":                 # nearest, ties away from zero; -0.0 and NaN keep their sign
+        return np.copysign(np.floor(np.abs(x) + 0.5), x)
     raise ValueError(f"mode {mode} does not round to integers")
 
 
@@ -95,6 +95,12 @@ def cast_values(src: np.ndarray, sdt: DataType, ddt: DataType, mode: str) -> np.
     return saturate_int(x, ddt.np)
 
 
+add = first_nan(np.add)
+subtract = first_nan(np.subtract)
+multiply = first_nan(np.multiply)
+divide = first_nan(np.divide)
+
+
 def maximum(a: np.ndarray, b: Any) -> np.ndarray:
     """Vector Max / Maxs / Relu: IEEE 754-2019 maximum for floats (a NaN operand wins, the first
     one if both are NaN; +0.0 is above -0.0), plain max for integers. The hardware's signed-zero
@@ -135,7 +141,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
         w = width
         while w > 1:
             w //= 2
-            v = (v[..., :w] + v[..., w:2 * w]).astype(dt_np)
+            v = add(v[..., :w], v[..., w:2 * w]).astype(dt_np)
         v = v[..., 0]                    # (..., reps)
         if reps == 1:
             return v[..., 0]

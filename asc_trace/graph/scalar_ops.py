@@ -9,7 +9,8 @@ from the UB, and arithmetic on them).
   they raise `ScalarFault`, which the backends report as `asc.ScalarError` at the user's line.
 - Floats are float32 and every operation rounds to float32 (an int operand is rounded to float32
   once, exactly as C's int64 -> float conversion does); `//` and `%` on floats follow NumPy's float32
-  floor_divide / remainder, min / max are IEEE 754-2019 maximum / minimum (NaN wins, -0.0 < +0.0).
+  floor_divide / remainder, min / max are IEEE 754-2019 maximum / minimum (NaN wins, -0.0 < +0.0);
+  a NaN result of + - * / is the first NaN operand's, quieted.
 
 Every function works on Python numbers (one core) and element-wise on NumPy arrays (one value per
 core of a group simulated together). The C++ side is `lower/include/asc_trace_prelude.h`.
@@ -154,6 +155,25 @@ def _ieee_pick(a: Any, b: Any, pick_max: bool) -> Any:
     return r
 
 
+def first_nan(fn: Any) -> Any:
+    """An arithmetic ufunc whose NaN result, when both operands are NaN, is the first operand's NaN
+    (quieted): the rule of the C model and of x86 (NumPy's vector loops may pick either). With one NaN
+    operand, every implementation returns that operand's NaN. Our choice (README, Numerics): the prelude's asc_fadd..., and the model's arithmetic, do the same."""
+    def op(a: Any, b: Any) -> np.ndarray:
+        r = fn(a, b)
+        if r.dtype.kind != "f" or not np.isnan(r).any():
+            return r
+        a_arr = np.broadcast_to(np.asarray(a, dtype=r.dtype), r.shape)
+        both = np.isnan(a_arr) & np.isnan(np.broadcast_to(np.asarray(b, dtype=r.dtype), r.shape))
+        if not both.any():
+            return r
+        bits = np.dtype(f"u{r.dtype.itemsize}")
+        quiet = a_arr.view(bits) | bits.type(1 << (np.finfo(r.dtype).nmant - 1))
+        return np.where(both, quiet.view(r.dtype), r)
+    return op
+
+
+
 def _f32_binary(op: str) -> Callable[[Any, Any], Any]:
     if op in ("min", "max"):
         pick = ieee_max if op == "max" else ieee_min
@@ -162,7 +182,8 @@ def _f32_binary(op: str) -> Callable[[Any, Any], Any]:
             r = pick(to_f32(a), to_f32(b))
             return r if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else float(r)
         return run
-    fn = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "//": np.floor_divide,
+    fn = {"+": first_nan(np.add), "-": first_nan(np.subtract), "*": first_nan(np.multiply),
+          "/": first_nan(np.divide), "//": np.floor_divide,
           "%": np.remainder, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
           "==": np.equal, "!=": np.not_equal}[op]
     compare = op in ("<", "<=", ">", ">=", "==", "!=")

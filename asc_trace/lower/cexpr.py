@@ -60,8 +60,9 @@ def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
     if isinstance(e, Bin):
         a, b = c_expr(e.a, names, ranges), c_expr(e.b, names, ranges)
         floaty = e.op == "/" or "float" in (e.a.type, e.b.type)
-        if e.op == "/":
-            return f"(static_cast<float>({a}) / static_cast<float>({b}))"
+        if e.op == "/" or (floaty and e.op in ("+", "-", "*")):
+            name = {"+": "asc_fadd", "-": "asc_fsub", "*": "asc_fmul", "/": "asc_fdiv"}[e.op]
+            return f"{name}(static_cast<float>({a}), static_cast<float>({b}))"
         if e.op in ("//", "%"):
             if floaty:
                 return f"asc_f{'floordiv' if e.op == '//' else 'mod'}({a}, {b})"
@@ -75,8 +76,6 @@ def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
         if e.op in ("min", "max"):
             t = "float" if floaty else "int64_t"
             return f"asc_{e.op}<{t}>({a}, {b})"
-        if floaty and e.op in ("+", "-", "*"):
-            return f"(static_cast<float>({a}) {e.op} static_cast<float>({b}))"
         return f"({a} {e.op} {b})"
     raise TypeError(f"not an expression: {e!r}")
 

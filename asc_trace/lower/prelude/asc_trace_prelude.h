@@ -7,6 +7,7 @@
 // - int64 scalar arithmetic wraps in two's complement (the build must use -fwrapv, or a compiler
 //   with wrapping signed arithmetic); // and % are floor division and modulo; INT64_MIN // -1 wraps;
 // - float scalar min / max are IEEE 754-2019 maximum / minimum; // and % on floats are NumPy's;
+//   a NaN result of + - * / is the first NaN operand's;
 // - float -> int64 truncates and saturates, NaN -> 0.
 //
 // Checks. ASC_TRACE_CHECKS=1 makes the kernel check what asc_trace's simulator checks before each
@@ -112,6 +113,29 @@ template <> __aicore__ inline float asc_min<float>(float a, float b)
     return __builtin_signbit(a) ? a : b;           // -0.0 under +0.0
 }
 template <> __aicore__ inline float asc_abs<float>(float a) { return __builtin_fabsf(a); }
+
+// + - * / on floats: a NaN result is the first NaN operand's, quieted (a compiler may swap the
+// operands of a plain + or *, and with them which NaN comes out)
+__aicore__ inline float asc_quiet(float x)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &x, 4);
+    u |= 0x00400000u;
+    __builtin_memcpy(&x, &u, 4);
+    return x;
+}
+#define ASC_TRACE_FLOAT_OP(NAME, OP)                                        \
+    __aicore__ inline float NAME(float a, float b)                          \
+    {                                                                       \
+        if (a != a) return asc_quiet(a);                                    \
+        if (b != b) return asc_quiet(b);                                    \
+        return a OP b;                                                      \
+    }
+ASC_TRACE_FLOAT_OP(asc_fadd, +)
+ASC_TRACE_FLOAT_OP(asc_fsub, -)
+ASC_TRACE_FLOAT_OP(asc_fmul, *)
+ASC_TRACE_FLOAT_OP(asc_fdiv, /)
+#undef ASC_TRACE_FLOAT_OP
 
 // NumPy's float32 floor_divide and remainder (npy_divmod): the Python semantics of // and % on floats
 __aicore__ inline float asc_ffloordiv(float a, float b)
