@@ -22,13 +22,13 @@ def with_checks(node: Node, step: Callable[[Any], Any], ranges: Ranges | None = 
     checks = node_checks(node, ranges, known)
     if not checks:
         return step
-    compiled = [(compile_expr(c.expr), c) for c in checks]
+    compiled = [(compile_expr(c.expr), c.lo, c.hi, c) for c in checks]
 
     def run(m: Any) -> Any:
         env = m.env
-        for f, c in compiled:
+        for f, lo, hi, c in compiled:
             v = f(env)                       # a division by zero raises ScalarFault here
-            if c.lo is not None:
+            if lo is not None and not (v.__class__ is int and lo <= v <= hi):
                 check_value(c, v, node)
         return step(m)
     return run
