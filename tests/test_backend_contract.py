@@ -55,11 +55,14 @@ def _io(n=64, dt=np.float32, *extra):
     return lambda: (np.arange(n).astype(dt), np.full(n, 7, dt), *extra)
 
 
-def _bind(x, z):
-    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-    xg.set_global_buffer(x)
-    zg.set_global_buffer(z)
-    return xg, zg
+def _bind(*addrs):
+    """A GlobalTensor over the whole of each argument."""
+    out = []
+    for a in addrs:
+        g = asc.GlobalTensor()
+        g.set_global_buffer(a)
+        out.append(g)
+    return out
 
 
 # -- the scalar unit: nothing may kill the process ---------------------------------------------------
@@ -251,10 +254,7 @@ def test_signed_zero_constants_do_not_share_compiled_code(order):
 def test_max_min_relu_follow_ieee_signed_zeros_and_nan():
     @asc.jit
     def k(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
-        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
-        xg.set_global_buffer(x)
-        yg.set_global_buffer(y)
-        zg.set_global_buffer(z)
+        xg, yg, zg = _bind(x, y, z)
         a = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, 64)
         b = asc.LocalTensor(F32, asc.TPosition.VECIN, 256, 64)
         o = asc.LocalTensor(F32, asc.TPosition.VECOUT, 512, 320)
@@ -374,10 +374,7 @@ def test_two_nan_operands_give_the_first_ones_nan_everywhere(dt):
 
     @asc.jit
     def k(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, s: float):
-        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
-        xg.set_global_buffer(x)
-        yg.set_global_buffer(y)
-        zg.set_global_buffer(z)
+        xg, yg, zg = _bind(x, y, z)
         a = asc.LocalTensor(D, asc.TPosition.VECIN, 0, 128)
         b = asc.LocalTensor(D, asc.TPosition.VECIN, 512, 128)
         o = asc.LocalTensor(D, asc.TPosition.VECOUT, 1024, 768)
