@@ -74,6 +74,10 @@ class TraceError(AscTraceError):
     """The kernel cannot be traced: a Python construct, an argument or an API use that has no kernel meaning."""
 
 
+class OptionError(TraceError, ValueError):
+    """An `asc.jit` option that does not exist, or a value it does not accept (the message lists what it takes)."""
+
+
 class DTypeError(TraceError):
     """An operand's dtype does not fit the operation (mismatch, or not supported on the target)."""
 
@@ -92,6 +96,11 @@ class OutOfBoundsError(AscTraceError):
 
 class QueueError(AscTraceError):
     """A TPipe / TQue / TBuf misuse (no buffer initialised, no free buffer, dequeue of an empty queue, ...)."""
+
+
+class ScalarError(AscTraceError, ArithmeticError):
+    """A runtime scalar expression has no value: an integer `//` or `%` by zero, or a shift by a
+    negative count or by 64 bits or more (README, Numerics)."""
 
 
 class RaceError(AscTraceError):

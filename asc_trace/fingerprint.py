@@ -1,9 +1,26 @@
-"""What a traced graph depends on besides its arguments: the code of the kernel and of everything it
-calls, and the module globals (and closure cells) that code reads. A launch whose fingerprint
-differs from the cached one traces again, because a stale kernel is a silent wrong answer."""
+"""What a traced graph depends on besides its arguments, so that a launch never reuses a stale kernel.
+
+A launch compares the kernel's fingerprint with the one its cached graph was traced under and
+traces again when they differ. The fingerprint captures (README, "What a kernel's cache key holds"):
+
+- the code of the kernel and of every function, method and @asc.jit sub-kernel it reaches, with their
+  default arguments and closure cells;
+- every global those functions name, by value: numbers (bit for bit, so -0.0 is not 0.0), strings,
+  NumPy scalars and arrays (their bytes), and the elements of tuples, lists, sets and dicts;
+- the attributes that the code names (`cfg.tile`, `Config.TILE`, `mod.TILE`, `ns.field`) of user
+  objects, classes, SimpleNamespaces and user modules, recursively, including properties and the
+  methods the code calls (whose own code and `self.x` reads are captured the same way);
+- library modules (numpy, torch, math, asc_trace, ...) by name only: their contents count as API.
+
+A value that cannot be captured this way (an object of a C extension type that is not a number or
+an array, a structure nested deeper than 32 levels, a name read through `getattr(obj, name_string)`
+is simply not seen) makes the fingerprint *unstable*: it never equals another, so the kernel is
+traced again at every launch instead of being reused.
+"""
 from __future__ import annotations
 
 import enum
+import functools
 import types
 from functools import lru_cache
 from typing import Any
@@ -12,14 +29,35 @@ import numpy as np
 
 from .dtypes import DataType
 
-_SIMPLE = (int, float, str, bytes, bool, complex, type(None))
-# Modules whose attributes are library API, not user configuration.
-_LIBRARY_PREFIXES = ("asc_trace", "numpy", "torch", "builtins", "math", "typing", "networkx", "os", "sys")
+_SIMPLE = (int, str, bytes, bool, complex, type(None))
+# Modules (and their sub-modules) whose attributes are library API, not user configuration.
+_LIBRARY = frozenset({"asc_trace", "numpy", "torch", "torch_npu", "builtins", "math", "typing", "networkx", "os",
+                      "sys", "functools", "itertools", "operator", "collections", "dataclasses", "enum",
+                      "hypothesis", "pytest"})
+MAX_DEPTH = 32
+
+
+class Unstable:
+    """A part of the fingerprint that cannot be compared: unequal to everything, itself included."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Unstable({self.why})"
 
 
 @lru_cache(maxsize=2048)
 def global_names(code: types.CodeType) -> tuple[str, ...]:
-    """Names a code object (and the functions and comprehensions nested in it) may read."""
+    """Names a code object (and the functions and comprehensions nested in it) may read: globals and
+    attribute names alike (both live in co_names)."""
     names = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
@@ -41,6 +79,8 @@ def fingerprint(fn: types.FunctionType, seen: set[int] | None = None) -> tuple:
         items.append(tuple(value_key(_cell(c), seen, names) for c in fn.__closure__))
     if fn.__defaults__:
         items.append(tuple(value_key(d, seen, names) for d in fn.__defaults__))
+    if fn.__kwdefaults__:
+        items.append(tuple((k, value_key(d, seen, names)) for k, d in sorted(fn.__kwdefaults__.items())))
     return tuple(items)
 
 
@@ -51,41 +91,101 @@ def _cell(c: Any) -> Any:
         return None
 
 
+def _is_library(module_name: str | None) -> bool:
+    return bool(module_name) and module_name.split(".", 1)[0] in _LIBRARY  # type: ignore[union-attr]
+
+
 def value_key(v: Any, seen: set[int], names: tuple[str, ...] = (), depth: int = 0) -> Any:
+    """A comparable key of `v` as a kernel's trace can see it (see the module docstring)."""
+    if isinstance(v, float):
+        return ("float", v.hex())
     if isinstance(v, _SIMPLE):
         return (type(v).__name__, v)
-    if depth > 6:
-        return ("deep", id(v))
+    if depth > MAX_DEPTH:
+        return Unstable("nested too deep")
     if isinstance(v, (DataType, enum.Enum)):
         return repr(v)
     if isinstance(v, np.generic):
-        return ("np", v.dtype.str, v.item())
+        return ("np", v.dtype.str, v.tobytes())
     if isinstance(v, np.ndarray):
-        body = v.tobytes() if v.nbytes <= (1 << 20) else id(v)
-        return ("arr", v.dtype.str, v.shape, hash(body))
+        return ("arr", v.dtype.str, v.shape, hash(np.ascontiguousarray(v).tobytes()))
+    d = depth + 1
     if isinstance(v, (tuple, list)):
-        return (type(v).__name__, tuple(value_key(x, seen, names, depth + 1) for x in v))
+        return (type(v).__name__, tuple(value_key(x, seen, names, d) for x in v))
     if isinstance(v, (set, frozenset)):
-        return (type(v).__name__, tuple(sorted(repr(value_key(x, seen, names, depth + 1)) for x in v)))
+        keys = [value_key(x, seen, names, d) for x in v]
+        if any(_unstable(k) for k in keys):
+            return Unstable("set element")
+        return (type(v).__name__, tuple(sorted(repr(k) for k in keys)))
     if isinstance(v, dict):
-        return ("dict", tuple((repr(k), value_key(x, seen, names, depth + 1)) for k, x in v.items()))
+        return ("dict", tuple((repr(k), value_key(x, seen, names, d)) for k, x in v.items()))
     jit_fn = getattr(v, "__asc_jit_fn__", None)
     if jit_fn is not None:
         return ("jit", _fn_key(jit_fn, seen), repr(sorted(v.options.items())))
     if isinstance(v, types.FunctionType):
         return ("fn", _fn_key(v, seen))
+    if isinstance(v, types.MethodType):            # obj.method: its code, and what it reads of obj
+        func = v.__func__
+        return ("meth", _fn_key(func, seen) if isinstance(func, types.FunctionType) else repr(func),
+                _attrs(v.__self__, seen, _code_names(func), d))
+    if isinstance(v, functools.partial):
+        return ("partial", value_key(v.func, seen, names, d), value_key(v.args, seen, names, d),
+                value_key(v.keywords, seen, names, d))
+    if isinstance(v, (property, staticmethod, classmethod)):
+        inner = v.fget if isinstance(v, property) else v.__func__
+        return ("descr", value_key(inner, seen, names, d))
     if isinstance(v, types.ModuleType):
-        mod = v.__name__
-        if mod.startswith(_LIBRARY_PREFIXES):
-            return ("mod", mod)
-        # `config.TILE` reads an attribute of a user module: include the attributes the code names
-        return ("mod", mod, tuple((n, value_key(getattr(v, n), seen, (), depth + 1)) for n in names
-                                  if hasattr(v, n) and isinstance(getattr(v, n), _SIMPLE + (tuple,))))
+        if _is_library(v.__name__):
+            return ("mod", v.__name__)
+        return ("mod", v.__name__, _attrs(v, seen, names, d))
+    if isinstance(v, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        owner = getattr(v, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+            return ("bfn", getattr(v, "__module__", None), v.__qualname__)
+        return Unstable(f"method {v.__qualname__} of a {type(owner).__name__}")
     if isinstance(v, type):
-        return ("cls", v.__module__, v.__qualname__)
-    if isinstance(v, (types.BuiltinFunctionType, types.MethodType)):
-        return ("bfn", getattr(v, "__qualname__", repr(v)), id(v))
-    return ("obj", type(v).__qualname__, id(v))
+        if _is_library(v.__module__):
+            return ("cls", v.__module__, v.__qualname__)
+        return ("cls", v.__module__, v.__qualname__, _attrs(v, seen, names, d))
+    if _is_library(type(v).__module__) or not hasattr(v, "__dict__") and not hasattr(type(v), "__slots__"):
+        return Unstable(f"a {type(v).__qualname__} object")
+    # a user object (a SimpleNamespace, a dataclass, any class instance): the attributes the code names
+    if id(v) in seen:
+        return ("cycle", type(v).__qualname__)
+    seen.add(id(v))
+    try:
+        return ("obj", type(v).__module__, type(v).__qualname__, _attrs(v, seen, names, d))
+    finally:
+        seen.discard(id(v))
+
+
+def _attrs(obj: Any, seen: set[int], names: tuple[str, ...], depth: int) -> tuple:
+    """(name, key) of each attribute of `obj` that `names` mentions; a name the object does not have is
+    recorded as missing (adding it later changes the key)."""
+    out = []
+    for n in names:
+        try:
+            val = getattr(obj, n)
+        except AttributeError:
+            continue
+        except Exception:  # noqa: BLE001 - a property that raises: cannot be captured
+            out.append((n, Unstable(f"attribute {n} raised")))
+            continue
+        out.append((n, value_key(val, seen, names, depth)))
+    return tuple(out)
+
+
+def _code_names(func: Any) -> tuple[str, ...]:
+    code = getattr(func, "__code__", None)
+    return global_names(code) if code is not None else ()
+
+
+def _unstable(k: Any) -> bool:
+    if isinstance(k, Unstable):
+        return True
+    if isinstance(k, tuple):
+        return any(_unstable(x) for x in k)
+    return False
 
 
 def _fn_key(fn: types.FunctionType, seen: set[int]) -> Any:

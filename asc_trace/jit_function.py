@@ -19,20 +19,10 @@ from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
-from .runtime.platform import DEFAULT_PLATFORM
+from .options import DEFAULT_OPTIONS, describe as describe_options, validate as validate_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
 from .torch_library import launch as torch_launch
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "auto_sync": True,        # the scheduler adds every synchronisation the data dependences need
-    "multi_buffer": "auto",   # "auto", an int (buffers per reused UB tensor) or "off"/1
-    "always_compile": False,  # bypass the compile caches
-    "backend": None,          # None: ASC_TRACE_BACKEND or "auto"
-    "opt_level": 3,           # bisheng -O level (NPU build)
-    "kernel_type": None,      # None: vector only (KERNEL_TYPE_AIV_ONLY)
-    "record_overflow": False,  # NPU build: -cce-aicore-record-overflow and its argument slot (lower/bisheng.py)
-    "platform": DEFAULT_PLATFORM,   # timing-model preset
-}
 MAX_BLOCKS = 65535
 
 
@@ -95,13 +85,9 @@ class JitFunction:
     another kernel, calling it inlines it."""
 
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
-        unknown = set(options) - set(DEFAULT_OPTIONS)
-        if unknown:
-            raise TraceError(f"unknown asc.jit option(s): {', '.join(sorted(unknown))} "
-                             f"(known: {', '.join(DEFAULT_OPTIONS)})", user_loc())
         self.fn = fn
         self.__asc_jit_fn__ = fn
-        self.options = {**DEFAULT_OPTIONS, **options}
+        self.options = {**DEFAULT_OPTIONS, **validate_options(options, user_loc())}
         self.name = fn.__name__
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
@@ -130,9 +116,6 @@ class JitFunction:
         rt = get_runtime(torch_launch.backend_for(self.backend))
         bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
         torch_launch.check_writes(self.name, bound, lambda: self.compiled(bound.signature).graph, loc)
-        if not rt.needs_graph:
-            rt.launch(None, LaunchJob(self.name, self.fn, None, bound, core_num, stream, loc, self.options))
-            return
         self.compiled(bound.signature).run(rt, bound, core_num, stream, loc)
 
     @property
@@ -231,11 +214,7 @@ class CompiledKernel:
                                   f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
                                                                   "the @asc.jit kernel, which specialises itself")
             torch_launch.check_writes(self.name, bound, lambda: self.graph, loc)
-            if not rt.needs_graph:
-                rt.launch(None, LaunchJob(self.name, self.jitfn.fn, None, bound, core_num, stream, loc,
-                                          self.options))
-            else:
-                self.run(rt, bound, core_num, stream, loc)
+            self.run(rt, bound, core_num, stream, loc)
         except AscTraceError as e:
             raise _clean(e)
 
@@ -318,7 +297,15 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
 
 
 def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """`@asc.jit`, `@asc.jit(auto_sync=False, ...)`, or `asc.jit(kernel, **options)` for a re-optioned copy."""
+    """`@asc.jit`, `@asc.jit(auto_sync=False, ...)`, or `asc.jit(kernel, **options)` for a re-optioned copy.
+
+    Options:
+{options}
+
+    Raises:
+        OptionError: an unknown option, or a value of the wrong type or range (the message names the
+            option and the values it accepts).
+    """
     if fn is None:
         return lambda f: jit(f, **options)
     if isinstance(fn, JitFunction):
@@ -326,6 +313,9 @@ def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     if not callable(fn):
         raise TraceError(f"asc.jit decorates a function, got {type(fn).__name__}", user_loc())
     return JitFunction(fn, **options)
+
+
+jit.__doc__ = (jit.__doc__ or "").replace("{options}", describe_options())
 
 
 def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **options: Any) -> CompiledKernel:  # noqa: A001

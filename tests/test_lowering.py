@@ -49,7 +49,13 @@ def test_source_shape():
     lines = src.splitlines()
     for i, ln in enumerate(lines):   # every statement is preceded by its `// file.py:LINE (%id)` comment
         if ln.strip().startswith(("AscendC::DataCopy", "AscendC::Add", "AscendC::SetFlag", "AscendC::WaitFlag")):
-            assert lines[i - 1].strip().startswith("// vadd.py:"), ln
+            k = i - 1
+            while lines[k].strip().startswith("ASC_CHECK_"):    # the statement's operand checks come first
+                k -= 1
+            assert lines[k].strip().startswith("// vadd.py:"), ln
+    assert '#include "asc_trace_prelude.h"' in src
+    assert 'ASC_CHECK_RANGE(asc_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ' \
+           'ASC_TRACE_KIND_BOUNDS, "the element count");' in src
 
 
 def _loop_kernel(trip):
@@ -182,3 +188,22 @@ def test_a_compiler_error_points_at_the_users_line():
     assert "g++ rejected the Ascend C emitted for vadd_kernel: kernel.cpp" in str(err)
     # an error outside any statement (e.g. in the helpers) has no user line, but still a message
     assert compiler_error("g++", ck.graph, ck.source, "kernel.cpp", "kernel.cpp:1:1: error: x", hint="h").loc is None
+
+
+@pytest.mark.parametrize("defines,checks", [([], True), (["-D__CCE_AICORE__=220"], False),
+                                            (["-D__CCE_AICORE__=220", "-DASCENDC_CPU_DEBUG=1"], True),
+                                            (["-DASC_TRACE_CHECKS=0"], False)])
+def test_the_prelude_stands_alone_with_checks_on_or_compiled_out(tmp_path, defines, checks):
+    from asc_trace.lower.ascendc import PRELUDE_DIR
+    cxx, _ = compiler()
+    src = tmp_path / "p.cpp"
+    # all the prelude needs from kernel_operator.h: __aicore__ and the fixed-width integer types
+    src.write_text("#include <cstdint>\n#define __aicore__\n#include \"asc_trace_prelude.h\"\n"
+                   f"static_assert(ASC_TRACE_CHECKS == {int(checks)}, \"default\");\n"
+                   "int64_t f(int64_t a, int64_t b) { ASC_CHECK_RANGE(a, 0, 7, ASC_TRACE_KIND_BOUNDS, "
+                   "ASC_TRACE_KIND_BOUNDS, \"a\"); ASC_CHECK_EVAL(asc_floordiv(a, b));\n"
+                   "  return asc_mod(a, b) + asc_shl(a, 3) + static_cast<int64_t>(asc_trip_count(a, b, 1))"
+                   " + asc_f2i(asc_max<float>(1.0f, asc_ffloordiv(2.0f, 3.0f))); }\n")
+    proc = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", *defines,
+                           f"-I{PRELUDE_DIR}", str(src)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -11,6 +11,7 @@ import pytest
 import asc_trace as asc
 import vadd
 from fake_cann import ARCH, calls, cann8, cann9, last_source
+from asc_trace.lower.ascendc import PRELUDE_DIR
 from asc_trace.lower.bisheng import OVERFLOW_PARAM, compile_commands, find_toolchain
 from asc_trace.lower.cann_layout import INCLUDES_8, INCLUDES_9, read_version
 from asc_trace.runtime import get_runtime
@@ -138,13 +139,15 @@ def test_bisheng_command_against_the_vendor_cmake(tmp_path, layout):
     tc = find_toolchain({"ASCEND_HOME_PATH": str(layout(tmp_path)), "PATH": ""})
     cmake = _vendor_cmake(tc)
     ours = _units(compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"), {})[0])
-    # the -I folders come in the cmake's order
-    assert [u for u in ours if u.startswith("-I")] == [u for u in cmake if u.startswith("-I")]
+    prelude = f"-I{PRELUDE_DIR}"
+    # the -I folders come in the cmake's order, then asc_trace's prelude (after CANN's kernel_operator.h)
+    assert [u for u in ours if u.startswith("-I")] == [u for u in cmake if u.startswith("-I")] + [prelude]
     # every difference is one lower/bisheng.py explains:
     only_ours = {"-c", "-o k.o", "-x cce",                 # a device-only object from a .cce file, as pyasc
                  "-DASCENDC_DUMP=0", "-D__NPU_TILING__",    # pyasc's defines
                  "--cce-auto-sync=off",                     # our scheduler owns the synchronisation
-                 "-mllvm -cce-aicore-record-overflow=false"}  # the operator compilers' choice, no overflow slot
+                 "-mllvm -cce-aicore-record-overflow=false",  # the operator compilers' choice, no overflow slot
+                 prelude, "-fwrapv"}                         # the emitted source's prelude; int64 math wraps
     only_cmake = {"--cce-auto-sync", "-mllvm -cce-aicore-record-overflow=true"}
     if tc.generation == 9:
         only_cmake.add("--cce-aicore-lang")                # the same language as -x cce, with ccache support
@@ -153,7 +156,7 @@ def test_bisheng_command_against_the_vendor_cmake(tmp_path, layout):
     ours = _units(compile_commands(tc, Path("k.cce"), Path("k.o"), Path("k.elf"),
                                    {"auto_sync": False, "record_overflow": True})[0])
     assert set(ours) - set(cmake) == {"-c", "-o k.o", "-x cce", "-DASCENDC_DUMP=0", "-D__NPU_TILING__",
-                                      "-mllvm -api-deps-filter"}
+                                      "-mllvm -api-deps-filter", prelude, "-fwrapv"}
     assert set(cmake) - set(ours) == ({"--cce-aicore-lang"} if tc.generation == 9 else set())
 
 

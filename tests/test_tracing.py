@@ -223,16 +223,25 @@ def test_python_constructs_on_trace_time_values():
     np.testing.assert_array_equal(z, want)
 
 
-def test_eager_sees_real_values():
-    seen = []
-
+def test_eager_shows_real_values_and_refuses_what_tracing_refuses(capsys):
     @asc.jit
     def k(x: asc.GlobalAddress, n: int):
-        if n > 4:   # fine on the eager backend: n is a real int
-            seen.append((asc.get_block_idx(), n))
+        print(f"core {asc.get_block_idx()} n={n} half={n / 2:.2f} [{n * 3!r}]")   # real values on eager
 
     asc.jit(k, backend="eager")[3](np.zeros(8, np.float32), 5)
-    assert seen == [(0, 5), (1, 5), (2, 5)]
+    out = capsys.readouterr().out
+    for core in range(3):
+        assert f"core {core} n=5 half=2.50 [15]" in out
+
+    @asc.jit
+    def branchy(x: asc.GlobalAddress, n: int):
+        if n > 4:  # MARK-eager-if
+            asc.printf("big\n")
+
+    for backend in ("sim", "eager"):       # eager accepts exactly the kernels the other backends accept
+        with pytest.raises(asc.TraceError, match="runtime value") as ei:
+            asc.jit(branchy, backend=backend)[1](np.zeros(8, np.float32), 5)
+        assert_points_at(ei.value, "MARK-eager-if")
 
 
 def test_eager_local_tensor_numpy():

@@ -6,12 +6,13 @@ They evaluate on Python numbers and, element-wise, on NumPy arrays (one value pe
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
+
+from . import scalar_ops as S
 
 Number = int | float
 
@@ -34,13 +35,30 @@ def _cached_hash(self: "Expr", key: tuple) -> int:
     return h
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Const(Expr):
+    """A constant. Equal constants have equal bits: -0.0 is not 0.0 (a memo keyed by constants must not
+    hand one the other's code), NaN equals NaN, and 1 is not 1.0."""
+
     value: Number
     _h: int = field(default=0, init=False, repr=False, compare=False)
 
+    def key(self) -> tuple:
+        v = self.value
+        return (v.__class__, v.hex() if isinstance(v, float) else v)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Const:
+            return False
+        a, b = self.value, other.value  # type: ignore[union-attr]
+        if a.__class__ is not b.__class__:
+            return False
+        if a.__class__ is float and (a == 0.0 or a != a):     # the sign of a zero, NaN == NaN
+            return a.hex() == b.hex()
+        return a == b
+
     def __hash__(self) -> int:
-        return _cached_hash(self, ("c", type(self.value), self.value))
+        return _cached_hash(self, ("c", *self.key()))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -125,45 +143,29 @@ BLOCK_IDX = Var("block_idx", 0, "block_idx")
 BLOCK_NUM = Var("block_num", 0, "block_num")
 
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
-_PY_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-    "%": operator.mod, "/": operator.truediv, "<": operator.lt, "<=": operator.le,
-    ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
-    ">>": operator.rshift, "min": lambda a, b: np.minimum(a, b) if _is_arr(a, b) else min(a, b),
-    "max": lambda a, b: np.maximum(a, b) if _is_arr(a, b) else max(a, b),
-}
-_UN_OPS: dict[str, Callable[[Any], Any]] = {
-    "neg": operator.neg, "abs": lambda a: np.abs(a) if isinstance(a, np.ndarray) else abs(a),
-    "not": lambda a: np.logical_not(a) if isinstance(a, np.ndarray) else (not a),
-    "int": lambda a: np.trunc(a).astype(np.int64) if isinstance(a, np.ndarray) else int(a),
-    "float": lambda a: np.asarray(a, dtype=np.float64) if isinstance(a, np.ndarray) else float(a),
-}
-
-
-def _is_arr(a: Any, b: Any) -> bool:
-    return isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
+_INT_OPS = S.INT_OPS
+_F32_OPS = S.F32_OPS
+_UN_OPS = S.UN_OPS
 
 
 def const(v: Number) -> Const:
     if isinstance(v, (bool, np.bool_)):
         return Const(int(v))
     if isinstance(v, (np.integer,)):
-        return Const(int(v))
+        return Const(S.wrap(int(v)))
     if isinstance(v, (np.floating,)):
         return Const(float(v))
-    return Const(v)
+    return Const(S.wrap(v) if isinstance(v, int) else v)
 
 
 def binop(op: str, a: Expr, b: Expr) -> Expr:
     """Build `a op b`, folding constants and the identities that keep dumps short."""
     if isinstance(a, Const) and isinstance(b, Const):
-        if op in ("//", "%", "/") and b.value == 0:
-            return Bin(op, a, b)   # keep it symbolic; evaluation reports the division by zero
         folded = Bin(op, a, b)
-        if _is_float_op(folded):
-            return const(_F32_OPS[op](a.value, b.value))
-        return const(_PY_OPS[op](a.value, b.value))
+        try:
+            return const((_F32_OPS if _is_float_op(folded) else _INT_OPS)[op](a.value, b.value))
+        except S.ScalarFault:
+            return folded   # keep it symbolic: running it reports the fault at the user's line
     if isinstance(b, Const):
         if op in ("+", "-") and b.value == 0 and b.type == "int":
             return a
@@ -174,16 +176,18 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
         # (x // c1) // c2 -> x // (c1 * c2) and (x * c1) * c2 -> x * (c1 * c2), for positive ints
         if (op in ("//", "*") and isinstance(a, Bin) and a.op == op and isinstance(a.b, Const)
                 and a.type == "int" and b.type == "int" and a.b.value > 0 and b.value > 0):
-            return binop(op, a.a, Const(a.b.value * b.value))
+            c = a.b.value * b.value
+            if S.fits_int64(c) or op == "*":        # (x * c1) * c2 is x * (c1 * c2) modulo 2**64 too
+                return binop(op, a.a, Const(S.wrap(c)))
         # (x + c1) + c2 -> x + (c1 + c2): keeps loop-shifted indices readable
         if op in ("+", "-") and isinstance(a, Bin) and a.op == "+" and isinstance(a.b, Const) and a.type == "int":
-            c = a.b.value + b.value if op == "+" else a.b.value - b.value
-            return binop("+", a.a, Const(c)) if c >= 0 else binop("-", a.a, Const(-c))
+            c = S.wrap(a.b.value + b.value if op == "+" else a.b.value - b.value)
+            return binop("+", a.a, Const(c)) if c >= 0 else binop("-", a.a, Const(S.wrap(-c)))
     if op == "+" and a == b and a.type == "int":
         return binop("*", a, Const(2))
     if (op == "+" and isinstance(a, Bin) and isinstance(b, Bin) and a.op == b.op == "*" and a.a == b.a
             and isinstance(a.b, Const) and isinstance(b.b, Const) and a.type == b.type == "int"):
-        return binop("*", a.a, Const(a.b.value + b.b.value))
+        return binop("*", a.a, Const(S.wrap(a.b.value + b.b.value)))
     if isinstance(a, Const):
         if op == "+" and a.value == 0 and a.type == "int":
             return b
@@ -196,7 +200,7 @@ def binop(op: str, a: Expr, b: Expr) -> Expr:
 
 def unop(op: str, a: Expr) -> Expr:
     if isinstance(a, Const):
-        return const(_UN_OPS[op](a.value))
+        return const(_UN_OPS[op](a.value))   # neg / abs / not / int / float never fault
     if op == "neg" and isinstance(a, Un) and a.op == "neg":
         return a.a
     return Un(op, a)
@@ -233,79 +237,46 @@ def substitute(e: Expr, mapping: dict[Var, Expr]) -> Expr:
     return e
 
 
-def f32(v: Any) -> Any:
-    """Round to float32: scalar float arithmetic in a kernel is float32, as on the AI core's scalar unit."""
-    if isinstance(v, np.ndarray):
-        return v.astype(np.float32)
-    return float(np.float32(v))
-
-
-def _f32_op(op: str) -> Callable[[Any, Any], Any]:
-    fn = _PY_OPS[op]
-
-    def run(a: Any, b: Any) -> Any:
-        a32 = np.asarray(a, dtype=np.float32) if isinstance(a, np.ndarray) else np.float32(a)
-        b32 = np.asarray(b, dtype=np.float32) if isinstance(b, np.ndarray) else np.float32(b)
-        r = fn(a32, b32)
-        if isinstance(r, np.ndarray):
-            return r
-        return bool(r) if op in _CMP else float(r)
-    return run
-
-
-_F32_OPS = {op: _f32_op(op) for op in ("+", "-", "*", "/", "//", "%", "<", "<=", ">", ">=", "==", "!=", "min", "max")}
-
-
 def _is_float_op(e: Bin) -> bool:
     return e.op in _F32_OPS and (e.op == "/" or "float" in (e.a.type, e.b.type))
 
 
-def evaluate(e: Expr, env: dict[str, Any]) -> Any:
-    """Evaluate by walking the tree (used where compiling would not pay off, e.g. eager mode)."""
-    if isinstance(e, Const):
-        return e.value
-    if isinstance(e, Var):
-        return env[e.env_key]
-    if isinstance(e, Bin):
-        fn = _F32_OPS[e.op] if _is_float_op(e) else _PY_OPS[e.op]
-        return fn(evaluate(e.a, env), evaluate(e.b, env))
-    if isinstance(e, Un):
-        v = _UN_OPS[e.op](evaluate(e.a, env))
-        return f32(v) if e.op == "float" or (e.op in ("neg", "abs") and e.type == "float") else v
-    raise TypeError(f"not an expression: {e!r}")
-
-
 @lru_cache(maxsize=4096)
 def compile_expr(e: Expr) -> Callable[[dict[str, Any]], Any]:
-    """Compile to a Python lambda over the environment dict; memoised per expression."""
+    """Compile to a Python function of the environment dict, with the kernel's scalar semantics
+    (graph/scalar_ops.py); memoised per expression (constants compare by their bits)."""
     if isinstance(e, Const):
         v = e.value
         return lambda env: v
     if isinstance(e, Var):
         k = e.env_key
         return lambda env: env[k]
-    src = _py_src(e)
-    return eval(f"lambda env: {src}", {"_ops": _PY_OPS, "_un": _UN_OPS, "_f32ops": _F32_OPS,  # noqa: S307
-                                       "_f32": f32})
+    consts: list[Any] = []
+    src = _py_src(e, consts)
+    return eval(f"lambda env: {src}", {"_i": _INT_OPS, "_f": _F32_OPS, "_u": _UN_OPS, "_w": S.wrap,  # noqa: S307
+                                       "_k": consts})
 
 
-def _py_src(e: Expr) -> str:
+_INLINE = {"&", "|", "^", "<", "<=", ">", ">=", "==", "!="}   # int ops that cannot overflow or fault
+
+
+def _py_src(e: Expr, consts: list[Any]) -> str:
     if isinstance(e, Const):
-        return repr(e.value)
+        consts.append(e.value)
+        return f"_k[{len(consts) - 1}]"
     if isinstance(e, Var):
         return f"env[{e.env_key!r}]"
     if isinstance(e, Bin):
+        a, b = _py_src(e.a, consts), _py_src(e.b, consts)
         if _is_float_op(e):
-            return f"_f32ops[{e.op!r}]({_py_src(e.a)}, {_py_src(e.b)})"
-        if e.op in ("min", "max"):
-            return f"_ops[{e.op!r}]({_py_src(e.a)}, {_py_src(e.b)})"
-        return f"({_py_src(e.a)} {e.op} {_py_src(e.b)})"
+            return f"_f[{e.op!r}]({a}, {b})"
+        if e.op in _INLINE or (e.op in ("//", "%") and isinstance(e.b, Const) and e.b.value not in (0, -1)):
+            return f"({a} {e.op} {b})"      # cannot overflow or fault (Python's // and % are the semantics)
+        if e.op in ("+", "-", "*"):
+            return f"_w({a} {e.op} {b})"
+        return f"_i[{e.op!r}]({a}, {b})"
     if isinstance(e, Un):
-        if e.op == "neg":
-            return f"(-{_py_src(e.a)})"
-        if e.op == "float":
-            return f"_f32({_py_src(e.a)})"
-        return f"_un[{e.op!r}]({_py_src(e.a)})"
+        return f"_u[{e.op!r}]({_py_src(e.a, consts)})"
     raise TypeError(f"not an expression: {e!r}")
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import Any
+
 from ..dtypes import DataType, bf16_to_f32, f32_to_bf16
+from .scalar_ops import first_nan, ieee_max, ieee_min
 
 MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
 
@@ -24,8 +27,8 @@ def _integral(x: np.ndarray, mode: str) -> np.ndarray:
         return np.ceil(x)
     if mode == "trunc":
         return np.trunc(x)
-    if mode == "round":                 # nearest, ties away from zero
-        return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    if mode == "round":                 # nearest, ties away from zero; -0.0 and NaN keep their sign
+        return np.copysign(np.floor(np.abs(x) + 0.5), x)
     raise ValueError(f"mode {mode} does not round to integers")
 
 
@@ -63,10 +66,16 @@ def to_float_type(x: np.ndarray, np_dtype: np.dtype, mode: str) -> np.ndarray:
 
 
 def saturate_int(x: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
-    """Integral float64 values to an integer type: saturating, NaN -> 0 (facts: Cast)."""
+    """Integral float64 values to an integer type: saturating (+-inf and values past the range give
+    the type's max / min), NaN -> 0 (README, Numerics). The comparisons are made in float64 against
+    2**bits exactly, because the type's max (2**63 - 1) itself is not a float64."""
     info = np.iinfo(np_dtype)
-    x = np.where(np.isnan(x), 0.0, x)
-    return np.clip(x, info.min, info.max).astype(np_dtype)
+    x = np.where(np.isnan(x), 0.0, np.asarray(x, dtype=np.float64))
+    top = float(info.max) + 1.0                     # 2**bits(-1): exact in float64
+    big = x >= top
+    small = x < float(info.min)
+    safe = np.where(big | small, 0.0, x).astype(np_dtype)
+    return np.where(big, info.max, np.where(small, info.min, safe)).astype(np_dtype)
 
 
 def cast_values(src: np.ndarray, sdt: DataType, ddt: DataType, mode: str) -> np.ndarray:
@@ -84,6 +93,32 @@ def cast_values(src: np.ndarray, sdt: DataType, ddt: DataType, mode: str) -> np.
     if sdt.is_float:
         return saturate_int(_integral(x, mode), ddt.np)
     return saturate_int(x, ddt.np)
+
+
+add = first_nan(np.add)
+subtract = first_nan(np.subtract)
+multiply = first_nan(np.multiply)
+divide = first_nan(np.divide)
+
+
+def maximum(a: np.ndarray, b: Any) -> np.ndarray:
+    """Vector Max / Maxs / Relu: IEEE 754-2019 maximum for floats (a NaN operand wins, the first
+    one if both are NaN; +0.0 is above -0.0), plain max for integers. The hardware's signed-zero
+    rule is not documented: this is our choice, the same on every backend (README, Numerics)."""
+    return _pick(a, b, True)
+
+
+def minimum(a: np.ndarray, b: Any) -> np.ndarray:
+    """Vector Min / Mins: IEEE 754-2019 minimum for floats (-0.0 is below +0.0), plain min for ints."""
+    return _pick(a, b, False)
+
+
+def _pick(a: np.ndarray, b: Any, pick_max: bool) -> np.ndarray:
+    a = np.asarray(a)
+    b = np.asarray(b, dtype=a.dtype) if np.ndim(b) == 0 else np.asarray(b)
+    if a.dtype.kind != "f":
+        return np.maximum(a, b) if pick_max else np.minimum(a, b)
+    return np.asarray((ieee_max if pick_max else ieee_min)(a, b), dtype=a.dtype)
 
 
 def block_elems(dt: DataType) -> int:
@@ -108,7 +143,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
         w = width
         while w > 1:
             w //= 2
-            v = (v[..., 0:2 * w:2] + v[..., 1:2 * w:2]).astype(dt_np)
+            v = add(v[..., 0:2 * w:2], v[..., 1:2 * w:2]).astype(dt_np)
         v = v[..., 0]                    # (..., reps)
         if reps == 1:
             return v[..., 0]

@@ -8,7 +8,10 @@ a C loop: the source does not grow with the trip count.
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -19,26 +22,23 @@ from ..graph.expr import Const, Expr, free_vars, substitute
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
+from ..graph.operand_checks import Ranges, loop_range, node_checks
+from ..graph.scalar_ops import fits_int64
 from .cexpr import CNames, c_const, c_expr, c_ident, c_string
 
-HELPERS = """\
-#ifndef ASC_TRACE_HELPERS
-#define ASC_TRACE_HELPERS
-// Python's floor division and modulo (the simulator's semantics) for possibly negative operands.
-__aicore__ inline int64_t asc_floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-__aicore__ inline int64_t asc_mod(int64_t a, int64_t b)
-{
-    int64_t r = a % b;
-    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-template <typename T> __aicore__ inline T asc_min(T a, T b) { return a < b ? a : b; }
-template <typename T> __aicore__ inline T asc_max(T a, T b) { return a < b ? b : a; }
-template <typename T> __aicore__ inline T asc_abs(T a) { return a < 0 ? -a : a; }
-#endif
+# The emitted source depends on kernel_operator.h (the Ascend C API) and on asc_trace_prelude.h
+# (lower/prelude/: the scalar helpers and the ASC_CHECK_* macros, compiled out on the NPU).
+PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
+
+
+@lru_cache(maxsize=1)
+def prelude_digest() -> str:
+    """Part of every compile-cache key: the emitted source depends on the prelude's text."""
+    return hashlib.sha256((PRELUDE_DIR / "asc_trace_prelude.h").read_bytes()).hexdigest()
+
+
+PRELUDE = """\
+#include "asc_trace_prelude.h"
 #ifndef ASC_TRACE_NODE
 #define ASC_TRACE_NODE(n)
 #endif
@@ -66,31 +66,41 @@ class _Emitter:
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
         self.names = CNames(params)
         self.nodes = {n.id: n for n in g}
-        self.nonneg = self._nonneg_loops()
+        self.ranges = self._loop_ranges()
+        self.known: list[set] = [set()]      # operand checks already emitted, per open loop
+        self._text: dict[Expr, str] = {}
+        self._utext: dict[Expr, str] = {}
         self.lines: list[str] = []
         self.pre: list[str] = []
         self.pipe_var = next((f"t{n.id}" for n in g if n.op == "tpipe"), None)
         self.event_table = self._event_table()
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _nonneg_loops(self) -> frozenset[str]:
-        out: set[str] = set()
+    def _loop_ranges(self) -> Ranges:
+        """The values each loop index can take, where its bounds are known (proves checks and
+        divisions safe)."""
+        out: Ranges = {}
         for n in self.g:
             if n.op == "for":
-                var, start, _stop, step = n.args
-                if isinstance(step, Const) and step.value > 0 and (
-                        (isinstance(start, Const) and start.value >= 0) or
-                        all(v.kind in ("block_idx", "block_num") or v.env_key in out for v in free_vars(start))):
-                    out.add(var.env_key)
-        return frozenset(out)
+                var, start, stop, step = n.args
+                r = loop_range(start, stop, step, out)
+                if r is not None:
+                    out[var.env_key] = r
+        return out
 
     def e(self, x: Expr) -> str:
-        return c_expr(x, self.names, self.nonneg)
+        text = self._text.get(x)
+        if text is None:        # an operand and its check print the same expression: render it once
+            text = self._text[x] = c_expr(x, self.names, self.ranges)
+        return text
 
     def ue(self, x: Expr) -> str:
         """The expression without the parentheses c_expr puts around a binary operation (for
         places that are already inside a call's parentheses)."""
-        return _unparen(self.e(x))
+        text = self._utext.get(x)
+        if text is None:
+            text = self._utext[x] = _unparen(self.e(x))
+        return text
 
     def ref(self, r: TensorRef) -> str:
         base = f"t{r.root}"
@@ -336,6 +346,33 @@ class _Emitter:
                 out.append(self.cast(arg, "int32_t"))
         return "AscendC::printf(" + ", ".join([c_string(fmt)] + out) + ");"
 
+    def checks(self, n: Node) -> str:
+        """The node's operand checks (graph/operand_checks.py) as ASC_CHECK_* statements, in the
+        order the simulator runs them; compiled out on the NPU."""
+        out = []
+        for c in node_checks(n, self.ranges, self.known[-1]):
+            text = self.ue(c.expr)
+            if c.lo is None:
+                out.append(f"ASC_CHECK_EVAL({text});\n")
+            else:
+                out.append(f"ASC_CHECK_RANGE({text}, {c_const(c.lo)}, {c_const(c.hi)}, "
+                           f"ASC_TRACE_KIND_{c.below.upper()}, ASC_TRACE_KIND_{c.above.upper()}, {c_string(c.what)});\n")
+        return "".join(out)
+
+    def loop_header(self, n: Node) -> str:
+        """`range(start, stop, step)` as a C loop. Constant bounds give the plain loop; otherwise the
+        trip count is computed first (asc_trip_count: no overflow, a zero step is an error), so
+        that the index never wraps past `stop`."""
+        var, start, stop, step = n.args
+        i = self.names.var(var)
+        if isinstance(start, Const) and isinstance(stop, Const) and isinstance(step, Const) and step.value != 0 \
+                and fits_int64(stop.value + step.value):
+            cond = f"{i} > {self.e(stop)}" if step.value < 0 else f"{i} < {self.e(stop)}"
+            return f"for (int64_t {i} = {self.ue(start)}; {cond}; {i} += {self.ue(step)}) {{"
+        return (f"int64_t {i} = {self.ue(start)};\n"
+                f"for (uint64_t {i}_n = asc_trip_count({i}, {self.ue(stop)}, {self.ue(step)}); {i}_n != 0; "
+                f"--{i}_n, {i} += {self.ue(step)}) {{")
+
     # -- the kernel --------------------------------------------------------------------------------
     def render(self) -> str:
         g = self.g
@@ -353,7 +390,7 @@ class _Emitter:
         origin = f" ({first.loc.short})" if first is not None else ""
         head = [f"// Ascend C generated by asc_trace {__version__} from kernel `{g.name}`{origin}. Do not edit.",
                 "// Vector-only kernel for Atlas A2 (dav-c220-vec).",
-                '#include "kernel_operator.h"', "", HELPERS,
+                '#include "kernel_operator.h"', PRELUDE,
                 f'extern "C" __global__ __aicore__ void {c_ident(g.name)}({", ".join(params)})', "{",
                 "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);"]
         if "block_idx" in used:
@@ -365,23 +402,16 @@ class _Emitter:
         depth = 1
         for n in g:
             if n.op == "for":
-                var, start, stop, step = n.args
-                i = self.names.var(var)
-                if isinstance(step, Const) and step.value < 0:
-                    cond = f"{i} > {self.e(stop)}"
-                elif isinstance(step, Const):
-                    cond = f"{i} < {self.e(stop)}"
-                else:
-                    s = self.e(step)
-                    cond = f"({s} > 0 ? {i} < {self.e(stop)} : {i} > {self.e(stop)})"
-                self.emit(depth, n, f"for (int64_t {i} = {self.ue(start)}; {cond}; {i} += {self.ue(step)}) {{")
+                self.emit(depth, n, self.loop_header(n))
+                self.known.append(set(self.known[-1]))
                 depth += 1
                 continue
             if n.op == "end_for":
+                self.known.pop()
                 depth -= 1
                 self.lines.append("    " * depth + "}")
                 continue
-            self.emit(depth, n, self.statement(n))
+            self.emit(depth, n, self.checks(n) + self.statement(n))
         if self.event_table:
             for ev, ids in self.event_table.items():
                 for i in ids:
@@ -424,4 +454,4 @@ def lower(g: KernelGraph, overflow_param: str | None = None) -> str:
     return _Emitter(g, overflow_param).render()
 
 
-__all__ = ["lower", "HELPERS", "c_type", "c_const"]
+__all__ = ["lower", "PRELUDE", "PRELUDE_DIR", "prelude_digest", "c_type", "c_const"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
+from .ascendc import PRELUDE_DIR
 from .cann_layout import UNKNOWN_VERSION, CannVersion, arch_dir, ascendc_layout, read_version
 from .compile_errors import compiler_error
 
@@ -179,6 +180,8 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
     cmd = [str(tc.bisheng), "-c", "-x", "cce", f"-O{level}", str(src), "--cce-aicore-arch=dav-c220-vec",
            "--cce-aicore-only", "-o", str(obj), "-std=c++17"]
     cmd += [f"-I{inc}" for inc in tc.includes]
+    # asc_trace_prelude.h (its checks compile out on the device); -fwrapv: int64 scalar math wraps
+    cmd += [f"-I{PRELUDE_DIR}", "-fwrapv"]
     if tc.version_header is not None:
         cmd += ["-include", str(tc.version_header)]
     cmd += ["--cce-disable-kernel-global-attr-check",

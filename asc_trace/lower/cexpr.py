@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from ..graph.expr import Bin, Const, Expr, Un, Var
+from ..graph.operand_checks import Ranges, value_range
 
 C_KEYWORDS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t
 char32_t class compl const constexpr const_cast continue decltype default delete do double dynamic_cast else enum
@@ -41,46 +43,39 @@ class CNames:
         return v.kind   # block_idx / block_num: locals set at the top of the kernel
 
 
-_CMP = {"<", "<=", ">", ">=", "==", "!="}
-
-
-def known_nonneg(e: Expr, nonneg_vars: frozenset[str]) -> bool:
-    """True when `e` is provably >= 0 without assumptions (constants, block index, counted-up loops)."""
-    if isinstance(e, Const):
-        return isinstance(e.value, (int, float)) and e.value >= 0
-    if isinstance(e, Var):
-        return e.kind in ("block_idx", "block_num") or e.env_key in nonneg_vars
-    if isinstance(e, Bin) and e.op in ("+", "*", "//", "%", "min", "max"):
-        return known_nonneg(e.a, nonneg_vars) and known_nonneg(e.b, nonneg_vars)
-    return False
-
-
-def c_expr(e: Expr, names: CNames, nonneg: frozenset[str] = frozenset()) -> str:
+def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
+    """C++ text with the semantics of graph/scalar_ops.py, through the helpers of
+    lower/prelude/asc_trace_prelude.h wherever plain C would differ (or crash). `ranges` bounds the
+    loop indices (graph/operand_checks.py), so that provably safe divisions stay plain C."""
+    ranges = {} if ranges is None else ranges
     if isinstance(e, Const):
         return c_const(e.value)
     if isinstance(e, Var):
         return names.var(e)
     if isinstance(e, Un):
-        a = c_expr(e.a, names, nonneg)
+        a = c_expr(e.a, names, ranges)
         t = "float" if e.a.type == "float" else "int64_t"
         return {"neg": f"(-{a})", "abs": f"asc_abs<{t}>({a})", "not": f"(!{a})",
-                "int": f"static_cast<int64_t>({a})", "float": f"static_cast<float>({a})"}[e.op]
+                "int": f"asc_f2i({a})", "float": f"static_cast<float>({a})"}[e.op]
     if isinstance(e, Bin):
-        a, b = c_expr(e.a, names, nonneg), c_expr(e.b, names, nonneg)
+        a, b = c_expr(e.a, names, ranges), c_expr(e.b, names, ranges)
         floaty = e.op == "/" or "float" in (e.a.type, e.b.type)
-        if e.op == "/":
-            return f"(static_cast<float>({a}) / static_cast<float>({b}))"
+        if e.op == "/" or (floaty and e.op in ("+", "-", "*")):
+            name = {"+": "asc_fadd", "-": "asc_fsub", "*": "asc_fmul", "/": "asc_fdiv"}[e.op]
+            return f"{name}(static_cast<float>({a}), static_cast<float>({b}))"
         if e.op in ("//", "%"):
             if floaty:
                 return f"asc_f{'floordiv' if e.op == '//' else 'mod'}({a}, {b})"
-            if known_nonneg(e.a, nonneg) and known_nonneg(e.b, nonneg):
+            # plain C division only where it cannot fault and agrees with floor division
+            r = value_range(e.a, ranges)
+            if isinstance(e.b, Const) and e.b.value > 0 and r is not None and r[0] >= 0:
                 return f"({a} {'/' if e.op == '//' else '%'} {b})"
             return f"asc_{'floordiv' if e.op == '//' else 'mod'}({a}, {b})"
+        if e.op == "<<" or (e.op == ">>" and not (isinstance(e.b, Const) and 0 <= e.b.value <= 63)):
+            return f"asc_{'shl' if e.op == '<<' else 'shr'}({a}, {b})"
         if e.op in ("min", "max"):
             t = "float" if floaty else "int64_t"
             return f"asc_{e.op}<{t}>({a}, {b})"
-        if floaty and e.op in ("+", "-", "*"):
-            return f"(static_cast<float>({a}) {e.op} static_cast<float>({b}))"
         return f"({a} {e.op} {b})"
     raise TypeError(f"not an expression: {e!r}")
 
@@ -89,10 +84,12 @@ def c_const(v: object) -> str:
     if isinstance(v, bool):
         return "1" if v else "0"
     if isinstance(v, int):
+        if v == -(1 << 63):
+            return "(-9223372036854775807LL - 1)"
         return f"{v}LL" if not -(1 << 31) <= v < (1 << 31) else str(v)
     if isinstance(v, float):
         if math.isnan(v):
-            return "NAN"
+            return "(-NAN)" if math.copysign(1.0, v) < 0 else "NAN"
         if math.isinf(v):
             return "INFINITY" if v > 0 else "(-INFINITY)"
         text = repr(v)
@@ -102,6 +99,7 @@ def c_const(v: object) -> str:
     raise TypeError(f"not a C constant: {v!r}")
 
 
+@lru_cache(maxsize=1024)
 def c_string(s: str) -> str:
     """A C string literal: newlines and quotes escaped (pyasc pastes Python strings in raw)."""
     out = []

@@ -32,7 +32,7 @@ DEFINES = ("-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__DAV_C220_VEC__", "-D__
 # TPipe (which fills every buffer with random words through std::map lookups) still runs five times
 # faster than at -O0; the element loops live in the stub library, built with STUB_FLAGS.
 # -Werror=narrowing: bisheng (clang) rejects narrowing in braces, g++ only warns.
-CXXFLAGS = ("-std=c++17", "-Og", "-g0", "-Werror=narrowing")
+CXXFLAGS = ("-std=c++17", "-Og", "-g0", "-Werror=narrowing", "-fwrapv")   # int64 scalar math wraps
 # The stub library: -O1 builds in 60 % of -O2's time (its element loops are templates over every
 # dtype) and a launch's time is the fork and the API's set-up, not these loops.
 STUB_FLAGS = ["-std=c++17", "-O1", "-g0", "-Wall"]

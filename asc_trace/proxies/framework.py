@@ -10,9 +10,8 @@ from ..errors import TraceError
 from ..graph.expr import Const
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
-from .scalar import to_expr
 from .source_loc import user_loc
-from .tensors import LocalTensor, _position
+from .tensors import LocalTensor, _int_expr, _position
 
 
 class TPipe:
@@ -35,13 +34,14 @@ class TPipe:
             length = num if len is None else len
             if length is None:
                 raise TraceError("init_buffer(tbuf, len_bytes) needs the length in bytes", loc)
-            ctx.record("init_buffer", (que._obj, Const(1), to_expr(length, "the buffer length")), loc)
+            ctx.record("init_buffer", (que._obj, Const(1), _int_expr(length, "the buffer length")), loc)
             return
         if not isinstance(que, TQue):
             raise TraceError(f"init_buffer takes a TQue or a TBuf, got {type(que).__name__}", loc)
         if num is None or len is None:
             raise TraceError("init_buffer(que, num, len_bytes) needs the buffer count and the length in bytes", loc)
-        ctx.record("init_buffer", (que._obj, to_expr(num, "the buffer count"), to_expr(len, "the buffer length")), loc)
+        ctx.record("init_buffer", (que._obj, _int_expr(num, "the buffer count"), _int_expr(len, "the buffer length")),
+                   loc)
 
     initBuffer = init_buffer
     InitBuffer = init_buffer
@@ -134,7 +134,7 @@ class TBuf:
         loc = user_loc()
         if not isinstance(dtype, DataType):
             raise TraceError(f"TBuf.get takes an element type such as asc.float32, got {dtype!r}", loc)
-        length = None if len is None else to_expr(len, "the element count")
+        length = None if len is None else _int_expr(len, "the element count")
         nid = ctx.record("tbuf_get", (self._obj, length), loc, attrs=make_attrs(dtype=dtype))
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 

@@ -99,9 +99,9 @@ def static_range(*args: Any) -> _py_range:
 
 
 def intercepting_range(*args: Any) -> Any:
-    """Stands in for `range` in kernel modules while a trace runs (see module docstring)."""
+    """Stands in for `range` in kernel modules while a trace (or an eager run) runs (see module docstring)."""
     ctx = active()
-    if ctx is not None and not ctx.eager:
+    if ctx is not None:
         f = sys._getframe(1)
         if f.f_code in ctx.kernel_codes and f.f_lineno in for_range_lines(f.f_code):
             loc = user_loc()

@@ -9,10 +9,15 @@ import numpy as np
 
 from ..errors import TraceError
 from ..graph.expr import Const, Expr, binop, const, unop
+from ..graph.scalar_ops import fits_int64
+from .context import active
 from .source_loc import user_loc
 
 _BOOL_HINT = ("the value is only known when the kernel runs; branch on an asc.ConstExpr parameter or "
               "a Python constant instead, or iterate with asc.static_range")
+
+
+_INT_ONLY = {"&", "|", "^", "<<", ">>"}
 
 
 class Scalar:
@@ -30,6 +35,8 @@ class Scalar:
 
     def _bin(self, op: str, other: Any, reverse: bool = False) -> Any:
         o = to_expr(other, f"the right operand of `{op}`")
+        if op in _INT_ONLY and "float" in (o.type, self.expr.type):
+            raise TraceError(f"`{op}` takes integers, but `{self.expr}` {op} `{o}` has a float operand", user_loc())
         return wrap(binop(op, o, self.expr) if reverse else binop(op, self.expr, o))
 
     def __add__(self, o): return self._bin("+", o)
@@ -85,9 +92,18 @@ class Scalar:
         raise TraceError(f"cannot iterate over the runtime value `{self.expr}`", user_loc())
 
     def __repr__(self) -> str:
+        ctx = active()
+        if ctx is not None and ctx.eager:       # the eager backend knows the value: show it
+            return repr(ctx.value(self.expr))
         return f"Scalar({self.expr})"
 
     __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        ctx = active()
+        if ctx is not None and ctx.eager:
+            return format(ctx.value(self.expr), spec)
+        return repr(self)             # while tracing there is no number to format
 
 
 def wrap(e: Expr) -> Any:
@@ -103,6 +119,8 @@ def to_expr(v: Any, what: str = "a scalar") -> Expr:
     if isinstance(v, Expr):
         return v
     if isinstance(v, (bool, int, float, np.integer, np.floating, np.bool_)):
+        if isinstance(v, int) and not fits_int64(v):
+            raise TraceError(f"{what} is {v}, which does not fit the kernel's 64-bit integers", user_loc())
         return const(v)
     if hasattr(v, "item") and getattr(v, "ndim", None) == 0:   # 0-d arrays / tensors
         return const(v.item())

@@ -29,15 +29,22 @@ class GlobalAddress:
         self.dtype = dtype
 
     def __add__(self, other: Any) -> "GlobalAddress":
-        return GlobalAddress(self.param, binop("+", self.offset, to_expr(other, "a pointer offset")), self.dtype)
+        return GlobalAddress(self.param, binop("+", self.offset, _int_expr(other, "a pointer offset")), self.dtype)
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> "GlobalAddress":
-        return GlobalAddress(self.param, binop("-", self.offset, to_expr(other, "a pointer offset")), self.dtype)
+        return GlobalAddress(self.param, binop("-", self.offset, _int_expr(other, "a pointer offset")), self.dtype)
 
     def __repr__(self) -> str:
         return f"GlobalAddress({self.param.name} + {self.offset}: {self.dtype})"
+
+
+def _int_expr(v: Any, what: str) -> Expr:
+    e = to_expr(v, what)
+    if e.type not in ("int", "bool"):
+        raise TraceError(f"{what} must be an integer, got `{e}`", user_loc())
+    return e
 
 
 def _start_of(key: Any, kind: str) -> Expr:
@@ -74,7 +81,7 @@ class GlobalTensor:
                              f"{type(buffer).__name__}", loc,
                              hint="annotate the kernel parameter as `x: asc.GlobalAddress` and pass it, e.g. "
                                   "g.set_global_buffer(x + offset, length)")
-        size = None if buffer_size is None else to_expr(buffer_size, "the buffer size")
+        size = None if buffer_size is None else _int_expr(buffer_size, "the buffer size")
         nid = ctx.record("global_tensor", (buffer.param, buffer.offset, size), loc,
                          attrs=make_attrs(dtype=buffer.dtype))
         self._ref = TensorRef(nid, "gm", buffer.dtype, ZERO)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from types import CodeType, TracebackType
 from typing import Any, Callable
 
+from .. import config
 from ..errors import AscTraceError, TraceError
 from ..graph.expr import BLOCK_IDX, BLOCK_NUM, Const, Var
 from ..graph.kernel_graph import KernelGraph
@@ -63,6 +64,14 @@ class TraceContext(Context):
     def node_value(self, nid: int, vtype: str) -> Scalar:
         return Scalar(Var("node", nid, f"v{nid}", vtype))
 
+    def read_tensor(self, ref: Any, count: Any, loc: SourceLoc) -> Any:
+        """`LocalTensor.numpy()` while the eager backend traces the kernel (before running it): the data
+        does not exist yet, so a placeholder that refuses to be computed with stands in for it."""
+        backend = self.graph.options.get("backend") or config.backend_from_env()
+        if str(backend).lower() != "eager":
+            return super().read_tensor(ref, count, loc)
+        return DataLater(loc)
+
     # -- loops ----------------------------------------------------------------------------------
     def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> SymbolicRange:
         return SymbolicRange(self, (start, stop, step), loc)
@@ -111,6 +120,27 @@ class TraceContext(Context):
             if g.get("range") is intercepting_range:
                 del g["range"]
         self._patched.clear()
+
+
+class DataLater:
+    """Tensor data that only exists when the kernel runs: the trace the eager backend makes first
+    gets this from `LocalTensor.numpy()`; the eager run that follows gets the real array. It can be
+    printed and stored, not computed with (the kernel's graph must not depend on data)."""
+
+    __slots__ = ("loc",)
+
+    def __init__(self, loc: SourceLoc) -> None:
+        self.loc = loc
+
+    def __repr__(self) -> str:
+        return "<LocalTensor data: known when the kernel runs>"
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TraceError("LocalTensor.numpy() data exists only while the kernel runs; print or store it, but the "
+                         "kernel's operations must not depend on it", self.loc)
+
+    __getattr__ = __getitem__ = __array__ = __bool__ = __iter__ = __len__ = __float__ = __int__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __lt__ = __gt__ = _refuse
 
 
 def param_proxy(p: Param) -> Any:

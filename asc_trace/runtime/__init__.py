@@ -37,6 +37,8 @@ def current_stream(device: Any = None) -> Any:
     return _HOST_STREAM
 
 
+# every backend name asc.jit(backend=...) and ASC_TRACE_BACKEND accept
+BACKENDS: tuple[str, ...] = ("auto", "sim", "eager", "cpp", "cpu_debug", "npu")
 _RUNTIMES: dict[str, Runtime] = {}
 
 
@@ -67,7 +69,7 @@ def _make(name: str) -> Runtime:
     if name == "npu":
         from .npu import NpuRuntime
         return NpuRuntime()
-    raise LaunchError(f"unknown backend {name!r}", None, hint="choose one of auto, sim, eager, cpp, cpu_debug, npu "
+    raise LaunchError(f"unknown backend {name!r}", None, hint=f"choose one of {', '.join(BACKENDS)} "
                                                              "(asc.jit(backend=...) or ASC_TRACE_BACKEND)")
 
 
@@ -75,4 +77,4 @@ def default_backend() -> str:
     return config.backend_from_env()
 
 
-__all__ = ["current_stream", "get_runtime", "Runtime", "LaunchJob", "HostStream"]
+__all__ = ["BACKENDS", "current_stream", "get_runtime", "Runtime", "LaunchJob", "HostStream"]

@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes as D
 from ..errors import LaunchError
 from ..graph.signature import Param, Signature
+from ..graph.scalar_ops import to_f32
 from ..graph.source_loc import SourceLoc
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -176,4 +177,4 @@ def _as_float(v: Any, name: str, loc: SourceLoc | None) -> float:
     """A runtime float argument is a C `float` on the NPU: round it to float32 here too."""
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise LaunchError(f"argument {name!r} is declared float but got {type(v).__name__} {v!r}", loc)
-    return float(np.float32(v))
+    return float(to_f32(v) if isinstance(v, int) else np.float32(v))

@@ -30,7 +30,6 @@ class Runtime:
     binary) once per compiled kernel; `launch` runs it and writes the outputs in place."""
 
     name = "?"
-    needs_graph = True
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> Any:
         return None

@@ -13,22 +13,23 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import (AlignmentError, AscTraceError, OutOfBoundsError, QueueError, SyncError, ToolchainError,
-                      UBOverflowError)
+from .. import config
+from ..errors import AscTraceError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
-from ..lower.ascendc import lower
+from ..lower.ascendc import PRELUDE_DIR, lower, prelude_digest
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import NODE_COMMENT, compiler_error
 from .base import LaunchJob, Runtime, written_params
+from .checks import ERRORS
+from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
-CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-Werror=narrowing", "-Wall", "-Wno-unused-variable",
-            "-Wno-unused-but-set-variable", "-Wno-format-security"]
-_ERRORS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
-           "sync": SyncError}
+# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (README, Numerics)
+CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
+            "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +45,30 @@ def compiler() -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes()).hexdigest()
+    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + prelude_digest().encode()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def precompiled_header(cache_root: str) -> Path | None:
+    """A directory holding kernel_operator.h precompiled (g++ PCH) for CXXFLAGS, built once per header
+    version into the disk cache; it halves every kernel's build. None if the compiler cannot make one
+    (kernels then build without it)."""
+    cxx, version = compiler()
+    key = cache_key({"kind": "cpp-pch", "header": header_digest(), "cxx": version, "flags": CXXFLAGS})
+    flags = [f for f in CXXFLAGS if f != "-shared"]
+
+    def build(tmp: Path) -> Path:
+        out = tmp / "kernel_operator.h.gch"
+        subprocess.run([cxx, *flags, "-Wno-pragma-once-outside-header", "-x", "c++-header",
+                        str(INCLUDE_DIR / "kernel_operator.h"), "-o", str(out)], capture_output=True, check=True)
+        return out
+
+    try:
+        path, _ = CompileCache(Path(cache_root)).get_or_build(key, "kernel_operator.h.gch", build,
+                                                              meta={"kind": "precompiled header"})
+    except (subprocess.CalledProcessError, OSError):
+        return None
+    return path.parent
 
 
 def instrument(source: str) -> str:
@@ -98,6 +122,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         st.pipe_made = false;
         st.pipe_next = 0;
         std::memset(st.event_mask, 0, sizeof st.event_mask);
+        std::memset(st.que_buffers, 0, sizeof st.que_buffers);
         try {{
             {call}
         }} catch (const AscendC::detail::Failure& f) {{
@@ -127,6 +152,7 @@ class CppArtifact:
         self.built = built          # compiled by this process (False: taken from the disk cache)
         self.nodes = {n.id: n for n in graph}
         self.written = written_params(graph)
+        self.hazards = HazardMemo(graph)
         self.params = graph.signature.runtime
         lib.asc_trace_launch.restype = ctypes.c_int
         lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
@@ -150,7 +176,9 @@ class CppRuntime(Runtime):
         def build(tmp: Path) -> Path:
             (tmp / "kernel.cpp").write_text(source)
             out = tmp / "kernel.so"
-            proc = subprocess.run([cxx, *CXXFLAGS, f"-I{INCLUDE_DIR}", "kernel.cpp", "-o", str(out)], cwd=tmp,
+            pch = precompiled_header(str(config.cache_dir()))
+            includes = ([f"-I{pch}"] if pch is not None else []) + [f"-I{INCLUDE_DIR}", f"-I{PRELUDE_DIR}"]
+            proc = subprocess.run([cxx, *CXXFLAGS, *includes, "kernel.cpp", "-o", str(out)], cwd=tmp,
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise compiler_error("g++", graph, source, "kernel.cpp", proc.stderr,
@@ -169,6 +197,7 @@ class CppRuntime(Runtime):
         return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
+        check_hazards(art.hazards, job)
         bound = job.bound
         snapshot = {i: bound.arrays[i].copy() for i in art.written}
         keep: list[Any] = []
@@ -198,5 +227,5 @@ class CppRuntime(Runtime):
             kind = art.lib.asc_trace_error_kind().decode()
             msg = art.lib.asc_trace_error_message().decode()
             node: Node | None = art.nodes.get(art.lib.asc_trace_error_node())
-            err = _ERRORS.get(kind, AscTraceError)
+            err = ERRORS.get(kind, AscTraceError)
             raise err(f"{msg} (core {failed_core}, cpp backend)", node=node)

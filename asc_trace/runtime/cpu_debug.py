@@ -35,6 +35,7 @@ from ..lower.header_check import Kernel, batch_source, diagnostics_by_kernel
 from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
 from .base import LaunchJob, Runtime, written_params
 from .cpp import call_args, compiler, instrument
+from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
@@ -99,6 +100,7 @@ class CpuDebugArtifact:
         self.nodes = {n.id: n for n in graph}
         self.params = graph.signature.runtime
         self.written = written_params(graph)
+        self.hazards = HazardMemo(graph)
 
 
 # kernel key -> (executable, index) of kernels built together by prebuild() in this process
@@ -181,6 +183,7 @@ class CpuDebugRuntime(Runtime):
         return CpuDebugArtifact(exe, 0, graph, built)
 
     def launch(self, art: CpuDebugArtifact, job: LaunchJob) -> None:
+        check_hazards(art.hazards, job)      # races, events, cross-core writes: as sim finds them
         bound = job.bound
         offsets: dict[int, int] = {}
         size = 0

@@ -1,34 +1,46 @@
-"""The `eager` backend: run the kernel function itself on real data, core after core, executing each
-API call as it is made. Python control flow sees real numbers, so `print`, `pdb` and `if` on
-runtime values work inside a kernel; the rules checked are the simulator's."""
+"""The `eager` backend: run the kernel function itself, core after core, executing each API call on
+real data the moment it is made. `print(x)` of a runtime value shows its value, `pdb` works, and
+`LocalTensor.numpy()` shows a tensor's contents.
+
+Eager accepts exactly the kernels the other backends accept and gives the same answer or the same
+error: the kernel is traced and scheduled first (the trace-time errors are shared), runtime scalars
+stay symbolic and are evaluated with the kernel's scalar semantics (int64 that wraps, float32; so a
+Python `if` on a runtime value is the same TraceError as when tracing), every call runs the
+simulator's executor with its checks, and the hazards the simulator finds in the scheduled kernel
+(races, unmatched events, cross-core writes) are checked before the kernel runs
+(runtime/hazards.py). Runtime loops are real Python loops here, in program order."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import AscTraceError, TraceError
-from ..graph.expr import Const
-from ..graph.node import Node, ParamRef, Pipe, TensorRef
-from ..graph.signature import Signature
+from ..errors import AscTraceError, OutOfBoundsError, ScalarError, TraceError
+from ..graph.expr import BLOCK_IDX, BLOCK_NUM, Expr, Var, compile_expr
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node, Pipe, TensorRef
+from ..graph.scalar_ops import ScalarFault
 from ..graph.source_loc import SourceLoc
-from ..proxies.context import Context, use
-from ..proxies.tensors import GlobalAddress
-from ..proxies.tracer import refuse_return
+from ..proxies.context import TRACE_LOCK, use
+from ..proxies.scalar import Scalar, to_expr
+from ..proxies.tracer import TraceContext, param_proxy, user_loc_of_traceback
 from .base import LaunchJob, Runtime
 from .executors import bind
+from .hazards import HazardMemo, check_hazards
 from .machine import GmJournal, Machine
 from .printf import emit_output
 
 
-class EagerContext(Context):
+class EagerContext(TraceContext):
+    """The tracer's context (runtime loops are intercepted the same way) that executes each call."""
+
     eager = True
 
-    def __init__(self, m: Machine, core: int, core_num: int) -> None:
+    def __init__(self, graph: KernelGraph, m: Machine) -> None:
+        super().__init__(graph)
         self.m = m
-        self.core = core
-        self.core_num = core_num
         self._next = 0
+        self._depth = 0
 
     def record(self, op: str, args: tuple[Any, ...], loc: SourceLoc, pipe: Pipe | None = None,
                attrs: tuple[tuple[str, Any], ...] = ()) -> int:
@@ -40,27 +52,41 @@ class EagerContext(Context):
                 ins = bind(node)(self.m)
                 if ins is not None and ins.apply is not None:
                     ins.apply()
-        except ZeroDivisionError:
-            raise AscTraceError("division by zero in a scalar expression", node=node) from None
+        except ScalarFault as exc:
+            raise ScalarError(str(exc), node=node) from None
         return nid
 
-    def block_idx(self) -> int:
-        return self.core
+    def block_idx(self) -> Scalar:
+        return Scalar(BLOCK_IDX)
 
-    def block_num(self) -> int:
-        return self.core_num
+    def block_num(self) -> Scalar:
+        return Scalar(BLOCK_NUM)
 
-    def node_value(self, nid: int, vtype: str) -> Any:
-        """A value read from the UB. Floats come back as NumPy float32, so that Python arithmetic on them
-        rounds like the kernel's float32 scalar math (and like the simulator)."""
-        v = self.m.env[f"v{nid}"]
-        if isinstance(v, np.ndarray):
-            v = v.reshape(-1)[0]
-        v = v.item() if isinstance(v, np.generic) else v
-        return np.float32(v) if vtype == "float" else v
+    def value(self, e: Expr) -> Any:
+        """The current value of a runtime scalar (for print / repr)."""
+        v = compile_expr(e)(self.m.env)
+        return v.item() if isinstance(v, np.generic) else v
 
-    def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> range:
-        return range(int(start), int(stop), int(step))
+    def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> Iterator[Scalar]:
+        try:
+            bounds = [int(self.value(to_expr(x))) for x in (start, stop, step)]
+        except ScalarFault as exc:
+            raise ScalarError(str(exc), loc) from None
+        if bounds[2] == 0:
+            raise OutOfBoundsError("the loop step is zero", loc)
+        return self._iterate(range(*bounds))
+
+    def _iterate(self, values: range) -> Iterator[Scalar]:
+        # Loop indices are named by nesting depth, so the expressions of every iteration (and of
+        # every core) are the same objects and their compiled code is reused.
+        var = Var("loop", 1000 + self._depth, f"i{self._depth}")
+        self._depth += 1
+        try:
+            for v in values:
+                self.m.env[var.env_key] = v
+                yield Scalar(var)
+        finally:
+            self._depth -= 1
 
     def read_tensor(self, ref: TensorRef, count: Any, loc: SourceLoc) -> np.ndarray:
         from ..dtypes import to_compute
@@ -68,43 +94,45 @@ class EagerContext(Context):
         node = Node(-1, "printf", ("", ()), loc)
         if ref.space == "ub":
             root = m.roots[ref.root]
+            off = int(self.value(ref.offset))
             avail = (root.addr + root.nbytes) // ref.dtype.itemsize - root.addr // ref.dtype.itemsize
-            n = int(count) if count is not None else avail - int(ref.offset.value)
-            return to_compute(m.ub_view(ref, ref.offset.value, n, node, "the tensor")[0].copy(), ref.dtype)
+            n = int(self.value(to_expr(count))) if count is not None else avail - off
+            return to_compute(m.ub_view(ref, off, n, node, "the tensor")[0].copy(), ref.dtype)
         raise TraceError("only LocalTensors can be read this way", loc)
 
 
-def _proxies(sig: Signature) -> list[Any]:
-    out = []
-    for p in sig.params:
-        if p.kind == "gm":
-            out.append(GlobalAddress(ParamRef(p.index, p.name), Const(0), p.dtype))
-        else:
-            out.append(p.value)
-    return out
+class EagerArtifact:
+    def __init__(self, graph: KernelGraph) -> None:
+        self.hazards = HazardMemo(graph)
 
 
 class EagerRuntime(Runtime):
     name = "eager"
-    needs_graph = False
 
-    def launch(self, art: Any, job: LaunchJob) -> None:
+    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> EagerArtifact:
+        return EagerArtifact(graph)
+
+    def launch(self, art: EagerArtifact, job: LaunchJob) -> None:
+        check_hazards(art.hazards, job)
         sig = job.bound.signature
+        proxies = [param_proxy(p) for p in sig.params]
         journal = GmJournal()
-        base = _proxies(sig)
-        for i, p in enumerate(sig.params):
-            if p.kind == "int":
-                base[i] = job.bound.scalars[f"p{i}"]
-            elif p.kind == "float":      # float32 arithmetic, as in the kernel
-                base[i] = np.float32(job.bound.scalars[f"p{i}"])
         try:
             for core in range(job.core_num):
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
-                ctx = EagerContext(m, core, job.core_num)
+                ctx = EagerContext(KernelGraph(job.name, sig), m)
                 try:
-                    with use(ctx):
-                        ret = job.fn(*base)
-                    refuse_return(ret, job.name, job.fn)
+                    with TRACE_LOCK, use(ctx):
+                        ctx.enter_function(job.fn)
+                        try:
+                            job.fn(*proxies)
+                        except AscTraceError:
+                            raise
+                        except Exception as exc:  # noqa: BLE001 - a Python error in the kernel body
+                            raise TraceError(f"{type(exc).__name__} while running {job.name} eagerly: {exc}",
+                                             user_loc_of_traceback(exc.__traceback__)) from exc
+                        finally:
+                            ctx.restore()
                 finally:
                     emit_output([(core, m.out[0])], job.core_num)
         except BaseException:

@@ -21,6 +21,8 @@ from ..graph.hb import QUE_PIPES, Instr
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
+from ..graph.operand_checks import Ranges
+from .checks import with_checks
 from .machine import GmRoot, Machine, QueState
 
 Step = Callable[[Machine], Instr | None]
@@ -35,12 +37,15 @@ def binder(*keys: str):
     return deco
 
 
-def bind(node: Node) -> Step:
+def bind(node: Node, ranges: Ranges | None = None, known: set | None = None) -> Step:
+    """The node's executor, preceded by its operand checks (runtime/checks.py); `ranges` bounds the
+    loop indices in scope and `known` holds the checks made before in this scope, so that checks that
+    cannot fail are left out."""
     op = REGISTRY[node.op]
     b = BINDERS.get(node.op) or BINDERS.get(op.family)
     if b is None:
         raise NotImplementedError(f"no executor for op {node.op!r}")
-    return b(node, op)
+    return with_checks(node, b(node, op), ranges, known)
 
 
 def efn(e: Expr | None) -> Callable[[dict], Any]:

@@ -212,9 +212,15 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
                     vd[:, out_at + k] = idx32.reshape(where.shape + (width,))[..., k].view(dt.np)
                 return
             first, second = (value, index) if order in (0, 2) else (index, value)
-            vd[:, out_at] = first
-            if width == 2:
-                vd[:, out_at + 1] = second
+            if dst_rep >= 1:
+                vd[:, out_at] = first
+                if width == 2:
+                    vd[:, out_at + 1] = second
+                return
+            for r in range(repeat):      # results that overlap: repeat after repeat, the later wins
+                vd[:, out_at[r]] = first[:, r]
+                if width == 2:
+                    vd[:, out_at[r] + 1] = second[:, r]
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
                      ub=((aa, n_src * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
     return run

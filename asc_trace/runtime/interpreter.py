@@ -10,10 +10,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import AscTraceError, OutOfBoundsError
+from ..errors import AscTraceError, OutOfBoundsError, ScalarError
 from ..graph.expr import compile_expr, depends_on
+from ..graph.operand_checks import Ranges, loop_range
+from ..graph.scalar_ops import ScalarFault
 from ..graph.kernel_graph import KernelGraph, Loop
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node, TensorRef, exprs_in
 from .executors import bind
 from .machine import Machine
 
@@ -45,15 +47,23 @@ class Interpreter:
         self.program = self.prepare(graph.structured())
         self.where: tuple[tuple[Node, int], ...] = ()    # the enclosing loops and their index values now
 
-    def prepare(self, items: tuple) -> list:
+    def prepare(self, items: tuple, ranges: Ranges | None = None, known: set | None = None) -> list:
+        """Steps of a block; `ranges` bounds the loop indices in scope and `known` holds the operand
+        checks already made in it (both let bind() leave out checks that cannot fail)."""
+        ranges = {} if ranges is None else ranges
+        known = set() if known is None else known
         steps: list = []
         for it in items:
             if isinstance(it, Loop):
                 var, start, stop, step = it.node.args
+                inner = dict(ranges)
+                r = loop_range(start, stop, step, ranges)
+                if r is not None:
+                    inner[var.env_key] = r
                 steps.append(LoopStep(it.node, var.env_key, compile_expr(start), compile_expr(stop),
-                                      compile_expr(step), self.prepare(it.body)))
+                                      compile_expr(step), self.prepare(it.body, inner, set(known))))
             else:
-                steps.append(NodeStep(it, bind(it)))
+                steps.append(NodeStep(it, bind(it, ranges, known)))
         return steps
 
     def run(self, m: Machine) -> None:
@@ -67,8 +77,11 @@ class Interpreter:
                     self.run_loop(st, m)
                 else:
                     self.run_node(st, m)
-            except ZeroDivisionError:
-                raise AscTraceError("division by zero in a runtime scalar expression", node=st.node) from None
+            except ScalarFault as exc:
+                err = ScalarError(str(exc), node=st.node)
+                if self.where:
+                    err.iteration = describe_where(self.where)
+                raise err from None
             except AscTraceError as exc:
                 # name the iteration the failing node ran in (not for errors about another, deferred node)
                 if exc.iteration is None and exc.node is getattr(st, "node", None) and self.where:
@@ -110,8 +123,8 @@ _PER_CORE = frozenset({"block_idx", "node"})
 
 
 def per_core_reason(graph: KernelGraph) -> Node | None:
-    """The first node whose UB address, count, loop bound or event id can differ between cores
-    (it depends on the block index or on data); such kernels run core by core."""
+    """The first node whose UB address, count, loop bound, event id or parameter-struct field can
+    differ between cores (it depends on the block index or on data); such kernels run core by core."""
     from ..graph.ops import REGISTRY
     for n in graph:
         fam = REGISTRY[n.op].family
@@ -122,11 +135,6 @@ def per_core_reason(graph: KernelGraph) -> Node | None:
             if isinstance(a, TensorRef):
                 if a.space == "ub" and depends_on(a.offset, _PER_CORE):
                     return n
-            elif hasattr(a, "type") and not isinstance(a, type) and _is_expr(a) and depends_on(a, _PER_CORE):
+            elif any(depends_on(e, _PER_CORE) for e in exprs_in(a)):
                 return n
     return None
-
-
-def _is_expr(a: Any) -> bool:
-    from ..graph.expr import Expr
-    return isinstance(a, Expr)

@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import LaunchError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.signature import Param
-from ..lower.ascendc import lower
+from ..lower.ascendc import lower, prelude_digest
 from ..lower.bisheng import OVERFLOW_PARAM, OVERFLOW_STATUS_BYTES, Toolchain, build_device_binary, find_toolchain
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cann_layout import lib64
@@ -229,7 +229,7 @@ class NpuRuntime(Runtime):
         tc = find_toolchain()
         record_overflow = options.get("record_overflow") is True
         source = lower(graph, OVERFLOW_PARAM if record_overflow else None)
-        key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity,
+        key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity, "prelude": prelude_digest(),
                          "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type",
                                                                  "record_overflow")}})
         path, _ = CompileCache().get_or_build(key, "kernel.elf", lambda d: build_device_binary(tc, graph, source, d, options),

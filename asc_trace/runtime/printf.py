@@ -2,6 +2,7 @@
 core (block) index. The same text comes out of sim, eager and cpp."""
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import Any, Callable
@@ -32,7 +33,10 @@ def py_format(fmt: str, values: list[Any]) -> str:
             out.append("%")
             continue
         v = next(it)
-        if conv in "diuxXoc":                   # the emitted code passes int32_t / uint32_t
+        if conv == "c":                         # C prints the low byte; as text, non-ASCII is U+FFFD
+            b = int(v) & 0xFF
+            out.append(("%" + flags + "s") % (chr(b) if b < 0x80 else "\ufffd"))
+        elif conv in "diuxXo":                  # the emitted code passes int32_t / uint32_t
             v = int(v)
             if conv in "uxXo":
                 v &= 0xFFFFFFFF
@@ -42,9 +46,19 @@ def py_format(fmt: str, values: list[Any]) -> str:
         elif conv == "s":
             out.append(("%" + flags + "s") % v)
         else:
-            out.append(("%" + flags + conv) % float(np.float32(v)))
+            f = float(np.float32(v))
+            out.append(_negative_nan(flags, conv) if math.isnan(f) and math.copysign(1.0, f) < 0
+                       else ("%" + flags + conv) % f)
     out.append(fmt[pos:])
     return "".join(out)
+
+
+def _negative_nan(flags: str, conv: str) -> str:
+    """C's printf writes a NaN with its sign bit set as "-nan" (Python would write "nan")."""
+    m = re.match(r"([-+ #0]*)(\d*)", flags)
+    text = "-NAN" if conv.isupper() else "-nan"
+    width = int(m.group(2) or 0)
+    return text.ljust(width) if "-" in m.group(1) else text.rjust(width)
 
 
 def bind_printf(node: Node) -> Callable[[Any], None]:
@@ -88,7 +102,10 @@ def emit_output(per_core: list[tuple[int, list[str]]], core_num: int, stream: An
 
 
 def _cell(v: Any, dt: Any) -> str:
-    return f"{float(v):f}" if dt.is_float else str(int(v))
+    if not dt.is_float:
+        return str(int(v))
+    f = float(v)
+    return _negative_nan("", "f") if math.isnan(f) and math.copysign(1.0, f) < 0 else f"{f:f}"
 
 
 def format_dump(desc: int, addr: int, dt: Any, space: str, count: int, values: np.ndarray,

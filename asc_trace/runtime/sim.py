@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import config
+from ..errors import AscTraceError
 from ..graph.expr import Expr, depends_on
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef
@@ -81,32 +82,53 @@ def _groups(core_num: int, per_core: bool) -> list[np.ndarray]:
 
 
 def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, np.ndarray], None],
-               finish: Callable[[], None] | None = None) -> None:
+               finish: Callable[[], None] | None = None, emit: bool = True) -> None:
     """Run `run_group` on every group of cores with journalled GM: if anything fails (including
-    `finish`, the cross-core checks), the outputs are restored. printf output is emitted either way."""
+    `finish`, the cross-core checks), the outputs are restored. printf output is emitted either way
+    (unless `emit` is False)."""
     journal = GmJournal()
     out: list[tuple[int, list[str]]] = []
     try:
         for cores in _groups(job.core_num, art.per_core):
-            m = Machine(cores, job.core_num, job.bound.arrays, job.bound.scalars, journal)
-            try:
-                run_group(m, cores)
-            finally:
-                out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
+            _run_group(job, cores, run_group, journal, out)
         if finish is not None:
             finish()
     except BaseException:
         journal.rollback()
         raise
     finally:
-        emit_output(sorted(out, key=lambda t: t[0]), job.core_num)
+        if emit:
+            emit_output(sorted(out, key=lambda t: t[0]), job.core_num)
     journal.commit()
 
 
+def _run_group(job: LaunchJob, cores: np.ndarray, run_group: Callable[[Machine, np.ndarray], None],
+               journal: GmJournal, out: list) -> None:
+    """One group of cores. When a group of several cores fails, its cores run again one by one, so
+    that the error reported is the first error of the lowest-numbered failing core: what `eager` and
+    `cpp`, which run core after core, report too."""
+    mine = GmJournal()
+    m = Machine(cores, job.core_num, job.bound.arrays, job.bound.scalars, mine)
+    try:
+        run_group(m, cores)
+    except AscTraceError:
+        if len(cores) == 1:
+            out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
+            journal.entries.extend(mine.entries)
+            raise
+        mine.rollback()
+        for c in cores:
+            _run_group(job, np.array([int(c)]), run_group, journal, out)
+        return      # no core fails alone: the group's error came from running them in lockstep
+    out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
+    journal.entries.extend(mine.entries)
+
+
 def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool,
-             execute: bool = True) -> list[CoreTimeline]:
+             execute: bool = True, emit: bool = True) -> list[CoreTimeline]:
     """Run every core through the pipe model; returns each core's timeline. With execute=False the
-    instructions are checked and timed but have no data effect (the caller's arrays are not touched)."""
+    instructions are checked and timed but have no data effect (the caller's arrays are not touched);
+    with emit=False printf output is dropped."""
     timelines: list[CoreTimeline] = []
     gm_writes: list[tuple] = []
 
@@ -118,7 +140,7 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
             timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
                                           list(model.gm_bytes), list(model.gm_extra), model.gm_params))
 
-    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None)
+    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None, emit)
     return timelines
 
 

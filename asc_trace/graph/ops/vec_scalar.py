@@ -10,6 +10,7 @@ import numpy as np
 
 from ..expr import Const
 from ..node import Pipe
+from ..numerics import add, maximum, minimum, multiply
 from . import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
 
 
@@ -19,7 +20,7 @@ def _scalar(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = UNARY_LIK
 
 
 def _leaky_relu(x: np.ndarray, alpha) -> np.ndarray:
-    return np.where(x >= x.dtype.type(0), x, (x * alpha).astype(x.dtype))
+    return np.where(x >= x.dtype.type(0), x, multiply(x, alpha).astype(x.dtype))
 
 
 def _axpy_accesses(node) -> list:
@@ -28,13 +29,13 @@ def _axpy_accesses(node) -> list:
 
 
 register(
-    _scalar("adds", "Adds", np.add, cost=UNARY_SIMPLE),
-    _scalar("muls", "Muls", np.multiply, cost=UNARY_SIMPLE),
-    _scalar("maxs", "Maxs", np.maximum),
-    _scalar("mins", "Mins", np.minimum),
+    _scalar("adds", "Adds", add, cost=UNARY_SIMPLE),
+    _scalar("muls", "Muls", multiply, cost=UNARY_SIMPLE),
+    _scalar("maxs", "Maxs", maximum),
+    _scalar("mins", "Mins", minimum),
     _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS),
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
-    _scalar("axpy", "Axpy", lambda dst, src, s: (dst + (src * s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
+    _scalar("axpy", "Axpy", lambda dst, src, s: add(dst, multiply(src, s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
             cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
             accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)}),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,

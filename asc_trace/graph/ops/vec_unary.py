@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..node import Pipe
+from ..numerics import maximum
 from . import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
 
 # Transcendentals are approximations on the vector unit: the tolerance is what the tests allow.
@@ -27,7 +28,8 @@ def _via_f64(fn):
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, x.dtype.type(0))
+    """max(x, +0.0) with IEEE 754-2019 maximum: relu(-0.0) is +0.0, NaN stays NaN (README, Numerics)."""
+    return maximum(x, x.dtype.type(0))
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:

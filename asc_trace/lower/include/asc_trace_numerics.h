@@ -33,56 +33,53 @@ inline half half_of(uint16_t bits)
 }
 
 
-template <typename T> inline T wrap_add(T a, T b)
+// Float arithmetic with asc_trace's NaN rule (graph/scalar_ops.py first_nan): a NaN result is the
+// first NaN operand's, quieted. Written out, because a compiler may swap the operands of + and *.
+template <typename C, typename F> inline C nan_rule(C x, C y, F f)
 {
-    if constexpr (std::is_integral<T>::value) {
+    if (std::isnan(x)) return asc_float16::u2f(asc_float16::f2u(x) | 0x00400000u);
+    if (std::isnan(y)) return asc_float16::u2f(asc_float16::f2u(y) | 0x00400000u);
+    return f(x, y);
+}
+template <typename T, typename F> inline T arith(T a, T b, F f)
+{
+    if constexpr (std::is_integral<T>::value) {          // integers wrap
         using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+        return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
     } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) + static_cast<typename Calc<T>::type>(b));
+        using C = typename Calc<T>::type;
+        return static_cast<T>(nan_rule(static_cast<C>(a), static_cast<C>(b), f));
     }
 }
-template <typename T> inline T wrap_sub(T a, T b)
-{
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-    } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) - static_cast<typename Calc<T>::type>(b));
-    }
-}
-template <typename T> inline T wrap_mul(T a, T b)
-{
-    if constexpr (std::is_integral<T>::value) {
-        using U = typename std::make_unsigned<T>::type;
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-        return static_cast<T>(static_cast<typename Calc<T>::type>(a) * static_cast<typename Calc<T>::type>(b));
-    }
-}
-template <typename T> inline T div(T a, T b)
-{
-    return static_cast<T>(static_cast<typename Calc<T>::type>(a) / static_cast<typename Calc<T>::type>(b));
-}
+template <typename T> inline T wrap_add(T a, T b) { return arith(a, b, [](auto x, auto y) { return x + y; }); }
+template <typename T> inline T wrap_sub(T a, T b) { return arith(a, b, [](auto x, auto y) { return x - y; }); }
+template <typename T> inline T wrap_mul(T a, T b) { return arith(a, b, [](auto x, auto y) { return x * y; }); }
+template <typename T> inline T div(T a, T b) { return arith(a, b, [](auto x, auto y) { return x / y; }); }
 template <typename C> inline bool isnan_(C v)
 {
     if constexpr (std::is_floating_point<C>::value) return std::isnan(v); else return false;
 }
-template <typename T> inline T max_(T a, T b)   // numpy.maximum
+// IEEE 754-2019 maximum / minimum for floats (a NaN operand wins, the first if both; +0.0 above
+// -0.0), plain max / min for integers: graph/numerics.py maximum / minimum
+template <typename T> inline T max_(T a, T b)
 {
     using C = typename Calc<T>::type;
     C x = static_cast<C>(a), y = static_cast<C>(b);
     if (isnan_(x)) return a;
     if (isnan_(y)) return b;
-    return x >= y ? a : b;
+    if (x != y) return x > y ? a : b;
+    if constexpr (std::is_floating_point<C>::value) return std::signbit(x) ? b : a;
+    return a;
 }
-template <typename T> inline T min_(T a, T b)   // numpy.minimum
+template <typename T> inline T min_(T a, T b)
 {
     using C = typename Calc<T>::type;
     C x = static_cast<C>(a), y = static_cast<C>(b);
     if (isnan_(x)) return a;
     if (isnan_(y)) return b;
-    return x <= y ? a : b;
+    if (x != y) return x < y ? a : b;
+    if constexpr (std::is_floating_point<C>::value) return std::signbit(x) ? a : b;
+    return a;
 }
 template <typename T> inline T abs_(T a)
 {

@@ -90,6 +90,7 @@ struct Core {
     bool pipe_made = false;
     uint32_t pipe_next = 0;
     uint8_t event_mask[64] = {};
+    int que_buffers[32] = {};    // TQue buffers per TPosition (each holds an event id: at most 8)
 };
 
 inline Core& core() { static Core c; return c; }
@@ -105,6 +106,12 @@ inline std::vector<GmRange>& gm_ranges() { static std::vector<GmRange> r; return
     throw Failure{kind, buf};
 }
 
+inline const char* kind_name(int kind)
+{
+    static const char* const names[] = {"?", "bounds", "scalar", "sync", "alignment", "ub", "queue"};
+    return kind >= 1 && kind <= 6 ? names[kind] : "?";
+}
+
 inline void check_ub(uint64_t addr, uint64_t nbytes, const char* what)
 {
     if (addr % 32 != 0) fail("alignment", "%s starts at UB byte address %llu, which is not 32-byte aligned", what,
@@ -114,17 +121,32 @@ inline void check_ub(uint64_t addr, uint64_t nbytes, const char* what)
              static_cast<unsigned long long>(addr), static_cast<unsigned long long>(addr + nbytes), UB_USABLE);
 }
 
-inline void check_gm(const void* p, uint64_t nbytes, const char* what)
+// `count` elements of `size` bytes from element `start` of `base`, all inside one kernel argument
+inline void* check_gm_elems(const void* base, uint64_t start, uint64_t count, uint64_t size, const char* what)
 {
-    const uint8_t* lo = static_cast<const uint8_t*>(p);
+    const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+    const uintptr_t room = UINTPTR_MAX - b;
+    if (start > room / size || count > (room - start * size) / size)
+        fail("bounds", "%s touches global memory outside the arrays passed to the kernel", what);
+    const uintptr_t lo = b + start * size, hi = lo + count * size;
     for (const GmRange& r : gm_ranges())
-        if (lo >= r.lo && lo + nbytes <= r.hi) return;
+        if (lo >= reinterpret_cast<uintptr_t>(r.lo) && hi <= reinterpret_cast<uintptr_t>(r.hi))
+            return reinterpret_cast<void*>(lo);
     fail("bounds", "%s touches global memory outside the arrays passed to the kernel", what);
 }
 
 }  // namespace detail
 
 inline int64_t GetBlockIdx() { return detail::core().block_idx; }
+}  // namespace AscendC
+
+// The failure hook of asc_trace_prelude.h's checks: stop the kernel with an asc_trace error.
+[[noreturn]] inline void asc_trace_fail(int kind, const char* message)
+{
+    throw AscendC::detail::Failure{AscendC::detail::kind_name(kind), message};
+}
+
+namespace AscendC {
 inline int64_t GetBlockNum() { return detail::core().block_num; }
 
 enum class TPosition : uint8_t {
@@ -148,39 +170,47 @@ using TEventID = int8_t;
 // ---------------------------------------------------------------------------------------------
 // Tensors
 // ---------------------------------------------------------------------------------------------
+// The model keeps a GlobalTensor as its buffer's base and an element offset, and checks every access
+// in integer arithmetic: an offset so large that the address would wrap around 2**64 (and so land
+// inside some array again) is outside global memory, as the simulator says.
 template <typename T> class GlobalTensor {
 public:
     GlobalTensor() = default;
-    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { base_ = buffer; ptr_ = buffer; size_ = bufferSize; sized_ = true; }
-    void SetGlobalBuffer(__gm__ T* buffer) { base_ = buffer; ptr_ = buffer; size_ = 0; sized_ = false; }
-    const __gm__ T* GetPhyAddr() const { return ptr_; }
-    __gm__ T* GetPhyAddr(const uint64_t offset) const { return ptr_ + offset; }
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { bind(buffer); size_ = bufferSize; sized_ = true; }
+    void SetGlobalBuffer(__gm__ T* buffer) { bind(buffer); size_ = 0; sized_ = false; }
+    const __gm__ T* GetPhyAddr() const { return base_ + off_; }
+    __gm__ T* GetPhyAddr(const uint64_t offset) const { return base_ + off_ + offset; }
     uint64_t GetSize() const { return size_; }
     GlobalTensor operator[](const uint64_t offset) const   // moves the address; the size is not reduced
     {
         GlobalTensor g = *this;
-        g.ptr_ = ptr_ + offset;
+        if (offset > UINT64_MAX - off_) g.wild_ = true;
+        else g.off_ = off_ + offset;
         return g;
     }
-    T GetValue(const uint64_t offset) const { check(offset, 1, "GetValue"); return ptr_[offset]; }
-    void SetValue(const uint64_t offset, T value) { check(offset, 1, "SetValue"); ptr_[offset] = value; }
+    T GetValue(const uint64_t offset) const { return *span_at(offset, 1, "GetValue"); }
+    void SetValue(const uint64_t offset, T value) { *span_at(offset, 1, "SetValue") = value; }
 
-    // model only: the checked element range [ptr, ptr + count)
-    T* span(uint64_t count, const char* what) const { check(0, count, what); return ptr_; }
+    // model only: the checked element range [here, here + count)
+    T* span(uint64_t count, const char* what) const { return span_at(0, count, what); }
 
 private:
-    void check(uint64_t offset, uint64_t count, const char* what) const
+    void bind(__gm__ T* buffer) { base_ = buffer; off_ = 0; wild_ = false; }
+    T* span_at(uint64_t offset, uint64_t count, const char* what) const
     {
-        if (ptr_ == nullptr) detail::fail("bounds", "%s on a GlobalTensor without SetGlobalBuffer", what);
-        uint64_t start = static_cast<uint64_t>(ptr_ - base_) + offset;
-        if (sized_ && start + count > size_)
+        if (base_ == nullptr) detail::fail("bounds", "%s on a GlobalTensor without SetGlobalBuffer", what);
+        if (wild_ || offset > UINT64_MAX - off_)
+            detail::fail("bounds", "%s touches global memory outside the arrays passed to the kernel", what);
+        uint64_t start = off_ + offset;
+        if (sized_ && (start > size_ || count > size_ - start))
             detail::fail("bounds", "%s reads/writes elements [%llu, %llu) but the GlobalTensor window set by "
                          "SetGlobalBuffer has %llu", what, static_cast<unsigned long long>(start),
                          static_cast<unsigned long long>(start + count), static_cast<unsigned long long>(size_));
-        detail::check_gm(ptr_ + offset, count * sizeof(T), what);
+        return static_cast<T*>(detail::check_gm_elems(base_, start, count, sizeof(T), what));
     }
     __gm__ T* base_ = nullptr;
-    __gm__ T* ptr_ = nullptr;
+    uint64_t off_ = 0;          // elements from base_
+    bool wild_ = false;         // an offset past 2**64 elements
     uint64_t size_ = 0;
     bool sized_ = false;
 };
@@ -213,7 +243,14 @@ public:
     T GetValue(const uint32_t index) const { return *elem(index); }
     template <typename S> void SetValue(const uint32_t index, const S value) const { *elem(index) = static_cast<T>(value); }
 
-    // model only
+    // model only: `count` elements from here, inside the tensor (the scalar unit and DumpTensor
+    // read anywhere; the vector unit and the copies also need 32-byte alignment: span)
+    T* span_unaligned(uint32_t count, const char* what) const
+    {
+        if (count > size_)
+            detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
+        return reinterpret_cast<T*>(detail::core().ub + addr_);
+    }
     T* span(uint32_t count, const char* what) const
     {
         if (addr_ % 32 != 0)
@@ -375,6 +412,10 @@ public:
         len = (len + 31u) / 32u * 32u;
         uint32_t base = take(static_cast<uint64_t>(num) * len);
         que.init(base, num, len);
+        int& used = detail::core().que_buffers[static_cast<int>(pos)];
+        used += num;
+        if (used > 8)
+            detail::fail("queue", "%d queue buffers in one TPosition; each holds an event id, so at most 8 fit", used);
         return true;
     }
     template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len)
@@ -1057,13 +1098,12 @@ inline uint64_t gm_offset(const void* p)
 
 template <typename T> inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)
 {
-    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
-                 nullptr);
+    detail::dump(tensor.span_unaligned(dumpSize, "the dumped tensor"), desc, dumpSize, tensor.addr(), "UB", nullptr);
 }
 template <typename T>
 inline void DumpTensor(const LocalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize, const ShapeInfo& shapeInfo)
 {
-    detail::dump(reinterpret_cast<const T*>(detail::core().ub + tensor.addr()), desc, dumpSize, tensor.addr(), "UB",
+    detail::dump(tensor.span_unaligned(dumpSize, "the dumped tensor"), desc, dumpSize, tensor.addr(), "UB",
                  &shapeInfo);
 }
 template <typename T> inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize)

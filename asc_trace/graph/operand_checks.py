@@ -1,0 +1,265 @@
+"""The scalar-side checks of each node, stated once for every backend.
+
+Before an instruction runs, the scalar unit computes its operands: offsets, counts, repeat times,
+strides, event ids. Ascend C passes them as narrow unsigned types (`uint32_t count`, `uint8_t
+repeatTime`, pointer + offset), so a negative or oversized value would silently wrap on the NPU and
+in C, and an integer division by zero would kill the process. `node_checks(node)` lists, in one
+canonical order, what must hold of each operand: the simulator and `eager` run these checks before
+the instruction (runtime/executors.bind), and the lowering emits them as `ASC_CHECK_*` statements in
+front of the call (lower/ascendc.py, macros in lower/include/asc_trace_prelude.h). Both report the
+first failing check, as the same error class with the same message.
+
+A check is elided when it cannot fail: a constant in range, or an expression whose value range
+(from constants, the block index and the bounds of enclosing loops) lies inside the range. A new op
+gets its operands' ranges in `_operands`; an op not listed there has only its expressions evaluated
+in order (so a division by zero in one of them is found at the same point on every backend).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Iterator
+
+from .expr import Bin, Const, Expr, Un, Var
+from .node import Node, TensorRef, exprs_in
+from .ops import REGISTRY
+from .params import DataCopyPadExtParams, DataCopyParams, Mask
+from .scalar_ops import INT64_MAX, INT64_MIN
+
+U8, U16, U32 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1
+I32 = (1 << 31) - 1
+MAX_CORES = 65535
+# error kinds: their codes are shared with the C prelude (ASC_TRACE_KIND_*), their classes with the runtime
+KIND_CODES = {"bounds": 1, "scalar": 2, "sync": 3, "alignment": 4, "ub": 5, "queue": 6}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """`lo <= expr <= hi`, else an error of kind `below` / `above`; with lo = hi = None only the
+    evaluation itself is checked (a division by zero inside it)."""
+
+    expr: Expr
+    lo: int | None
+    hi: int | None
+    below: str
+    above: str
+    what: str
+
+    def message(self, value: int) -> str:
+        return f"{self.what} is {value}, outside {self.lo}..{self.hi}"
+
+
+Ranges = dict[str, tuple[int, int]]    # env key of a variable -> (lo, hi) of its values
+
+
+def node_checks(node: Node, ranges: Ranges | None = None, known: set | None = None) -> tuple[Check, ...]:
+    """The checks of `node`'s operands in canonical order (see the module docstring).
+
+    `known` holds the (expr, lo, hi) checks already passed in this scope: the same expression has the
+    same value until its variables change (a loop's next iteration), so those are left out; the
+    new ones are added to it."""
+    out: list[Check] = []
+    for e, lo, hi, below, above, what in _operands(node):
+        if e is None:
+            continue
+        if e.__class__ is Const and (lo is None or (isinstance(e.value, int) and lo <= e.value <= hi)):
+            continue                                    # the common case: a constant that fits
+        if known is not None:
+            if (e, lo, hi) in known:
+                continue
+            known.add((e, lo, hi))
+        faultable = can_fault(e)
+        if lo is None:
+            if faultable:
+                out.append(Check(e, None, None, "scalar", "scalar", what))
+            continue
+        r = value_range(e, ranges or {})
+        if not faultable and r is not None and lo <= r[0] and r[1] <= hi:
+            continue
+        out.append(Check(e, lo, hi, below, above, what))
+    return tuple(out)
+
+
+def _spec(e: Any, lo: int | None, hi: int | None, what: str, below: str = "bounds", above: str = "bounds"):
+    return (e if isinstance(e, Expr) else None, lo, hi, below, above, what)
+
+
+def _value(e: Any, what: str):
+    return _spec(e, None, None, what)
+
+
+def _ref(r: Any, what: str):
+    if not isinstance(r, TensorRef):
+        return _value(r, what)
+    if r.space == "ub":
+        return _spec(r.offset, 0, U32, f"the offset of {what}")
+    return _spec(r.offset, 0, INT64_MAX // r.dtype.itemsize, f"the offset of {what}")
+
+
+def _count(e: Any, what: str = "the element count"):
+    return _spec(e, 0, I32, what)
+
+
+def _operands(node: Node) -> Iterator[tuple]:
+    """(expr, lo, hi, below, above, what) for every scalar operand, in the order of node.args."""
+    op, a = node.op, node.args
+    if op == "global_tensor":
+        _param, off, size = a
+        itemsize = node.attr("dtype").itemsize
+        yield _spec(off, 0, INT64_MAX // itemsize, "the set_global_buffer offset")
+        yield _spec(size, 0, INT64_MAX // itemsize, "the set_global_buffer length")
+    elif op == "local_tensor":
+        yield _spec(a[1], 0, U32, "the LocalTensor address", "alignment", "ub")
+        yield _spec(a[2], 0, U32, "the LocalTensor length", "bounds", "ub")
+    elif op == "init_buffer":
+        yield _spec(a[1], 1, U8, "the buffer count", "queue", "queue")
+        yield _spec(a[2], 1, U32 - 31, "the buffer length", "queue", "ub")
+    elif op == "tbuf_get":
+        yield _spec(a[1], 0, U32, "the element count")
+    elif op in ("set_flag", "wait_flag"):
+        yield _spec(a[1], 0, 7, "the event id", "sync", "sync")
+    elif op == "printf":
+        for i, x in enumerate(a[1]):
+            yield _value(x, f"argument {i + 1} of printf")
+    elif op in ("get_value", "set_value"):
+        yield _ref(a[0], "the tensor")
+        yield _spec(a[1], 0, U32, "the index")
+        if op == "set_value":
+            yield _value(a[2], "the value")
+    elif op == "dump_tensor":
+        yield _ref(a[0], "the dumped tensor")
+        yield _count(a[2])
+    elif node.attr("form") == "mask":
+        yield from _masked(node)
+    elif op in ("whole_reduce_sum", "whole_reduce_max", "whole_reduce_min"):
+        yield _ref(a[0], "dst")
+        yield _ref(a[1], "src")
+        yield from _mask(a[2], a[1].dtype)
+        yield _spec(a[3], 0, U8, "repeat_time")
+        yield _spec(a[4], 0, U8, "dst_rep_stride")
+        yield _spec(a[5], 0, U16, "src_blk_stride")
+        yield _spec(a[6], 0, U8, "src_rep_stride")
+    elif op == "data_copy" and isinstance(a[2], DataCopyParams):
+        yield _ref(a[0], "the copy destination")
+        yield _ref(a[1], "the copy source")
+        p = a[2]
+        yield _spec(p.block_count, 0, 4095, "DataCopyParams.block_count")
+        yield _spec(p.block_len, 0, U16, "DataCopyParams.block_len")
+        yield _spec(p.src_stride, 0, U16, "DataCopyParams.src_stride")
+        yield _spec(p.dst_stride, 0, U16, "DataCopyParams.dst_stride")
+    elif op == "data_copy_pad":
+        yield _ref(a[0], "the copy destination")
+        yield _ref(a[1], "the copy source")
+        p, pad = a[2], a[3]
+        yield _spec(p.block_count, 0, 4095, "DataCopyExtParams.block_count")
+        yield _spec(p.block_len, 0, 2097151, "DataCopyExtParams.block_len")
+        yield _spec(p.src_stride, 0, U32, "DataCopyExtParams.src_stride")
+        yield _spec(p.dst_stride, 0, U32, "DataCopyExtParams.dst_stride")
+        yield _value(p.rsv, "DataCopyExtParams.rsv")
+        if isinstance(pad, DataCopyPadExtParams):
+            yield _value(pad.is_pad, "DataCopyPadExtParams.is_pad")
+            yield _spec(pad.left_padding, 0, U8, "DataCopyPadExtParams.left_padding")
+            yield _spec(pad.right_padding, 0, U8, "DataCopyPadExtParams.right_padding")
+            yield _value(pad.padding_value, "DataCopyPadExtParams.padding_value")
+    elif REGISTRY[op].family in _COUNT_FORMS:
+        # count forms: tensor operands, scalars, and the element count last
+        names = ("dst", "src0", "src1", "src2")
+        k = 0
+        for i, x in enumerate(a):
+            if isinstance(x, TensorRef):
+                yield _ref(x, names[min(k, 3)])
+                k += 1
+            elif isinstance(x, Expr):
+                yield _count(x) if i == len(a) - 1 else _value(x, "the scalar")
+    elif op not in ("for", "end_for"):     # any other op (a loop header checks its own bounds):
+        for x in exprs_in(a):               # its expressions must at least evaluate in order
+            yield _value(x, "an operand")
+
+
+_COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
+                          "vec_cmpsel", "data_copy"})
+
+
+def _mask(m: Any, dtype: Any) -> Iterator[tuple]:
+    if isinstance(m, Mask) and m.count is not None:
+        yield _spec(m.count, 1, 256 // dtype.itemsize, "the mask count")
+
+
+def _masked(node: Node) -> Iterator[tuple]:
+    a = node.args
+    tensors = [x for x in a if isinstance(x, TensorRef)]
+    names = ("dst", "src0", "src1")
+    for i, t in enumerate(tensors):
+        yield _ref(t, names[i])
+    for x in a[len(tensors):-3]:
+        yield _value(x, "the scalar")
+    sdt = node.attr("src_dtype") or tensors[0].dtype
+    yield from _mask(a[-3], sdt)
+    yield _spec(a[-2], 0, U8, "repeat_time")
+    p = a[-1]
+    for f in fields(p):
+        hi = U16 if "blk" in f.name and len(fields(p)) == 4 else U8
+        yield _spec(getattr(p, f.name), 0, hi, f.name)
+
+
+# -- when a check cannot fail -----------------------------------------------------------------------
+
+def can_fault(e: Expr) -> bool:
+    """Whether evaluating `e` can fail: an integer // or % by something that may be zero, or a shift by a
+    count that may leave 0..63."""
+    if isinstance(e, Bin):
+        if e.op in ("//", "%") and e.type == "int":
+            if not (isinstance(e.b, Const) and e.b.value != 0):
+                return True
+        if e.op in ("<<", ">>") and not (isinstance(e.b, Const) and 0 <= e.b.value <= 63):
+            return True
+        return can_fault(e.a) or can_fault(e.b)
+    if isinstance(e, Un):
+        return can_fault(e.a)
+    return False
+
+
+def value_range(e: Expr, ranges: Ranges) -> tuple[int, int] | None:
+    """An interval containing every int64 value of `e`, or None when unknown (or not an integer)."""
+    if isinstance(e, Const):
+        v = e.value
+        return (v, v) if isinstance(v, int) else None
+    if isinstance(e, Var):
+        if e.kind == "block_idx":
+            return (0, MAX_CORES - 1)
+        if e.kind == "block_num":
+            return (1, MAX_CORES)
+        if e.type != "int":
+            return None
+        return ranges.get(e.env_key, (INT64_MIN, INT64_MAX))
+    if isinstance(e, Bin) and e.type == "int":
+        ra, rb = value_range(e.a, ranges), value_range(e.b, ranges)
+        if ra is None or rb is None:
+            return None
+        if e.op in ("+", "-", "*", "min", "max"):
+            fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+                  "min": min, "max": max}[e.op]
+            vals = [fn(x, y) for x in ra for y in rb]      # extremes of these ops lie at the corners
+            lo, hi = min(vals), max(vals)
+            return (lo, hi) if INT64_MIN <= lo and hi <= INT64_MAX else None
+        if e.op == "//" and rb[0] > 0:                 # monotonic in a, for a positive divisor
+            return (min(ra[0] // rb[0], ra[0] // rb[1]), max(ra[1] // rb[0], ra[1] // rb[1]))
+        if e.op == "%" and rb[0] > 0:
+            return (0, rb[1] - 1)                      # Python's modulo takes the divisor's sign
+        return None
+    if isinstance(e, Un) and e.op == "neg" and e.type == "int":
+        r = value_range(e.a, ranges)
+        return None if r is None or r[0] == INT64_MIN else (-r[1], -r[0])
+    return None
+
+
+def loop_range(start: Expr, stop: Expr, step: Expr, ranges: Ranges) -> tuple[int, int] | None:
+    """The values a loop index can take, from intervals of its bounds (None: unknown)."""
+    rs, re_, rt = value_range(start, ranges), value_range(stop, ranges), value_range(step, ranges)
+    if rs is None or re_ is None or rt is None:
+        return None
+    if rt[0] > 0:
+        return (rs[0], max(rs[0], re_[1] - 1))
+    if rt[1] < 0:
+        return (min(rs[1], re_[0] + 1), rs[1])
+    return None
+
