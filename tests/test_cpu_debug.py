@@ -192,7 +192,7 @@ def test_a_crash_stays_in_the_child(monkeypatch):
     _inject(monkeypatch, "*reinterpret_cast<volatile int*>(static_cast<uintptr_t>(block_idx + 8)) = 1;")
     x = np.ones(64, np.float32)
     with pytest.raises(asc.LaunchError, match="crashed"):
-        _run(asc.jit(_scale, always_compile=True), "cpu_debug", 2, (x, 64))
+        _run(asc.jit(_scale, always_compile=True), "cpu_debug", 1, (x, 64))
     assert np.all(x == 1.0)
 
 
