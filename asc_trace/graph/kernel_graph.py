@@ -4,6 +4,16 @@ Program order matters on an in-order machine, so the graph keeps it explicitly (
 carry the data flow (`kind="data"`, `idx` = operand position) and, after scheduling, the
 dependences the scheduler found (`kind="dep"`). Loops are `for` ... `end_for` node pairs whose
 bodies are traced once, so the graph's size never depends on a trip count.
+
+Regions (all traced once):
+- `for` (args: index Var, start, stop, step) ... `end_for` (args: for id);
+- `while` (args: carried Vars, initial values, condition Expr over the carried Vars) ... `yield`
+  (args: the carried Vars' next values) `end_while` (args: while id): `asc.while_loop`;
+- `if` (args: predicate Expr, output Vars) ... `yield` (then-branch outputs) `else` (args: if id) ...
+  `yield` (else-branch outputs) `end_if` (args: if id): `asc.cond`. The outputs are Vars of kind
+  "local", assigned by the taken branch's `yield`.
+`Node.loops` is the node's scope: the ids of its enclosing regions, outermost first, where a region is
+a `for`, a `while`, an `if` (its then-branch) or an `else` (the else-branch).
 """
 from __future__ import annotations
 
@@ -27,7 +37,29 @@ class Loop:
     body: tuple["Item", ...]
 
 
-Item = Node | Loop
+@dataclass(frozen=True, slots=True)
+class While:
+    """An `asc.while_loop`: its `while` node and its body, which ends with the `yield` node."""
+
+    node: Node
+    body: tuple["Item", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Cond:
+    """An `asc.cond`: its `if` node, the then-branch (ending with a `yield`), the `else` node and the
+    else-branch (ending with a `yield`)."""
+
+    node: Node
+    then_body: tuple["Item", ...]
+    else_node: Node
+    else_body: tuple["Item", ...]
+
+
+Item = Node | Loop | While | Cond
+
+REGION_OPEN = ("for", "while", "if")
+REGION_CLOSE = ("end_for", "end_while", "end_if")
 
 
 class KernelGraph:
@@ -149,18 +181,50 @@ def _producers_of(a: Any, idx: int) -> Iterator[tuple[int, int]]:
 
 
 def _structure(g: KernelGraph) -> tuple[Item, ...]:
-    stack: list[tuple[Node | None, list[Item]]] = [(None, [])]
+    # stack entries: (region head, items of the current body, then-items of an `if` once `else` is seen)
+    stack: list[list[Any]] = [[None, [], None]]
     for nid in g.order:
         n = g.node(nid)
-        if n.op == "for":
-            stack.append((n, []))
-        elif n.op == "end_for":
-            head, body = stack.pop()
-            assert head is not None, "end_for without for"  # verify() reports this properly
-            stack[-1][1].append(Loop(head, tuple(body)))
+        if n.op in REGION_OPEN:
+            stack.append([n, [], None])
+        elif n.op == "else":
+            top = stack[-1]
+            top[2] = (tuple(top[1]), n)
+            top[1] = []
+        elif n.op in REGION_CLOSE:
+            head, body, then = stack.pop()
+            if head is None:
+                raise ValueError(f"%{nid}: {n.op} without its region")  # verify() reports this properly
+            if head.op == "for":
+                item: Item = Loop(head, tuple(body))
+            elif head.op == "while":
+                item = While(head, tuple(body))
+            elif then is None:
+                item = Cond(head, tuple(body), n, ())
+            else:
+                item = Cond(head, then[0], then[1], tuple(body))
+            stack[-1][1].append(item)
         else:
             stack[-1][1].append(n)
     return tuple(stack[0][1])
+
+
+def walk_items(items: tuple[Item, ...]) -> Iterator[Node]:
+    """Every node of a structured body in program order, region heads included (not their ends)."""
+    for it in items:
+        if isinstance(it, Loop):
+            yield it.node
+            yield from walk_items(it.body)
+        elif isinstance(it, While):
+            yield it.node
+            yield from walk_items(it.body)
+        elif isinstance(it, Cond):
+            yield it.node
+            yield from walk_items(it.then_body)
+            yield it.else_node
+            yield from walk_items(it.else_body)
+        else:
+            yield it
 
 
 def loop_var(for_node: Node) -> Var:
