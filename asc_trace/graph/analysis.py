@@ -352,7 +352,14 @@ def unroll_count(g: KernelGraph, lp: Loop) -> int:
     for n in g:
         if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
             period = math.lcm(period, n.args[1].value)
-    return max(3, min(MAX_UNROLL, 2 * period + 1))
+    # a loop around other loops multiplies their instances: it gets at most 5 iterations, enough to see
+    # what it carries across two of its iterations and a double-buffer period
+    nested = any(isinstance(it, (Loop, While)) or (isinstance(it, Cond) and _has_loop(it)) for it in lp.body)
+    return max(3, min(5 if nested else MAX_UNROLL, 2 * period + 1))
+
+
+def _has_loop(c: Cond) -> bool:
+    return any(n.op in ("for", "while") for n in walk_items(c.then_body + c.else_body))
 
 
 def _walk(items: tuple):

@@ -20,8 +20,8 @@ def dependences(g: KernelGraph, traces: list[Trace]) -> dict[tuple, dict]:
     """Node-level dependences of the graph's instruction instances, deduplicated."""
     out: dict[tuple, dict] = {}
     loop_ops = {n.id for n in g if n.op in ("for", "while")}
-    for tr in traces:
-        for d in find_deps(tr):
+    for tr in traces[:1]:      # the first profile: every branch's then-side, every loop its full unroll
+        for d in find_deps(tr, window=64):
             loop, dist = _carried(d, loop_ops)
             acc = next((x for x in d.b.accs if any(y.root == x.root or y.space == x.space for y in d.a.accs)),
                        d.b.accs[0])

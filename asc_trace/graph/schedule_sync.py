@@ -64,21 +64,29 @@ class _Scheduler:
                              self.base.node(self.base.order[0]).loc)
         if not plans:
             return annotate(self.base, self.first, [])
+        self.planned = len(plans)
         plans = self._prune(plans)
-        for _ in range(4):
+        for attempt in range(5):
             g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
             left = [n for tr in self.traces(g) for n in find_needs(tr)]
             if not left:
                 break
             # merged flags leave fewer waits between a pipe's instructions: same-pipe needs may reappear
             keys = {p.key for p in plans}
+            added = False
             for n in left:
                 p = plan_for(self.regions, n, self.pos)
-                if not n.same_pipe or p.key in keys:
-                    raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
-                                     "kernel)", n.b.node.loc)
-                keys.add(p.key)
-                plans.append(p)
+                if not n.same_pipe:
+                    added = False
+                    break
+                if p.key not in keys:
+                    keys.add(p.key)
+                    plans.append(p)
+                    added = True
+            if not added or attempt == 4:
+                n = next((n for n in left if not n.same_pipe), left[0])
+                raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
+                                 "kernel)", n.b.node.loc)
         flags = sum(1 for p in plans if p.event is not None)
         g.notes.append(f"auto_sync: {flags} set/wait pair(s), {len(plans) - flags} barrier(s) inserted")
         return annotate(g, self.first, plans)
@@ -94,7 +102,12 @@ class _Scheduler:
 
     def _add_plans(self, plans: list[Plan], per_profile: list[list[Need]]) -> None:
         by_key = {p.key: p for p in plans}
-        for needs in per_profile:
+        # one profile per round (the first that still has needs): the plans it gets often order the
+        # other profiles' needs too, and every plan added here is one more the prune has to try
+        needs = next(n for n in per_profile if n)
+        # flags order a pipe's instructions on their two sides too: barriers wait until no flag is missing
+        cross = [n for n in needs if not n.same_pipe]
+        for needs in [cross or needs]:
             for need in essential(needs):
                 p = plan_for(self.regions, need, self.pos)
                 old = by_key.get(p.key)
@@ -113,7 +126,8 @@ class _Scheduler:
             if len(plans) == 1:
                 break
             trial = [p for p in plans if p is not plan]
-            if not any(find_needs(tr) for tr in self.traces(self.build(trial))):
+            g = self.build(trial)
+            if not any(find_needs(abstract_trace(g, p)) for p in self.profiles):   # lazy: most fail at once
                 plans = trial
         return plans
 
