@@ -27,7 +27,7 @@ def _example_kernels() -> list[Kernel]:
     out = [Kernel(k.name, asc.compile(k, args).source, asc.compile(k, args).graph) for k, args in (
         (vadd.vadd_kernel, (x, x, x, 2048)), (vadd_tque.vadd_kernel, (x, x, x, 2048, 128)),
         (vadd_noflags.vadd_noflags, (x, x, x, 2048, 256)))]
-    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail"):
+    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range"):
         launched = []
         real = asc.jit
 

@@ -17,7 +17,7 @@ from ..errors import TraceError
 from .analysis import Trace
 from .kernel_graph import KernelGraph
 from .node import Node
-from .sync_plan import Plan, Regions
+from .sync_plan import Plan, Regions, outer_region
 
 NUM_IDS = 8
 MAX_ATTEMPTS = 200
@@ -50,7 +50,12 @@ class IdAllocator:
                          plans[0].needs[0].b.node.loc)
 
     # -- interference ------------------------------------------------------------------------------
-    def _range(self, g: KernelGraph, pos: dict[int, int], p: Plan) -> tuple[int, int]:
+    def _range(self, pos: dict[int, int], p: Plan, whole: bool) -> tuple[int, int]:
+        """Program-order positions where p's flags may be set: its loop (or, `whole`, the region its
+        primes and drains enclose) for ids that rotate or are carried, else its own nodes."""
+        if p.loop is not None:
+            rid = outer_region(self.base, p) if whole else p.loop
+            return pos[self.regions.head(rid)], pos[self.regions.end[rid]]
         lo = min(pos[n] for n in p.nodes)
         hi = max(pos[n] for n in p.nodes)
         if p.rot_loop is not None and p.rotate > 1:
@@ -61,13 +66,14 @@ class IdAllocator:
     def _add_range_interference(self, g: KernelGraph, plans: list[Plan]) -> None:
         pos = {nid: i for i, nid in enumerate(g.order)}
         flagged = [p for p in plans if p.event is not None]
-        ranges = {id(p): self._range(g, pos, p) for p in flagged}
         for i, p in enumerate(flagged):
             for q in flagged[i + 1:]:
-                if p.event == q.event:
-                    (a0, a1), (b0, b1) = ranges[id(p)], ranges[id(q)]
-                    if a0 <= b1 and b0 <= a1:
-                        self.interfere.add(frozenset((id(p), id(q))))
+                if p.event != q.event:
+                    continue
+                whole = not _siblings(self.base, p, q)
+                (a0, a1), (b0, b1) = self._range(pos, p, whole), self._range(pos, q, whole)
+                if a0 <= b1 and b0 <= a1:
+                    self.interfere.add(frozenset((id(p), id(q))))
 
     def _fix_problems(self, g: KernelGraph, plans: list[Plan]) -> bool:
         """Act on every flag set twice in the abstract runs; True when something changed."""
@@ -106,11 +112,17 @@ class IdAllocator:
             if p.event is None:
                 continue
             used = set(self.user_ids.get(p.event, ()))
+            share: list[int] = []
             for q in done:
-                if q.event == p.event and frozenset((id(p), id(q))) in self.interfere:
+                if q.event != p.event:
+                    continue
+                if frozenset((id(p), id(q))) in self.interfere:
                     used.update(range(q.base, q.base + q.width))
-            base = next((b for b in range(NUM_IDS - p.width + 1) if not used.intersection(range(b, b + p.width))),
-                        None)
+                elif _siblings(self.base, p, q):
+                    share.append(q.base)      # the same ids and one prime: nothing more is live
+            fits = [b for b in share if not used.intersection(range(b, b + p.width))]
+            base = fits[0] if fits else next(
+                (b for b in range(NUM_IDS - p.width + 1) if not used.intersection(range(b, b + p.width))), None)
             if base is None:
                 return p
             p.base = base
@@ -145,6 +157,12 @@ class IdAllocator:
                 if other is not None:
                     self.interfere.add(frozenset((id(merged), other)))
         return out
+
+
+def _siblings(g: KernelGraph, p: Plan, q: Plan) -> bool:
+    """Carried plans that may share ids and their prime (see sync_plan.plan_nodes)."""
+    return (p.loop is not None and q.loop is not None and p.event == q.event and p.distance == q.distance
+            and outer_region(g, p) == outer_region(g, q))
 
 
 def _mergeable(p: Plan, q: Plan, pos: dict[int, int]) -> bool:

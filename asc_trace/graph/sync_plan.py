@@ -129,8 +129,19 @@ def rotating_id(loop: Node, width: int, base: int) -> Expr:
     return binop("+", Const(base), binop("%", it, Const(width)))
 
 
-def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan) -> Iterator[tuple[tuple[int, float], Node]]:
-    """((anchor id, -0.5 before / +0.5 after), node) for every node of a plan, created in `g`."""
+def outer_region(g: KernelGraph, plan: Plan) -> int:
+    """The outermost region around a carried plan's loop: its primes go before it, its drains after."""
+    loop = g.node(plan.loop)
+    return loop.loops[0] if loop.loops else loop.id
+
+
+def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan,
+               primed: set[tuple] | None = None) -> Iterator[tuple[tuple[int, float], Node]]:
+    """((anchor id, -0.5 before / +0.5 after), node) for every node of a plan, created in `g`.
+
+    Carried plans of sibling loops that share their ids share one prime and one drain (`primed` holds
+    the (event, ids, outer region) already primed): each id then alternates set / wait across the
+    loops, and they cost no more ids than one of them."""
     wait_anchor = g.node(plan.wait_before)
     scope = wait_anchor.loops[:plan.depth]
     why = plan.why()
@@ -150,15 +161,19 @@ def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan) -> Iterator[tuple[t
         yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc, scope, dst, attrs())
         return
     loop = g.node(plan.loop)
-    outer = loop.loops[0] if loop.loops else loop.id
+    outer = outer_region(g, plan)
     first, last = regions.head(outer), regions.end[outer]
     ids = rotating_id(loop, plan.distance, plan.base) if regions.kind[loop.id] == "for" else Const(plan.base)
-    for j in range(plan.distance):
+    shared = (ev, plan.base, plan.distance, outer)
+    prime = primed is None or shared not in primed
+    if primed is not None:
+        primed.add(shared)
+    for j in range(plan.distance if prime else 0):
         yield (first, -0.5), g.new_node("set_flag", (ev, Const(plan.base + j)), loop.loc, (), src,
                                         attrs(f"auto: prime for loop %{plan.loop}"))
     yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc, scope, dst, attrs())
     yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, scope, src, attrs())
-    for j in range(plan.distance):
+    for j in range(plan.distance if prime else 0):
         yield (last, 0.5), g.new_node("wait_flag", (ev, Const(plan.base + j)), loop.loc, (), dst,
                                       attrs(f"auto: drain after loop %{plan.loop}"))
 
@@ -169,10 +184,11 @@ def build(base: KernelGraph, regions: Regions, plans: list[Plan]) -> KernelGraph
     pos = {nid: i for i, nid in enumerate(g.order)}
     keyed = [(float(i), 0, nid) for i, nid in enumerate(g.order)]
     k = 0
+    primed: set[tuple] = set()
     for gi, plan in enumerate(plans):
         plan.nodes = []
         plan.group = gi
-        for (anchor, side), node in plan_nodes(g, regions, plan):
+        for (anchor, side), node in plan_nodes(g, regions, plan, primed):
             k += 1
             # what goes after node p and what goes before node p + 1 share a slot: the "after" ones first,
             # so a loop's drain waits come before the next loop's prime sets of the same flag
