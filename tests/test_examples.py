@@ -11,6 +11,8 @@ EXAMPLES = {   # module -> (rtol, atol) against NumPy (0: exact)
     "softmax": (1e-5, 1e-7),     # exp on the vector unit, and asc_trace's summation order
     "rmsnorm": (1e-5, 1e-6),
     "vadd_tail": (0, 0),
+    "tail_core": (0, 0),
+    "halving": (0, 0),
 }
 
 
@@ -19,7 +21,7 @@ def test_example_on_every_backend(name):
     mod = importlib.import_module(name)
     rtol, atol = EXAMPLES[name]
     results = {}
-    for backend in ("sim", "eager", "cpp"):
+    for backend in ("sim", "eager", "cpp"):     # cpu_debug: test_cpu_debug.py
         got, want = mod.run(backend)
         if rtol == atol == 0:
             np.testing.assert_array_equal(got, want, err_msg=f"{name} on {backend}")

@@ -396,8 +396,6 @@ class _Emitter:
 
     def yield_assign(self, n: Node, targets: tuple[Var, ...]) -> str:
         """A yield's assignments; through temporaries when a value reads a Var assigned before it."""
-        if not targets:
-            return "// nothing to assign"
         values = [self.ue(e) for e in n.args]     # same kinds (verify); a bool converts to int64_t
         names = [self.names.var(v) for v in targets]
         if len(targets) > 1 and any(free_vars(e) & set(targets[:i]) for i, e in enumerate(n.args)):
@@ -455,7 +453,8 @@ class _Emitter:
                 self.lines.append("    " * depth + "}")
                 continue
             if n.op == "yield":
-                self.emit(depth, n, self.yield_assign(n, targets[n.id]))
+                if targets[n.id]:           # a branch without outputs assigns nothing
+                    self.emit(depth, n, self.yield_assign(n, targets[n.id]))
                 continue
             self.emit(depth, n, self.checks(n) + self.statement(n))
         if self.event_table:
