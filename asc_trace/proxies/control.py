@@ -155,6 +155,7 @@ def trace_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Calla
         if head is None:
             head = g.add("else", (if_id,), loc, scope)
         floc = fn_loc(fn, loc)
+        _enter(ctx, fn)
         region = LoopRegion(head, None, loc)
         ctx.loops.append(region)
         out = fn(*operands)
@@ -188,6 +189,8 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
     g = ctx.graph
     scope = ctx._scope()
     carried = tuple(ctx.new_local(kind_of(e)) for e in start.exprs)
+    _enter(ctx, cond_fn)
+    _enter(ctx, body_fn)
     args = [Scalar(v) for v in carried]
     before = len(g.order)
     c = cond_fn(*args)
@@ -228,6 +231,12 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
     return rebuild(start, args)
 
 
+def _enter(ctx: Any, fn: Any) -> None:
+    """A branch or body is kernel code: its `for ... in range(...)` loops are runtime loops."""
+    if hasattr(fn, "__code__") and hasattr(fn, "__globals__"):
+        ctx.enter_function(fn)
+
+
 def _close(ctx: Any, region: Any, what: str, loc: SourceLoc) -> None:
     ctx.check_pending()
     if not ctx.loops or ctx.loops[-1] is not region:
@@ -243,11 +252,15 @@ def _plain(e: Expr) -> Any:
 def eager_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: tuple,
                loc: SourceLoc) -> Any:
     taken = _truth(ctx, to_expr(pred, "the predicate of asc.cond"), loc)
-    return _snapshot(ctx, (true_fn if taken else false_fn)(*operands), loc)
+    fn = true_fn if taken else false_fn
+    _enter(ctx, fn)
+    return _snapshot(ctx, fn(*operands), loc)
 
 
 def eager_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any,
                 loc: SourceLoc) -> Any:
+    _enter(ctx, cond_fn)
+    _enter(ctx, body_fn)
     vals = _snapshot(ctx, init, loc)
     single = not isinstance(vals, tuple)
     while _truth(ctx, to_expr(cond_fn(*((vals,) if single else vals)), "the condition of asc.while_loop"), loc):
