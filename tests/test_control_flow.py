@@ -291,3 +291,375 @@ def test_the_backends_agree_to_the_byte():
             asc.jit(case.kernel, backend=backend)[case.cores](*args)
             got.add(case.out(args).tobytes())
         assert len(got) == 1, case.id
+
+
+# -- only the path taken is checked ---------------------------------------------------------------
+
+def _load(x: Any) -> Any:
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    asc.data_copy(t, xg, TILE)
+    _sync(EV.MTE2_V)
+    return t
+
+
+@asc.jit(auto_sync=False)
+def racy_branch(x: asc.GlobalAddress, z: asc.GlobalAddress, take: int):
+    t = _load(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z)
+
+    def racy():
+        asc.muls(t, t, 2.0, TILE)
+        asc.data_copy(zg, t, TILE)  # MARK-cf-race-read
+
+    def synced():
+        asc.muls(t, t, 2.0, TILE)
+        _sync(EV.V_MTE3)
+        asc.data_copy(zg, t, TILE)
+    asc.cond(take > 0, racy, synced)
+
+
+@asc.jit(auto_sync=False)
+def flag_left_set(x: asc.GlobalAddress, take: int):
+    _load(x)
+    asc.cond(take > 0, lambda: asc.set_flag(EV.V_MTE3, 1), lambda: None)  # MARK-cf-left-set
+
+
+@asc.jit(auto_sync=False)
+def bad_copy_branch(x: asc.GlobalAddress, z: asc.GlobalAddress, take: int):
+    t = _load(x)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z, TILE)
+    _sync(EV.V_MTE3)
+    asc.cond(take > 0, lambda: asc.data_copy(zg[TILE:], t, TILE),  # MARK-cf-oob
+             lambda: asc.data_copy(zg, t, TILE))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_race_on_the_path_not_taken_is_not_reported(backend):
+    x = _vec(TILE)
+    z = np.zeros(TILE, np.float32)
+    asc.jit(racy_branch, backend=backend)[1](x, z, 0)
+    np.testing.assert_array_equal(z, x * np.float32(2))
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_race_on_the_path_taken_is_reported(backend):
+    z = np.zeros(TILE, np.float32)
+    with pytest.raises(asc.RaceError) as ei:
+        asc.jit(racy_branch, backend=backend)[1](_vec(TILE), z, 1)
+    assert_points_at(ei.value, "MARK-cf-race-read")       # the copy out, unordered with what wrote t
+    assert np.all(z == 0)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_flag_left_set_on_one_path(backend):
+    asc.jit(flag_left_set, backend=backend)[1](_vec(TILE), 0)
+    with pytest.raises(asc.SyncError) as ei:
+        asc.jit(flag_left_set, backend=backend)[1](_vec(TILE), 1)
+    assert f":{line_of('MARK-cf-left-set')}" in str(ei.value)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_bounds_are_checked_on_the_path_taken_only(backend):
+    x, z = _vec(2 * TILE), np.zeros(2 * TILE, np.float32)
+    asc.jit(bad_copy_branch, backend=backend)[1](x, z, 0)
+    np.testing.assert_array_equal(z[:TILE], x[:TILE])
+    with pytest.raises(asc.OutOfBoundsError) as ei:
+        asc.jit(bad_copy_branch, backend=backend)[1](x, np.zeros(2 * TILE, np.float32), 1)
+    assert_points_at(ei.value, "MARK-cf-oob")
+
+
+@asc.jit(auto_sync=False)
+def divides(out: asc.GlobalAddress, n: int, d: int):
+    k = asc.while_loop(lambda k: k < n // d, lambda k: k + 1, 0)  # MARK-cf-div
+    _store_int(out, k)
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_fault_in_the_condition_is_a_scalar_error(backend):
+    out = np.zeros(8, np.int32)
+    asc.jit(divides, backend=backend)[1](out, 7, 2)
+    assert out[0] == 3
+    with pytest.raises(asc.ScalarError, match="division by zero"):
+        asc.jit(divides, backend=backend)[1](out, 7, 0)
+
+
+@asc.jit(auto_sync=False)
+def talks(x: asc.GlobalAddress, n: int):
+    asc.cond(asc.get_block_idx() < n, lambda: asc.printf("core %d: then\n", asc.get_block_idx()),
+             lambda: asc.printf("core %d: else\n", asc.get_block_idx()))
+    k = asc.while_loop(lambda k: k < asc.get_block_idx(), lambda k: k + 1, 0)
+    asc.printf("core %d: %d iterations\n", asc.get_block_idx(), k)
+
+
+def test_only_the_taken_branch_prints(capfd):
+    outs = {}
+    for backend in ALL_BACKENDS:
+        asc.jit(talks, backend=backend)[3](np.zeros(8, np.float32), 1)
+        outs[backend] = capfd.readouterr().out
+    assert len(set(outs.values())) == 1, outs
+    text = outs["sim"]
+    assert "core 0: then" in text and "core 1: else" in text and "core 2: else" in text
+    assert "core 0: then" in text and "core 1: then" not in text
+    assert "core 2: 2 iterations" in text
+
+
+# -- what the scheduler and the simulator are told ------------------------------------------------
+
+def test_cores_run_one_by_one_when_a_local_depends_on_the_block_index():
+    from asc_trace.runtime.interpreter import per_core_reason
+
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, 2 * TILE)
+        off = asc.cond(n > 0, lambda: asc.get_block_idx() % 2 * TILE, lambda: 0)   # uniform predicate
+        asc.duplicate(t[off:], 1.0, TILE)
+    g = asc.compile(k, (np.zeros(8, np.float32), 1)).graph
+    assert per_core_reason(g).op == "duplicate"
+    g = asc.compile(isqrt, (np.zeros(8, np.int32), 1)).graph
+    assert per_core_reason(g).op == "while"        # the trip count differs between cores
+    g = asc.compile(triangle, (np.zeros(8, np.float32), np.zeros(8, np.float32), 1)).graph
+    assert per_core_reason(g) is None              # everything is the same on every core
+
+
+def test_timing_only_profiles_refuse_a_loop_steered_by_data():
+    import halving
+    x = np.ones((2, 256), np.float32)
+    with pytest.raises(asc.LaunchError, match="depends on tensor data"):
+        asc.profile(halving.halving_kernel, x, x, np.zeros(16, np.int32), 256, 1.0, core_num=2, timing_only=True)
+    prof = asc.profile(halving.halving_kernel, x * 4, x, np.zeros(16, np.int32), 256, 1.0, core_num=2)
+    assert prof.cycles > 0
+
+
+def test_the_dump_shows_the_regions():
+    g = asc.compile(collatz, (np.zeros(8, np.int32), 5), core_num=1).graph
+    text = g.dump(locs=False)
+    assert "= while l0 != 1 carrying l0: int = n + block_idx, l1: int = 0:" in text
+    assert "  = if l0 % 2 == 0 -> l2: int:" in text.replace("%", "", 1) or "= if l0 % 2 == 0 -> l2: int:" in text
+    assert "= yield l2 = l0 // 2" in text and "= yield l2 = 3 * l0 + 1" in text
+    assert "= yield l0 = l2, l1 = l1 + 1" in text
+    lines = text.splitlines()
+    depth = {ln.split("=")[1].split()[0]: len(ln) - len(ln.lstrip()) for ln in lines if " = " in ln}
+    assert depth["while"] < depth["if"] and depth["end_if"] == depth["if"] and depth["end_while"] == depth["while"]
+
+
+def test_the_c_code_has_if_else_and_while():
+    src = asc.compile(collatz, (np.zeros(8, np.int32), 5), core_num=1).source
+    assert "int64_t l0 = p_n + block_idx;" in src or "int64_t l0 = n + block_idx;" in src
+    assert "while (l0 != 1) {" in src
+    assert "int64_t l2 = 0;" in src and "} else {" in src
+    assert "l0 = l2;" in src and "l1 = l1 + 1;" in src
+
+
+def test_carried_values_swap_through_temporaries():
+    @asc.jit(auto_sync=False)
+    def fib(out: asc.GlobalAddress, n: int):
+        _, b, _ = asc.while_loop(lambda a, b, i: i < n, lambda a, b, i: (b, a + b, i + 1), (0, 1, 0))
+        _store_int(out, b)
+    src = asc.compile(fib, (np.zeros(8, np.int32), 5)).source
+    assert "asc_next0" in src
+    for backend in ALL_BACKENDS:
+        out = np.zeros(8, np.int32)
+        asc.jit(fib, backend=backend)[1](out, 10)
+        assert out[0] == 89, backend
+
+
+def test_a_constant_predicate_traces_one_branch():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.cond(True, lambda: asc.duplicate(t, 1.0, TILE), lambda: 1 / 0)
+        v = asc.cond(0, lambda: n, lambda: 7)
+        asc.duplicate(t, v * 1.0, TILE)
+    g = asc.compile(k, (np.zeros(8, np.float32), 1)).graph
+    assert not any(n.op in ("if", "else", "yield") for n in g)
+    assert any(n.op == "duplicate" and str(n.args[1]) == "7.0" for n in g)
+
+
+def test_verify_rejects_broken_regions():
+    from asc_trace.graph.node import Node
+    from asc_trace.graph.verify import GraphError, verify
+    g = asc.compile(isqrt, (np.zeros(8, np.int32), 1)).traced
+    verify(g)
+    y = next(n for n in g if n.op == "yield")
+    bad = g.copy()
+    bad.replace(Node(y.id, "yield", (), y.loc, y.loops))
+    with pytest.raises(GraphError, match="yields 0 values for 1"):
+        verify(bad)
+    bad = g.copy()
+    bad.set_order([i for i in g.order if i != y.id])
+    with pytest.raises(GraphError, match="does not end with a yield"):
+        verify(bad)
+    bad = g.copy()
+    end = next(n for n in g if n.op == "end_while")
+    bad.set_order([i for i in g.order if i != end.id])
+    with pytest.raises(GraphError, match="follows the yield"):
+        verify(bad)
+    bad.set_order([i for i in g.order if i != end.id and g.order.index(i) < g.order.index(end.id)])
+    with pytest.raises(GraphError, match="never closed"):
+        verify(bad)
+
+
+# -- errors while tracing ----------------------------------------------------------------------------
+
+def _trace(kernel: Any, *args: Any) -> None:
+    asc.compile(kernel, args or (np.zeros(8, np.float32), 3))
+
+
+def test_branches_returning_different_structures():
+    def two(n):  # MARK-cf-two
+        return n, n
+
+    def one(n):  # MARK-cf-one
+        return n
+
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        asc.cond(n > 0, two, one, n)  # MARK-cf-mismatch
+    with pytest.raises(asc.TraceError, match="true_fn returns a tuple of 2 \\(int, int\\), false_fn returns one int") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-mismatch")
+    text = str(ei.value)
+    assert f":{line_of('MARK-cf-two')}" in text and f":{line_of('MARK-cf-one')}" in text
+
+
+def test_branches_returning_different_kinds():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        asc.cond(n > 0, lambda: n, lambda: 1.5)  # MARK-cf-kinds
+    with pytest.raises(asc.TraceError, match="true_fn returns one int, false_fn returns one float") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-kinds")
+    assert "0.0" in str(ei.value)       # the hint: write float constants as floats
+
+
+def test_a_branch_returning_a_tensor():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.cond(n > 0, lambda: t, lambda: t)  # MARK-cf-tensor
+    with pytest.raises(asc.TraceError, match="only scalars .* cross the boundary") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-tensor")
+
+
+def test_python_if_on_a_runtime_value_shows_the_cond_form():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.get_block_idx()
+        if t < n:  # MARK-cf-py-if
+            count = 8
+        else:
+            count = n
+        asc.printf("%d", count)
+    with pytest.raises(asc.TraceError) as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-py-if")
+    assert "count = asc.cond(t < n, lambda: ..., lambda: ...)" in str(ei.value)
+
+
+def test_python_while_and_boolean_operators_show_the_while_loop_form():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        i = asc.get_block_idx()
+        while i < n and not i == 5:  # MARK-cf-py-while
+            i = i + 2
+    with pytest.raises(asc.TraceError) as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-py-while")
+    assert "i = asc.while_loop(lambda i: (i < n) & ((i == 5) == 0), body, i)" in str(ei.value)
+    assert "def body(i): ...; return i" in str(ei.value)
+
+
+@pytest.mark.parametrize("bad,what", [("tuple", "tuple"), ("tensor", "LocalTensor"), ("none", "NoneType")])
+def test_cond_fn_must_return_one_scalar(bad, what):
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        c = {"tuple": lambda i: (i < n, i), "tensor": lambda i: t, "none": lambda i: None}[bad]  # MARK-cf-cond-fn
+        asc.while_loop(c, lambda i: i + 1, 0)
+    with pytest.raises(asc.TraceError, match=f"must return one scalar predicate, got {what}") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-cond-fn")
+
+
+def test_cond_fn_cannot_call_the_api():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.while_loop(lambda i: t.get_value(i) > 0, lambda i: i + 1, 0)  # MARK-cf-cond-api
+    with pytest.raises(asc.TraceError, match="cond_fn of asc.while_loop calls a kernel API function \\(get_value\\)"):
+        _trace(k)
+
+
+def test_body_fn_must_return_the_carried_structure():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        asc.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * 0.5), (0, 1))  # MARK-cf-body
+    with pytest.raises(asc.TraceError, match=r"returns a tuple of 2 \(int, float\), but the loop carries a tuple "
+                                             r"of 2 \(int, int\)") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-body")
+
+
+def test_a_condition_that_always_holds():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        asc.while_loop(lambda i: True, lambda i: i + 1, n)  # MARK-cf-forever
+    with pytest.raises(asc.TraceError, match="never ends"):
+        _trace(k)
+
+
+def test_a_condition_that_never_holds_runs_no_iteration():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        i = asc.while_loop(lambda i: False, lambda i: i + 1, n)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.duplicate(t, i * 1.0, TILE)
+    g = asc.compile(k, (np.zeros(8, np.float32), 3)).graph
+    assert not any(n.op == "while" for n in g)
+
+
+def test_a_value_from_inside_a_branch_used_after_it():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        made = []
+
+        def then():
+            made.append(asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE).get_value(0))
+        asc.cond(n > 0, then, lambda: None)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.duplicate(t, made[0], TILE)  # MARK-cf-leak
+    with pytest.raises(asc.TraceError, match="inside a branch of an asc.cond") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-leak")
+
+
+def test_a_cond_output_used_after_its_loop():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        for i in range(n):
+            v = asc.cond(i > 0, lambda: 1, lambda: 2)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.duplicate(t, v * 1.0, TILE)  # MARK-cf-after-loop
+    with pytest.raises(asc.TraceError, match="after that loop has ended") as ei:
+        _trace(k)
+    assert_points_at(ei.value, "MARK-cf-after-loop")
+
+
+def test_outside_a_kernel():
+    with pytest.raises(asc.TraceError, match="only be used inside an @asc.jit kernel"):
+        asc.cond(True, lambda: 1, lambda: 2)
+    with pytest.raises(asc.TraceError, match="only be used inside an @asc.jit kernel"):
+        asc.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
+
+
+def test_eager_traces_first_so_it_reports_the_same_errors():
+    @asc.jit(auto_sync=False, backend="eager")
+    def k(x: asc.GlobalAddress, n: int):
+        asc.cond(n > 100, lambda: 1, lambda: 2.0)   # eager would only ever call the false branch
+    with pytest.raises(asc.TraceError, match="different things"):
+        k[1](np.zeros(8, np.float32), 3)

@@ -209,8 +209,10 @@ class Interpreter:
 
 
 # Ops whose scalar operands may differ from core to core (they are values, not addresses or counts).
+# For asc.cond and asc.while_loop only the predicate / condition decides anything (the outputs and the
+# carried values are checked, through what they depend on, where they are used).
 _VALUE_ARGS: dict[str, set[int]] = {"global_tensor": {0, 1, 2}, "printf": {1}, "vec_scalar": {2},
-                                    "vec_duplicate": {1}}
+                                    "vec_duplicate": {1}, "if": {1}, "while": {0, 1}}
 _PER_CORE = frozenset({"block_idx", "node"})
 
 

@@ -150,7 +150,8 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
 
 
 # Operands that are values (they change what an instruction computes, not when or where it runs).
-_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2}}
+_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2},
+                                        "if": {1}, "while": {0, 1}}    # control: the predicate / condition
 
 
 def data_dependent_node(graph: KernelGraph) -> Node | None:
