@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import ScalarError, TraceError
-from ..graph.expr import Const, Expr, compile_expr, const
+from ..graph.expr import Const, Expr, Var, compile_expr, const
 from ..graph.node import Node
 from ..graph.scalar_ops import ScalarFault
 from ..graph.source_loc import SourceLoc
@@ -261,11 +261,24 @@ def eager_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
                 loc: SourceLoc) -> Any:
     _enter(ctx, cond_fn)
     _enter(ctx, body_fn)
-    vals = _snapshot(ctx, init, loc)
-    single = not isinstance(vals, tuple)
-    while _truth(ctx, to_expr(cond_fn(*((vals,) if single else vals)), "the condition of asc.while_loop"), loc):
-        vals = _snapshot(ctx, body_fn(*((vals,) if single else vals)), loc)
-    return vals
+    start = flatten(init, "init", loc)
+    # Inside the loop the carried values are Vars named by nesting depth (as eager's loop indices), so
+    # that every iteration builds the same expressions and their compiled code is reused.
+    env = ctx.m.env
+    carried = [Var("local", 1000 + 64 * ctx._depth + i, f"l{i}", kind_of(e)) for i, e in enumerate(start.exprs)]
+    values = [_value(ctx, e, loc) for e in start.exprs]
+    args = [Scalar(v) for v in carried]
+    ctx._depth += 1
+    try:
+        while True:
+            for v, x in zip(carried, values):
+                env[v.env_key] = x
+            if not _truth(ctx, to_expr(cond_fn(*args), "the condition of asc.while_loop"), loc):
+                break
+            values = [_value(ctx, e, loc) for e in flatten(body_fn(*args), "the value body_fn returns", loc).exprs]
+    finally:
+        ctx._depth -= 1
+    return rebuild(start, [Scalar(const(x)) for x in values])
 
 
 def _value(ctx: Any, e: Expr, loc: SourceLoc) -> Any:

@@ -108,9 +108,15 @@ class TraceContext(Context):
 
     # -- asc.cond and asc.while_loop (proxies/control.py) -----------------------------------------
     def new_local(self, vtype: str) -> Var:
+        """A fresh local Var; its name differs from every parameter's, so that the dump (the cache key)
+        stays unambiguous."""
         k = self._local_count
         self._local_count += 1
-        return Var("local", k, f"l{k}", vtype)
+        name = f"l{k}"
+        taken = {p.name for p in self.graph.signature.params}
+        while name in taken:
+            name += "_"
+        return Var("local", k, name, vtype)
 
     def cond(self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: tuple,
              loc: SourceLoc) -> Any:
