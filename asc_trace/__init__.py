@@ -20,6 +20,7 @@ from .runtime.profile import Profile
 from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_num, pipe_barrier, printf, set_flag,
                           wait_flag)
 from .proxies.api_ops import data_copy_pad, dump_tensor
+from .proxies.control import cond, while_loop
 from .proxies.framework import TBuf, TPipe, TQue
 from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
 from .proxies.loops import static_range

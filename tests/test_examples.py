@@ -13,6 +13,8 @@ EXAMPLES = {   # module -> (rtol, atol) against NumPy (0: exact)
     "vadd_tail": (0, 0),
     "softmax_rows": (1e-5, 1e-7),
     "tile_range": (0, 0),
+    "tail_core": (0, 0),
+    "halving": (0, 0),
 }
 
 
@@ -21,7 +23,7 @@ def test_example_on_every_backend(name):
     mod = importlib.import_module(name)
     rtol, atol = EXAMPLES[name]
     results = {}
-    for backend in ("sim", "eager", "cpp"):
+    for backend in ("sim", "eager", "cpp"):     # cpu_debug: test_cpu_debug.py
         got, want = mod.run(backend)
         if rtol == atol == 0:
             np.testing.assert_array_equal(got, want, err_msg=f"{name} on {backend}")

@@ -27,11 +27,14 @@ def _example_kernels() -> list[Kernel]:
     out = [Kernel(k.name, asc.compile(k, args).source, asc.compile(k, args).graph) for k, args in (
         (vadd.vadd_kernel, (x, x, x, 2048)), (vadd_tque.vadd_kernel, (x, x, x, 2048, 128)),
         (vadd_noflags.vadd_noflags, (x, x, x, 2048, 256)))]
-    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range"):
+    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
+                 "halving"):
         launched = []
         real = asc.jit
 
-        def spy(kernel, **options):                # the kernels run() launches, with their arguments
+        def spy(kernel=None, **options):           # the kernels run() launches, with their arguments
+            if kernel is None:                     # `@asc.jit(...)` decorating at import: not a launch
+                return real(**options)
             launched.append(real(kernel, **options))
             return launched[-1]
         asc.jit = spy

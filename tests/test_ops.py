@@ -393,7 +393,9 @@ COVERED_ELSEWHERE = {
     "tque": "test_seed_kernels", "tbuf": "test_ops_framework", "init_buffer": "test_errors",
     "alloc_tensor": "test_seed_kernels", "enque": "test_seed_kernels", "deque": "test_seed_kernels",
     "free_tensor": "test_seed_kernels", "tbuf_get": "test_ops_framework", "for": "test_tracing",
-    "end_for": "test_tracing", "set_flag": "test_pipe_model", "wait_flag": "test_pipe_model",
+    "end_for": "test_tracing", "if": "test_control_flow", "else": "test_control_flow",
+    "end_if": "test_control_flow", "while": "test_control_flow", "yield": "test_control_flow",
+    "end_while": "test_control_flow", "set_flag": "test_pipe_model", "wait_flag": "test_pipe_model",
     "pipe_barrier": "test_pipe_model", "printf": "test_debug_output", "data_copy": "test_seed_kernels + above",
 }
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",

@@ -72,7 +72,8 @@ class Var(Expr):
     """A leaf known only at run time.
 
     kind: "param" (kernel argument), "block_idx", "block_num", "loop" (loop index), "node" (a value a
-    node reads at run time). `key` is unique per kind; `name` is what dumps and C code show.
+    node reads at run time), "local" (an output of asc.cond or a value carried by asc.while_loop,
+    assigned by its region's `yield`). `key` is unique per kind; `name` is what dumps and C code show.
     """
 
     kind: str
@@ -94,7 +95,7 @@ class Var(Expr):
 
 
 def _env_key(kind: str, key: int) -> str:
-    return {"param": "p", "block_idx": "blk", "block_num": "nblk", "loop": "i", "node": "v"}[kind] + (
+    return {"param": "p", "block_idx": "blk", "block_num": "nblk", "loop": "i", "node": "v", "local": "l"}[kind] + (
         "" if kind in ("block_idx", "block_num") else str(key))
 
 

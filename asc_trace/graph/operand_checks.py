@@ -170,9 +170,9 @@ def _operands(node: Node) -> Iterator[tuple]:
                 k += 1
             elif isinstance(x, Expr):
                 yield _count(x) if i == len(a) - 1 else _value(x, "the scalar")
-    elif op not in ("for", "end_for"):     # any other op (a loop header checks its own bounds):
-        for x in exprs_in(a):               # its expressions must at least evaluate in order
-            yield _value(x, "an operand")
+    elif REGISTRY[op].family != "control":  # any other op (regions evaluate their own expressions:
+        for x in exprs_in(a):               # bounds, predicates, yielded values, in program order):
+            yield _value(x, "an operand")   # its expressions must at least evaluate in order
 
 
 _COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",

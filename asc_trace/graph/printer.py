@@ -8,6 +8,18 @@ compile-cache key. One line per node, loops indented, the user's `file:line` on 
         %7 = data_copy %3[(i0 % 2) * (n // 16)] <- %0[i0 * (n // 16)], n // 16 @MTE2   # add.py:51
         ...
       %20 = end_for %6
+
+asc.cond and asc.while_loop indent their regions the same way; a `yield` shows what it assigns:
+
+      %21 = if block_idx == block_num - 1 -> l0: int:                          # tail.py:30
+        %22 = yield l0 = n - block_idx * 512                                   # tail.py:30
+      %23 = else %21:
+        %24 = yield l0 = 512                                                   # tail.py:31
+      %25 = end_if %21
+      %26 = while l1 > 32 carrying l1: int = l0:                               # halve.py:20
+        ...
+        %30 = yield l1 = l1 // 2
+      %31 = end_while %26
 """
 from __future__ import annotations
 
@@ -42,8 +54,13 @@ def fmt_arg(a: Any) -> str:
     return repr(a)
 
 
-def node_text(n: Node) -> str:
-    """The node without its location: `%7 = add %5 <- %3, %4, 512 : f32 @V`."""
+def _typed(vs: Any) -> str:
+    return ", ".join(f"{v.name}: {v.type}" for v in vs)
+
+
+def node_text(n: Node, targets: tuple | None = None) -> str:
+    """The node without its location: `%7 = add %5 <- %3, %4, 512 : f32 @V` (`targets`: the Vars a
+    `yield` assigns, when the caller knows its region)."""
     from .ops import REGISTRY
     op = REGISTRY.get(n.op)
     fam = op.family if op else ""
@@ -51,8 +68,21 @@ def node_text(n: Node) -> str:
         var, start, stop, step = n.args
         head = f"%{n.id} = for {var.name} in range({to_str(start)}, {to_str(stop)}, {to_str(step)}):"
         return head
-    if n.op == "end_for":
-        return f"%{n.id} = end_for %{n.args[0]}"
+    if n.op in ("end_for", "end_if", "end_while"):
+        return f"%{n.id} = {n.op} %{n.args[0]}"
+    if n.op == "else":
+        return f"%{n.id} = else %{n.args[0]}:"
+    if n.op == "if":
+        pred, outs = n.args
+        return f"%{n.id} = if {to_str(pred)}" + (f" -> {_typed(outs)}" if outs else "") + ":"
+    if n.op == "while":
+        carried, inits, cond = n.args
+        typed = ", ".join(f"{v.name}: {v.type} = {to_str(e)}" for v, e in zip(carried, inits))
+        return f"%{n.id} = while {to_str(cond)} carrying {typed}:"
+    if n.op == "yield":
+        if targets is not None and len(targets) == len(n.args):
+            return f"%{n.id} = yield " + ", ".join(f"{v.name} = {to_str(e)}" for v, e in zip(targets, n.args))
+        return f"%{n.id} = yield " + ", ".join(to_str(e) for e in n.args)
     args = list(n.args)
     if n.op == "global_tensor":
         param, off, size = args
@@ -77,8 +107,8 @@ def node_text(n: Node) -> str:
     return text
 
 
-def node_line(n: Node, locs: bool = True) -> str:
-    text = node_text(n)
+def node_line(n: Node, locs: bool = True, targets: tuple | None = None) -> str:
+    text = node_text(n, targets)
     why = n.attr("why")
     comment = []
     if locs and n.loc.line:
@@ -91,13 +121,15 @@ def node_line(n: Node, locs: bool = True) -> str:
 
 
 def format_graph(g: Any, locs: bool = True) -> str:
+    from .regions import yield_targets
     lines = [f"kernel {g.name}{g.signature}"]
     depth = 1
+    targets = yield_targets(g) if any(n.op == "yield" for n in g) else {}
     for n in g:
-        if n.op == "end_for":
+        if n.op in ("end_for", "end_if", "end_while", "else"):
             depth -= 1
-        lines.append("  " * depth + node_line(n, locs))
-        if n.op == "for":
+        lines.append("  " * depth + node_line(n, locs, targets.get(n.id)))
+        if n.op in ("for", "if", "while", "else"):
             depth += 1
     if locs:
         for note in g.notes:

@@ -4,7 +4,8 @@ The skeleton (includes, helpers, the `extern "C" __global__ __aicore__` function
 tensors, queues and loops) is here; each op's statement comes from its record's `emit` template
 (tinygrad's `render_kernel` / `code_for_op` split). Every statement is preceded by a
 `// file.py:LINE` comment, so that a compiler error leads back to the user's code. A runtime loop is
-a C loop: the source does not grow with the trip count.
+a C loop: the source does not grow with the trip count. asc.cond is a C `if` / `else` and
+asc.while_loop a C `while`, their outputs and carried values locals declared before the region.
 """
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from .. import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent
 from ..errors import TraceError
-from ..graph.expr import Const, Expr, free_vars, substitute
+from ..graph.expr import Const, Expr, Var, free_vars, substitute
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
-from ..graph.operand_checks import Ranges, loop_range, node_checks
+from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
+from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
 from .cexpr import CNames, c_const, c_expr, c_ident, c_string
 
@@ -373,6 +375,35 @@ class _Emitter:
                 f"for (uint64_t {i}_n = asc_trip_count({i}, {self.ue(stop)}, {self.ue(step)}); {i}_n != 0; "
                 f"--{i}_n, {i} += {self.ue(step)}) {{")
 
+    def local_type(self, v: Var) -> str:
+        return "float" if v.type == "float" else "int64_t"
+
+    def if_header(self, n: Node) -> str:
+        """asc.cond: its outputs declared before the `if` (each branch's yield assigns them)."""
+        pred, outs = n.args
+        decls = "".join(f"{self.local_type(v)} {self.names.var(v)} = {'0.0f' if v.type == 'float' else '0'};\n"
+                        for v in outs)
+        return f"{decls}if ({self.ue(pred)}) {{"
+
+    def while_header(self, n: Node) -> str:
+        """asc.while_loop: the carried values declared with their initial values, then the loop (its
+        condition tested in the loop when evaluating it can fail, see render)."""
+        carried, inits, cond = n.args
+        decls = "".join(f"{self.local_type(v)} {self.names.var(v)} = {self.ue(e)};\n" for v, e in zip(carried, inits))
+        if can_fault(cond):
+            return f"{decls}while (true) {{"
+        return f"{decls}while ({self.ue(cond)}) {{"
+
+    def yield_assign(self, n: Node, targets: tuple[Var, ...]) -> str:
+        """A yield's assignments; through temporaries when a value reads a Var assigned before it."""
+        values = [self.ue(e) for e in n.args]     # same kinds (verify); a bool converts to int64_t
+        names = [self.names.var(v) for v in targets]
+        if len(targets) > 1 and any(free_vars(e) & set(targets[:i]) for i, e in enumerate(n.args)):
+            tmp = [f"const {self.local_type(v)} asc_next{i} = {x};" for i, (v, x) in enumerate(zip(targets, values))]
+            return "{\n" + "\n".join("    " + t for t in tmp) + "\n" + "\n".join(
+                f"    {name} = asc_next{i};" for i, name in enumerate(names)) + "\n}"
+        return "\n".join(f"{name} = {x};" for name, x in zip(names, values))
+
     # -- the kernel --------------------------------------------------------------------------------
     def render(self) -> str:
         g = self.g
@@ -400,16 +431,30 @@ class _Emitter:
         if self.pipe_var is None and any(n.op in _NEEDS_TPIPE for n in g):
             head.append("    AscendC::TPipe asc_pipe;   // ReduceSum/Max/Min fetch event ids from the TPipe")
         depth = 1
+        targets = yield_targets(g)
         for n in g:
-            if n.op == "for":
-                self.emit(depth, n, self.loop_header(n))
-                self.known.append(set(self.known[-1]))
+            if n.op in ("for", "if", "while"):
+                self.emit(depth, n, self.loop_header(n) if n.op == "for" else
+                          self.if_header(n) if n.op == "if" else self.while_header(n))
+                if n.op == "while" and can_fault(n.args[2]):
+                    # the condition checks itself where the simulator evaluates it: at every iteration
+                    self.emit(depth + 1, n, f"if (!({self.ue(n.args[2])})) break;")
+                self.known.append(set(self.known[-1]))   # what a body checks holds only inside it
                 depth += 1
                 continue
-            if n.op == "end_for":
+            if n.op == "else":
+                self.known.pop()
+                self.known.append(set(self.known[-1]))
+                self.lines.append("    " * (depth - 1) + "} else {")
+                continue
+            if n.op in ("end_for", "end_if", "end_while"):
                 self.known.pop()
                 depth -= 1
                 self.lines.append("    " * depth + "}")
+                continue
+            if n.op == "yield":
+                if targets[n.id]:           # a branch without outputs assigns nothing
+                    self.emit(depth, n, self.yield_assign(n, targets[n.id]))
                 continue
             self.emit(depth, n, self.checks(n) + self.statement(n))
         if self.event_table:

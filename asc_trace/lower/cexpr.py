@@ -22,13 +22,14 @@ def c_ident(name: str) -> str:
     """A C identifier for a user name (kernel parameters keep their names when they can)."""
     ident = re.sub(r"\W", "_", name)
     if not ident or ident[0].isdigit() or ident in C_KEYWORDS or ident.startswith("asc_") or \
-            re.fullmatch(r"[tvi]\d+", ident):
+            re.fullmatch(r"[tvil]\d+", ident):
         ident = f"p_{ident}"
     return ident
 
 
 class CNames:
-    """Names of the C variables: parameters by their (sanitised) names, nodes t<id>, loop indices i<k>."""
+    """Names of the C variables: parameters by their (sanitised) names, nodes t<id>, loop indices i<k>,
+    values read at run time v<id>, outputs of asc.cond and values carried by asc.while_loop l<k>."""
 
     def __init__(self, params: dict[int, str]) -> None:
         self.params = params
@@ -40,6 +41,8 @@ class CNames:
             return f"i{v.key}"
         if v.kind == "node":
             return f"v{v.key}"
+        if v.kind == "local":
+            return f"l{v.key}"
         return v.kind   # block_idx / block_num: locals set at the top of the kernel
 
 

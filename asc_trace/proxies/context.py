@@ -39,6 +39,14 @@ class Context:
         """An iterable for a runtime loop."""
         raise NotImplementedError
 
+    def cond(self, pred: Any, true_fn: Any, false_fn: Any, operands: tuple, loc: SourceLoc) -> Any:
+        """asc.cond (proxies/control.py)."""
+        raise NotImplementedError
+
+    def while_loop(self, cond_fn: Any, body_fn: Any, init: Any, loc: SourceLoc) -> Any:
+        """asc.while_loop (proxies/control.py)."""
+        raise NotImplementedError
+
     def read_tensor(self, ref: Any, count: int | None, loc: SourceLoc) -> Any:
         raise TraceError("reading tensor data is only possible on the eager backend", loc,
                          hint="run with asc.jit(kernel, backend='eager') or use asc.dump_tensor")

@@ -1,6 +1,7 @@
 """Symbolic scalars: what a kernel sees for a runtime `int`/`float` argument, `get_block_idx()`,
 a loop index, or a value read at run time. Python arithmetic on them builds expressions; asking
-Python for a truth value or a plain int (if / while / range-length) is a TraceError."""
+Python for a truth value or a plain int (if / while / range-length) is a TraceError, whose hint for
+a truth value shows the asc.cond / asc.while_loop form of the line (proxies/control_hint.py)."""
 from __future__ import annotations
 
 from typing import Any
@@ -74,8 +75,10 @@ class Scalar:
     __hash__ = None  # type: ignore[assignment]
 
     def __bool__(self) -> bool:
-        raise TraceError(f"Python needs a True/False here, but `{self.expr}` is a runtime value", user_loc(),
-                         hint=_BOOL_HINT)
+        from .control_hint import bool_hint
+        loc = user_loc()
+        raise TraceError(f"Python needs a True/False here, but `{self.expr}` is a runtime value", loc,
+                         hint=bool_hint(loc))
 
     def __index__(self) -> int:
         raise TraceError(f"Python needs a plain int here, but `{self.expr}` is a runtime value", user_loc(),

@@ -22,8 +22,11 @@ from .tensors import GlobalAddress
 
 @dataclass
 class LoopRegion:
-    for_id: int
-    var: Var
+    """An open region while tracing: a runtime loop (`var` is its index), or a branch of asc.cond or the
+    body of asc.while_loop (`var` is None). `id` is the node that opens it (for / if / else / while)."""
+
+    id: int
+    var: Var | None
     loc: SourceLoc
     yielded: bool = False
 
@@ -40,10 +43,11 @@ class TraceContext(Context):
         self._patched: dict[int, dict[str, Any]] = {}
         self.pending: TraceError | None = None
         self._loop_count = 0
+        self._local_count = 0
 
     # -- recording ------------------------------------------------------------------------------
     def _scope(self) -> tuple[int, ...]:
-        return tuple(r.for_id for r in self.loops)
+        return tuple(r.id for r in self.loops)
 
     def check_pending(self) -> None:
         if self.pending is not None:
@@ -90,7 +94,7 @@ class TraceContext(Context):
         if not self.loops or self.loops[-1] is not region:
             raise TraceError("runtime loops were left out of order", region.loc)
         self.loops.pop()
-        self.graph.add("end_for", (region.for_id,), region.loc, self._scope())
+        self.graph.add("end_for", (region.id,), region.loc, self._scope())
 
     def abandon_loop(self, region: LoopRegion) -> None:
         if self.pending is None:
@@ -101,6 +105,27 @@ class TraceContext(Context):
                      "with a bound known while tracing, iterate with asc.static_range")
         if region in self.loops:
             self.loops.remove(region)
+
+    # -- asc.cond and asc.while_loop (proxies/control.py) -----------------------------------------
+    def new_local(self, vtype: str) -> Var:
+        """A fresh local Var; its name differs from every parameter's, so that the dump (the cache key)
+        stays unambiguous."""
+        k = self._local_count
+        self._local_count += 1
+        name = f"l{k}"
+        taken = {p.name for p in self.graph.signature.params}
+        while name in taken:
+            name += "_"
+        return Var("local", k, name, vtype)
+
+    def cond(self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: tuple,
+             loc: SourceLoc) -> Any:
+        from .control import trace_cond
+        return trace_cond(self, pred, true_fn, false_fn, operands, loc)
+
+    def while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any, loc: SourceLoc) -> Any:
+        from .control import trace_while
+        return trace_while(self, cond_fn, body_fn, init, loc)
 
     # -- sub-kernels and module patching ----------------------------------------------------------
     def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
@@ -167,7 +192,7 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
             ret = fn(*[param_proxy(p) for p in signature.params])
             ctx.check_pending()
             if ctx.loops:
-                raise TraceError("a runtime loop was never closed", ctx.loops[-1].loc)
+                raise TraceError("a runtime loop or branch was never closed", ctx.loops[-1].loc)
         except AscTraceError:
             raise
         except Exception as exc:  # a Python error inside the kernel body: point at the user's line

@@ -8,7 +8,8 @@ stay symbolic and are evaluated with the kernel's scalar semantics (int64 that w
 Python `if` on a runtime value is the same TraceError as when tracing), every call runs the
 simulator's executor with its checks, and the hazards the simulator finds in the scheduled kernel
 (races, unmatched events, cross-core writes) are checked before the kernel runs
-(runtime/hazards.py). Runtime loops are real Python loops here, in program order."""
+(runtime/hazards.py). Runtime loops are real Python loops here, in program order; asc.cond calls only
+the branch taken and asc.while_loop is a Python while loop."""
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -87,6 +88,14 @@ class EagerContext(TraceContext):
                 yield Scalar(var)
         finally:
             self._depth -= 1
+
+    def cond(self, pred: Any, true_fn: Any, false_fn: Any, operands: tuple, loc: SourceLoc) -> Any:
+        from ..proxies.control import eager_cond
+        return eager_cond(self, pred, true_fn, false_fn, operands, loc)
+
+    def while_loop(self, cond_fn: Any, body_fn: Any, init: Any, loc: SourceLoc) -> Any:
+        from ..proxies.control import eager_while
+        return eager_while(self, cond_fn, body_fn, init, loc)
 
     def read_tensor(self, ref: TensorRef, count: Any, loc: SourceLoc) -> np.ndarray:
         from ..dtypes import to_compute

@@ -13,12 +13,13 @@ import numpy as np
 
 from .. import config
 from ..errors import AscTraceError
-from ..graph.expr import Expr, depends_on
+from ..graph.expr import Expr
+from ..graph.regions import depends_through, local_sources
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
-from .interpreter import Interpreter, LoopStep, NodeStep, per_core_reason
+from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason
 from .machine import GmJournal, Machine
 from .pipes import PipeModel, check_gm_overlaps
 from .platform import Platform, platform
@@ -64,9 +65,13 @@ class Simulator(Interpreter):
                 ins.apply = None
             model.issue(ins)
 
-    def iteration(self, st: LoopStep) -> None:
+    def iteration(self, st: LoopStep | WhileStep) -> None:
         if self.model is not None:
             self.model.scalar(self.model.plat.loop_cycles, st.node)
+
+    def branch(self, st: CondStep) -> None:
+        if self.model is not None:      # the compare and the jump of the C `if`
+            self.model.scalar(self.model.plat.issue_cycles, st.node)
 
 
 class SimArtifact:
@@ -145,31 +150,34 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
 
 
 # Operands that are values (they change what an instruction computes, not when or where it runs).
-_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2}}
+_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2},
+                                        "if": {1}, "while": {0, 1}}    # control: the predicate / condition
 
 
 def data_dependent_node(graph: KernelGraph) -> Node | None:
-    """The first node whose addresses, counts, loop bounds or event ids can depend on tensor data (a
-    value read from the UB into a scalar): such a kernel cannot be timed without computing it."""
+    """The first node whose addresses, counts, loop bounds, branch predicates or event ids can depend
+    on tensor data (a value read from the UB into a scalar, also through the values asc.cond and
+    asc.while_loop compute): such a kernel cannot be timed without computing it."""
+    sources = local_sources(graph)
     for n in graph:
         fam = REGISTRY[n.op].family
-        if fam == "debug":
+        if fam == "debug" or n.op == "yield":
             continue
         values = _VALUE_OPERANDS.get(n.op) or _VALUE_OPERANDS.get(fam) or set()
-        if any(_reads_data(a) for i, a in enumerate(n.args) if i not in values):
+        if any(_reads_data(a, sources) for i, a in enumerate(n.args) if i not in values):
             return n
     return None
 
 
-def _reads_data(a: Any) -> bool:
+def _reads_data(a: Any, sources: dict) -> bool:
     if isinstance(a, TensorRef):
-        return depends_on(a.offset, {"node"})
+        return depends_through(a.offset, {"node"}, sources)
     if isinstance(a, Expr):
-        return depends_on(a, {"node"})
+        return depends_through(a, {"node"}, sources)
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        return any(_reads_data(getattr(a, f.name)) for f in dataclasses.fields(a))
+        return any(_reads_data(getattr(a, f.name), sources) for f in dataclasses.fields(a))
     if isinstance(a, tuple):
-        return any(_reads_data(x) for x in a)
+        return any(_reads_data(x, sources) for x in a)
     return False
 
 
