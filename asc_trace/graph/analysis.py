@@ -123,12 +123,19 @@ def profiles(g: KernelGraph) -> list[Profile]:
         for i, a in enumerate(conds):
             for b in conds[i + 1:]:
                 out += [Profile("fixed", ((a, True), (b, False))), Profile("fixed", ((a, False), (b, True)))]
-    mode = "alt" if conds else "then"
-    for lid in runtime:
-        out.append(Profile(mode, trips=((lid, 0),)))
+    modes = ("alt", "alt2") if conds else ("then",)
+    trips: list[tuple] = [((lid, 0),) for lid in runtime]
     if runtime:
-        out.append(Profile(mode, trips=tuple((lid, 1) for lid in runtime)))
-    return out
+        trips.append(tuple((lid, 1) for lid in runtime))
+    # every runtime loop from some nesting depth on empty at once (an outer loop's iteration in which
+    # none of its inner loops runs: its flags must still alternate)
+    loop_ids = {n.id for n in g if n.op in ("for", "while")}
+    depth = {lid: sum(1 for r in g.node(lid).loops if r in loop_ids) for lid in runtime}
+    for d in sorted(set(depth.values()) - {0}):
+        deep = tuple((lid, 0) for lid in runtime if depth[lid] >= d)
+        if len(deep) > 1:
+            trips.append(deep)
+    return out + [Profile(mode, trips=t) for t in trips for mode in modes]
 
 
 # -- building the abstract trace ----------------------------------------------------------------------

@@ -66,25 +66,17 @@ class _Scheduler:
             return annotate(self.base, self.first, [])
         self.planned = len(plans)
         plans = self._prune(plans)
-        for attempt in range(5):
+        for attempt in range(6):
             g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
-            left = [n for tr in self.traces(g) for n in find_needs(tr)]
-            if not left:
+            per_profile = [find_needs(tr) for tr in self.traces(g)]
+            if not any(per_profile):
                 break
-            # merged flags leave fewer waits between a pipe's instructions: same-pipe needs may reappear
-            keys = {p.key for p in plans}
-            added = False
-            for n in left:
-                p = plan_for(self.regions, n, self.pos)
-                if not n.same_pipe:
-                    added = False
-                    break
-                if p.key not in keys:
-                    keys.add(p.key)
-                    plans.append(p)
-                    added = True
-            if not added or attempt == 4:
-                n = next((n for n in left if not n.same_pipe), left[0])
+            # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
+            # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open
+            before = len(plans)
+            self._add_plans(plans, per_profile)
+            if len(plans) == before or attempt == 5:
+                n = next(n for needs in per_profile for n in needs)
                 raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
                                  "kernel)", n.b.node.loc)
         flags = sum(1 for p in plans if p.event is not None)
