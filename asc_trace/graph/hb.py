@@ -42,7 +42,7 @@ class Instr:
     """
 
     __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
-                 "start", "end", "tag", "where")
+                 "start", "end", "tag", "where", "order", "seq")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
                  ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None) -> None:
@@ -61,6 +61,8 @@ class Instr:
         self.end = 0.0
         self.tag = tag
         self.where: tuple = ()      # the simulator's (loop node, index value) pairs, for error messages
+        self.order = 0              # position in program (issue) order, set by the simulator
+        self.seq = 0                # position in execution order among memory accesses (race checker)
 
 
 @dataclass(slots=True)
@@ -68,6 +70,7 @@ class FlagState:
     vc: list[int]
     node: Node
     time: float = 0.0
+    ins: Any = None           # the set_flag instruction (for race reports)
 
 
 @dataclass(slots=True)
@@ -180,7 +183,7 @@ class PipeClock:
                 self.vc[q][:] = vc
         self.on_exec(ins, vc)
         if kind == "set":
-            self.flags[ins.key] = FlagState(vc[:], ins.node, ins.end)
+            self.flags[ins.key] = FlagState(vc[:], ins.node, ins.end, ins)
 
     def _check_set(self, ins: Instr, vc: list[int]) -> None:
         key = ins.key

@@ -242,11 +242,19 @@ class Machine:
 
     def gm_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str,
                   write: bool) -> tuple[tuple, Any]:
-        """((param, element starts, count, itemsize, write), a live (cores, count) view to read from, or a
-        function that writes a (cores, count) array) after the window and bound checks."""
+        """((param, element starts, count, itemsize, write, s0, step), a live (cores, count) view to read
+        from, or a function that writes a (cores, count) array) after the window and bound checks. When
+        the starts are `s0 + step * core`, s0 and step say so (the race checker's fast path), else s0 is
+        None."""
         arr, start = self.gm_span(ref, off, count, node, what)
-        param = self.roots[ref.root].param
-        info = (param, start, count, ref.dtype.itemsize, write)
+        root = self.roots[ref.root]
+        if not isinstance(start, np.ndarray):
+            s0, step = start, 0
+        elif root.ap and not isinstance(off, np.ndarray):
+            s0, step = root.s0 + off, root.step
+        else:
+            s0, step = _progression(start)
+        info = (root.param, start, count, ref.dtype.itemsize, write, s0, step)
         if not write:
             return info, gm_rows(arr, start, count, self.C)
         C = self.C
@@ -277,6 +285,15 @@ class Machine:
                     journal.save(arr[s0:s0 + count])
                     arr[s0:s0 + count] = data[c]
         return info, store
+
+
+def _progression(start: np.ndarray) -> tuple[int | None, int]:
+    """(first, step) when the per-core starts form an arithmetic progression, else (None, 0)."""
+    st = np.asarray(start, dtype=np.int64)
+    if st.size == 1:
+        return int(st[0]), 0
+    step = int(st[1] - st[0])
+    return (int(st[0]), step) if np.all(np.diff(st) == step) else (None, 0)
 
 
 class GmJournal:

@@ -20,7 +20,7 @@ from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .interpreter import Interpreter, LoopStep, NodeStep, per_core_reason
 from .machine import GmJournal, Machine
-from .pipes import PipeModel, check_gm_overlaps
+from .pipes import PipeModel, RaceContext, check_cross_core
 from .platform import Platform, platform
 from .printf import emit_output
 from .profile import CoreTimeline, Profile
@@ -36,12 +36,15 @@ class Simulator(Interpreter):
 
     def __init__(self, graph: KernelGraph) -> None:
         super().__init__(graph)
-        self.nodes = {n.id: n for n in graph}
+        self.ctx = RaceContext.of(graph)
         self.model: PipeModel | None = None
         self.execute = True      # False: time the instructions without their data effects
 
-    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True) -> PipeModel:
-        self.model = PipeModel(plat, self.nodes, sanitize, trace)
+    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True,
+                  compiler_sync: bool = False) -> PipeModel:
+        """Run one group of cores through the pipe model (`compiler_sync`: bisheng's own auto-sync is on
+        in this kernel's build, as for auto_sync=False, so its V barriers are not the kernel's to place)."""
+        self.model = PipeModel(plat, self.ctx, m.cores, sanitize, trace, compiler_sync, m.core_num)
         self.execute = execute
         self.run(m)
         self.model.finish()
@@ -130,17 +133,19 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
     instructions are checked and timed but have no data effect (the caller's arrays are not touched);
     with emit=False printf output is dropped."""
     timelines: list[CoreTimeline] = []
-    gm_writes: list[tuple] = []
+    gm_records: list = []
+    compiler_sync = not job.options.get("auto_sync", True)
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
-        model = art.sim.run_group(m, plat, sanitize, trace, execute)
-        for param, starts, count, size, node in model.gm_writes:
-            gm_writes.append((param, np.broadcast_to(starts, cores.shape), count, size, node, cores))
+        model = art.sim.run_group(m, plat, sanitize, trace, execute, compiler_sync)
+        if model.checker is not None:
+            gm_records.extend(model.checker.records)
         for c in cores:
             timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
                                           list(model.gm_bytes), list(model.gm_extra), model.gm_params))
 
-    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None, emit)
+    _run_cores(art, job, run_group, (lambda: check_cross_core(gm_records, art.sim.ctx.names)) if sanitize else None,
+               emit)
     return timelines
 
 
