@@ -100,6 +100,7 @@ class PipeClock:
         self.last_wait: dict[Any, WaitMark] = {}
         self.queues: list[deque] = [deque() for _ in range(4)]
         self.backlog = 0
+        self.deferred = 0             # instructions that waited in a queue: execution left program order
         self.on_exec = on_exec
         self.strict = strict          # raise on double sets (the simulator) or only note them (the scheduler)
         self.problems: list[SyncError] = []
@@ -133,6 +134,7 @@ class PipeClock:
             ins.issue_vc = self.vc[S][:]
             self.queues[p].append(ins)
             self.backlog += 1
+            self.deferred += 1
             return
         self._execute(ins, p)
         if self.backlog and ins.kind == "set":

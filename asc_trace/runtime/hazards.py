@@ -58,7 +58,7 @@ def check_hazards(memo: HazardMemo, job: LaunchJob) -> None:
     try:
         # without data effects (the caller's arrays are untouched) unless the kernel needs its data
         simulate(memo.sim, trial, platform(job.options.get("platform")), True, False,
-                 execute=memo.data_dependent, emit=False)
+                 execute=memo.data_dependent, emit=False, timing=False)
     except HAZARDS:
         raise
     except AscTraceError:

@@ -19,9 +19,10 @@ class PipeModel:
     """Issue, order, check and time the instructions of one group of cores."""
 
     def __init__(self, platform: Platform, ctx: RaceContext, cores: np.ndarray, sanitize: bool, trace: bool,
-                 compiler_sync: bool = False, core_num: int = 1) -> None:
+                 compiler_sync: bool = False, core_num: int = 1, timing: bool = True) -> None:
         self.plat = platform
-        self.clock = PipeClock(self._on_exec)
+        self.timing = timing               # False: order and check only (a launch's check needs no clock)
+        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed)
         self.checker = RaceChecker(ctx, cores, compiler_sync, core_num) if sanitize else None
         self.n_issued = 0
         self.t_issue = 0.0
@@ -72,6 +73,17 @@ class PipeModel:
         return max(max(self.free), self.t_issue)
 
     # -- execution --------------------------------------------------------------------------------
+    def _on_exec_untimed(self, ins: Instr, vc: list[int]) -> None:
+        kind = ins.kind
+        if kind == "op":
+            if self.checker is not None and (ins.ub or ins.gm):
+                self.checker.check(ins, PIDX[ins.pipe], vc)
+            if ins.apply is not None:
+                ins.apply()
+                ins.apply = None
+        elif self.checker is not None and kind in SEPARATORS:
+            self.checker.separator(ins, PIDX[ins.pipe], vc)
+
     def _on_exec(self, ins: Instr, vc: list[int]) -> None:
         p = PIDX[ins.pipe]
         if ins.kind == "op":
