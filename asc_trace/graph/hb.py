@@ -42,7 +42,7 @@ class Instr:
     """
 
     __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
-                 "start", "end", "tag", "where")
+                 "start", "end", "tag", "where", "order", "seq")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
                  ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None) -> None:
@@ -61,6 +61,8 @@ class Instr:
         self.end = 0.0
         self.tag = tag
         self.where: tuple = ()      # the simulator's (loop node, index value) pairs, for error messages
+        self.order = 0              # position in program (issue) order, set by the simulator
+        self.seq = 0                # position in execution order among memory accesses (race checker)
 
 
 @dataclass(slots=True)
@@ -68,6 +70,7 @@ class FlagState:
     vc: list[int]
     node: Node
     time: float = 0.0
+    ins: Any = None           # the set_flag instruction (for race reports)
 
 
 @dataclass(slots=True)
@@ -97,6 +100,7 @@ class PipeClock:
         self.last_wait: dict[Any, WaitMark] = {}
         self.queues: list[deque] = [deque() for _ in range(4)]
         self.backlog = 0
+        self.deferred = 0             # instructions that waited in a queue: execution left program order
         self.on_exec = on_exec
         self.strict = strict          # raise on double sets (the simulator) or only note them (the scheduler)
         self.problems: list[SyncError] = []
@@ -131,6 +135,7 @@ class PipeClock:
             ins.issue_vc = self.vc[S][:]
             self.queues[p].append(ins)
             self.backlog += 1
+            self.deferred += 1
             return
         self._execute(ins, p)
         if self.backlog and ins.kind == "set":
@@ -181,7 +186,7 @@ class PipeClock:
                 self.vc[q][:] = vc
         self.on_exec(ins, vc)
         if kind == "set":
-            self.flags[ins.key] = FlagState(vc[:], ins.node, ins.end)
+            self.flags[ins.key] = FlagState(vc[:], ins.node, ins.end, ins)
 
     def _check_set(self, ins: Instr, vc: list[int]) -> None:
         key = ins.key

@@ -2,17 +2,17 @@
 suits any backend that does not model the pipes).
 
 What the simulator finds about synchronisation is a property of the scheduled kernel on the
-hardware, not of one backend: two pipes touching the same UB bytes with nothing ordering them, a
-wait that no set satisfies, a second set before the wait, a flag left set, two cores writing the
-same GM bytes (RaceError / SyncError). A backend that executes in program order cannot see these,
-so before it runs a kernel, `check_hazards` runs the simulator's own pipe model and race checker
+hardware, not of one backend: two pipes touching the same UB or GM bytes with nothing ordering them,
+overlapping copies on one pipe without its barrier, a wait that no set satisfies, a second set before
+the wait, a flag left set, a core reading or writing GM bytes another core writes (RaceError /
+SyncError). A backend that executes in program order cannot see these, so before it runs a kernel, `check_hazards` runs the simulator's own pipe model and race checker
 (runtime/sim.py, runtime/pipes.py) on the scheduled graph, without the instructions' data effects
 (on copies of the GM arguments when values read from the UB steer the kernel) and without printf
 output, and raises the hazard it reports. Any other error of that run (a bound, a queue, a
 division by zero) is left to the backend, which checks it itself and reports it as the same class.
 
-One narrow entry point on purpose: when the scheduler's analysis and the race checker become one
-hazard model (issue 8), this is the one function to re-point. The verdict is remembered per
+One narrow entry point on purpose: what counts as a hazard is graph/hazards.py, shared with the
+scheduler; the checks themselves are the simulator's (runtime/race_check.py). The verdict is remembered per
 argument values when the kernel's addresses, counts and control cannot depend on data
 (no `get_value`), so repeated launches with the same scalars pay for it once.
 """
@@ -58,7 +58,7 @@ def check_hazards(memo: HazardMemo, job: LaunchJob) -> None:
     try:
         # without data effects (the caller's arrays are untouched) unless the kernel needs its data
         simulate(memo.sim, trial, platform(job.options.get("platform")), True, False,
-                 execute=memo.data_dependent, emit=False)
+                 execute=memo.data_dependent, emit=False, timing=False)
     except HAZARDS:
         raise
     except AscTraceError:

@@ -51,11 +51,14 @@ class GmRoot:
     def make(cls, param: int, start: Any, window: Any, name: str = "") -> "GmRoot":
         if isinstance(start, np.ndarray):
             st = start.astype(np.int64)
-            step = int(st[1] - st[0]) if st.size > 1 else 0
-            ap = bool(st.size == 1 or np.all(np.diff(st) == step))
-            if isinstance(window, np.ndarray) and np.all(window == window.flat[0]):
-                window = int(window.flat[0])
-            return cls(param, st, window, int(st[0]), step, ap, name)
+            lst = st.tolist()         # a few cores: plain integers are faster than NumPy here
+            step = lst[1] - lst[0] if len(lst) > 1 else 0
+            ap = all(lst[i + 1] - lst[i] == step for i in range(len(lst) - 1))
+            if isinstance(window, np.ndarray):
+                w = window.tolist()
+                if all(v == w[0] for v in w):
+                    window = int(w[0])
+            return cls(param, st, window, lst[0], step, ap, name)
         return cls(param, int(start), window, int(start), 0, True, name)
 
 
@@ -121,7 +124,8 @@ class Machine:
         self.journal = journal if journal is not None else GmJournal()
         self.C = len(cores)
         self.core_num = core_num
-        self.ub = np.full((self.C, config.UB_BYTES), config.UB_POISON_BYTE, dtype=np.uint8)
+        self.ub = UB_POOL.take(self.C)
+        self.ub_hi = 0           # end of the highest UB root defined: the bytes to poison again on release
         self.gm = gm
         self.env = dict(env)
         self.env["blk"] = cores.copy() if self.C > 1 else int(cores[0])
@@ -193,6 +197,14 @@ class Machine:
                                   f"{config.UB_USABLE} bytes of the 192 KB Unified Buffer are usable", node=node,
                                   hint="use smaller tiles (more loop iterations) or fewer buffers")
         self.roots[node.id] = UbRoot(addr, nbytes, slot, que)
+        if addr + nbytes > self.ub_hi:
+            self.ub_hi = addr + nbytes
+
+    def release(self) -> None:
+        """Give the UB back to the pool (poisoned again); the machine must not run after this."""
+        ub, self.ub = self.ub, None
+        if ub is not None:
+            UB_POOL.give(ub, self.ub_hi)
 
     # -- global memory ----------------------------------------------------------------------------
     def gm_span(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> tuple[np.ndarray, Any]:
@@ -242,11 +254,19 @@ class Machine:
 
     def gm_access(self, ref: TensorRef, off: Any, count: int, node: Node, what: str,
                   write: bool) -> tuple[tuple, Any]:
-        """((param, element starts, count, itemsize, write), a live (cores, count) view to read from, or a
-        function that writes a (cores, count) array) after the window and bound checks."""
+        """((param, element starts, count, itemsize, write, s0, step), a live (cores, count) view to read
+        from, or a function that writes a (cores, count) array) after the window and bound checks. When
+        the starts are `s0 + step * core`, s0 and step say so (the race checker's fast path), else s0 is
+        None."""
         arr, start = self.gm_span(ref, off, count, node, what)
-        param = self.roots[ref.root].param
-        info = (param, start, count, ref.dtype.itemsize, write)
+        root = self.roots[ref.root]
+        if not isinstance(start, np.ndarray):
+            s0, step = start, 0
+        elif root.ap and not isinstance(off, np.ndarray):
+            s0, step = root.s0 + off, root.step
+        else:
+            s0, step = _progression(start)
+        info = (root.param, start, count, ref.dtype.itemsize, write, s0, step)
         if not write:
             return info, gm_rows(arr, start, count, self.C)
         C = self.C
@@ -277,6 +297,63 @@ class Machine:
                     journal.save(arr[s0:s0 + count])
                     arr[s0:s0 + count] = data[c]
         return info, store
+
+
+def _progression(start: np.ndarray) -> tuple[int | None, int]:
+    """(first, step) when the per-core starts form an arithmetic progression, else (None, 0)."""
+    st = np.asarray(start, dtype=np.int64)
+    if st.size == 1:
+        return int(st[0]), 0
+    step = int(st[1] - st[0])
+    return (int(st[0]), step) if np.all(np.diff(st) == step) else (None, 0)
+
+
+class UbPool:
+    """Poisoned Unified Buffers kept between launches: filling 8 x 192 KB with the poison byte costs more
+    than an empty launch, while poisoning again only the bytes a launch's tensors covered costs little."""
+
+    KEEP = 2      # arrays kept per core count
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[np.ndarray]] = {}
+
+    def take(self, C: int) -> np.ndarray:
+        lst = self.free.get(C)
+        if lst:
+            try:
+                return lst.pop()
+            except IndexError:      # another thread took it
+                pass
+        return np.full((C, config.UB_BYTES), config.UB_POISON_BYTE, dtype=np.uint8)
+
+    def give(self, ub: np.ndarray, hi: int) -> None:
+        """`hi`: every byte the launch may have written lies below it (its tensors' extent)."""
+        ub[:, :hi] = config.UB_POISON_BYTE
+        lst = self.free.setdefault(ub.shape[0], [])
+        if len(lst) < self.KEEP:
+            lst.append(ub)
+
+
+UB_POOL = UbPool()
+
+
+class NullJournal:
+    """The journal of a launch that cannot be refused any more (its checks passed on the same addresses):
+    outputs are written directly, nothing is kept."""
+
+    entries: list = []
+
+    def save(self, target: np.ndarray) -> None:
+        pass
+
+    def save_at(self, arr: np.ndarray, where: np.ndarray) -> None:
+        pass
+
+    def rollback(self) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass
 
 
 class GmJournal:

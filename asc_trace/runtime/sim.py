@@ -19,9 +19,10 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
+from .batch import BatchInterpreter
 from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason
-from .machine import GmJournal, Machine
-from .pipes import PipeModel, check_gm_overlaps
+from .machine import GmJournal, Machine, NullJournal
+from .pipes import PipeModel, RaceContext, check_cross_core
 from .platform import Platform, platform
 from .printf import emit_output
 from .profile import CoreTimeline, Profile
@@ -37,12 +38,18 @@ class Simulator(Interpreter):
 
     def __init__(self, graph: KernelGraph) -> None:
         super().__init__(graph)
-        self.nodes = {n.id: n for n in graph}
+        self.ctx = RaceContext.of(graph)
         self.model: PipeModel | None = None
         self.execute = True      # False: time the instructions without their data effects
+        self.timed = True
 
-    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True) -> PipeModel:
-        self.model = PipeModel(plat, self.nodes, sanitize, trace)
+    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True,
+                  compiler_sync: bool = False, timing: bool = True) -> PipeModel:
+        """Run one group of cores through the pipe model (`compiler_sync`: bisheng's own auto-sync is on
+        in this kernel's build, as for auto_sync=False, so its V barriers are not the kernel's to place;
+        `timing`: model time as well, for profiles)."""
+        self.model = PipeModel(plat, self.ctx, m.cores, sanitize, trace, compiler_sync, m.core_num, timing)
+        self.timed = timing
         self.execute = execute
         self.run(m)
         self.model.finish()
@@ -57,7 +64,8 @@ class Simulator(Interpreter):
         model = self.model
         if model is None:
             return super().run_node(st, m)
-        model.scalar(model.plat.issue_cycles, st.node)
+        if self.timed:
+            model.scalar(model.plat.issue_cycles, st.node)
         ins = st.fn(m)
         if ins is not None:
             ins.where = self.where
@@ -66,18 +74,33 @@ class Simulator(Interpreter):
             model.issue(ins)
 
     def iteration(self, st: LoopStep | WhileStep) -> None:
-        if self.model is not None:
+        if self.model is not None and self.timed:
             self.model.scalar(self.model.plat.loop_cycles, st.node)
 
     def branch(self, st: CondStep) -> None:
-        if self.model is not None:      # the compare and the jump of the C `if`
+        if self.model is not None and self.timed:      # the compare and the jump of the C `if`
             self.model.scalar(self.model.plat.issue_cycles, st.node)
 
 
 class SimArtifact:
     def __init__(self, graph: KernelGraph) -> None:
+        self.graph = graph
         self.sim = Simulator(graph)
         self.per_core = per_core_reason(graph) is not None
+        # Launches whose checks passed, by launch key (launch_key): the race checker's verdict (and
+        # every other check's) depends only on the addresses, counts and control flow, which the key
+        # fixes unless values read from the UB steer the kernel.
+        self.data_dependent = any(n.op == "get_value" for n in graph)
+        self.checked: set[tuple] = set()       # passed with the race checker on
+        self.unchecked: set[tuple] = set()     # passed with it off (ASC_TRACE_SANITIZE=0)
+        self.reordered: set[tuple] = set()     # their pipes do not run in program order: simulate them
+        self._fast: BatchInterpreter | None = None
+
+    @property
+    def fast(self) -> BatchInterpreter:
+        if self._fast is None:
+            self._fast = BatchInterpreter(self.graph)
+        return self._fast
 
 
 def _groups(core_num: int, per_core: bool) -> list[np.ndarray]:
@@ -87,11 +110,12 @@ def _groups(core_num: int, per_core: bool) -> list[np.ndarray]:
 
 
 def _run_cores(art: SimArtifact, job: LaunchJob, run_group: Callable[[Machine, np.ndarray], None],
-               finish: Callable[[], None] | None = None, emit: bool = True) -> None:
+               finish: Callable[[], None] | None = None, emit: bool = True, journaled: bool = True) -> None:
     """Run `run_group` on every group of cores with journalled GM: if anything fails (including
     `finish`, the cross-core checks), the outputs are restored. printf output is emitted either way
-    (unless `emit` is False)."""
-    journal = GmJournal()
+    (unless `emit` is False). `journaled=False` for a launch that cannot fail any more (its checks
+    passed): the outputs are written without keeping what they overwrite."""
+    journal = GmJournal() if journaled else NullJournal()
     out: list[tuple[int, list[str]]] = []
     try:
         for cores in _groups(job.core_num, art.per_core):
@@ -112,11 +136,12 @@ def _run_group(job: LaunchJob, cores: np.ndarray, run_group: Callable[[Machine, 
     """One group of cores. When a group of several cores fails, its cores run again one by one, so
     that the error reported is the first error of the lowest-numbered failing core: what `eager` and
     `cpp`, which run core after core, report too."""
-    mine = GmJournal()
+    mine = GmJournal() if isinstance(journal, GmJournal) else journal
     m = Machine(cores, job.core_num, job.bound.arrays, job.bound.scalars, mine)
     try:
         run_group(m, cores)
     except AscTraceError:
+        m.release()
         if len(cores) == 1:
             out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
             journal.entries.extend(mine.entries)
@@ -125,28 +150,56 @@ def _run_group(job: LaunchJob, cores: np.ndarray, run_group: Callable[[Machine, 
         for c in cores:
             _run_group(job, np.array([int(c)]), run_group, journal, out)
         return      # no core fails alone: the group's error came from running them in lockstep
+    m.release()
     out.extend((int(c), m.out[i]) for i, c in enumerate(cores))
-    journal.entries.extend(mine.entries)
+    if mine is not journal:
+        journal.entries.extend(mine.entries)
 
 
 def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool,
-             execute: bool = True, emit: bool = True) -> list[CoreTimeline]:
+             execute: bool = True, emit: bool = True, timing: bool = True,
+             stats: dict | None = None) -> list[CoreTimeline]:
     """Run every core through the pipe model; returns each core's timeline. With execute=False the
     instructions are checked and timed but have no data effect (the caller's arrays are not touched);
-    with emit=False printf output is dropped."""
+    with emit=False printf output is dropped; with timing=False nothing is timed (a launch's check).
+    `stats["deferred"]` counts the instructions that ran out of program order (behind a wait)."""
     timelines: list[CoreTimeline] = []
-    gm_writes: list[tuple] = []
+    gm_records: list = []
+    compiler_sync = not job.options.get("auto_sync", True)
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
-        model = art.sim.run_group(m, plat, sanitize, trace, execute)
-        for param, starts, count, size, node in model.gm_writes:
-            gm_writes.append((param, np.broadcast_to(starts, cores.shape), count, size, node, cores))
+        model = art.sim.run_group(m, plat, sanitize, trace, execute, compiler_sync, timing)
+        if stats is not None:
+            stats["deferred"] = stats.get("deferred", 0) + model.clock.deferred
+        if model.checker is not None:
+            gm_records.extend(model.checker.records)
         for c in cores:
             timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
                                           list(model.gm_bytes), list(model.gm_extra), model.gm_params))
 
-    _run_cores(art, job, run_group, (lambda: check_gm_overlaps(gm_writes)) if sanitize else None, emit)
+    _run_cores(art, job, run_group, (lambda: check_cross_core(gm_records, art.sim.ctx.names)) if sanitize else None,
+               emit)
     return timelines
+
+
+def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool) -> None:
+    """The data effects of a launch whose checks passed, in program order, loops batched unless two GM
+    arguments share memory (a batch reorders accesses to different arguments)."""
+    interp = art.sim if aliased else art.fast
+    if aliased:
+        art.sim.model = None
+    _run_cores(art, job, lambda m, cores: interp.run(m), journaled=False)
+
+
+def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
+    """(what the addresses, counts and control flow of a launch depend on, whether two GM arguments
+    share memory)."""
+    arrays = job.bound.arrays
+    present = [a for a in arrays if a is not None]
+    aliased = any(np.may_share_memory(a, b) for i, a in enumerate(present) for b in present[i + 1:])
+    scalars = tuple(sorted((k, repr(v)) for k, v in job.bound.scalars.items()))
+    shapes = tuple(None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays)
+    return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", True))), aliased
 
 
 # Operands that are values (they change what an instruction computes, not when or where it runs).
@@ -188,11 +241,41 @@ class SimRuntime(Runtime):
         return SimArtifact(graph)
 
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
-        if config.sanitize():
-            simulate(art, job, platform(job.options.get("platform")), True, False)
-        else:
-            # The fast path: program order, no pipe model (same results when the kernel is race-free).
+        """Check the launch, then run it. The check is the pipe model and race checker without data
+        effects or time; a clean launch then runs in program order (the same bytes for a race-free
+        kernel), with its loops batched (runtime/batch.py) and without a journal, since nothing can
+        refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
+        A kernel steered by values it reads from the UB is checked and run in one go, as before."""
+        sanitize = config.sanitize()
+        key, aliased = launch_key(job)
+        if art.data_dependent:
+            key = None
+        if key is not None and (key in art.checked or (not sanitize and key in art.unchecked)):
+            return _run_verified(art, job, aliased)
+        plat = platform(job.options.get("platform"))
+        if not sanitize:
+            # program order with every check but the pipe model's (the same results when race-free)
             _run_cores(art, job, lambda m, cores: art.sim.run_program_order(m))
+            if key is not None:
+                art.unchecked.add(key)
+            return
+        if key is None or key in art.reordered:
+            simulate(art, job, plat, True, False, timing=False)
+            return
+        stats: dict = {}
+        try:
+            simulate(art, job, plat, True, False, execute=False, emit=False, timing=False, stats=stats)
+        except AscTraceError as first:
+            # again with the data, so that printf output and the outputs' state are a refused launch's
+            simulate(art, job, plat, True, False, timing=False)
+            raise first
+        if stats.get("deferred"):
+            # a wait held instructions back while later ones ran: program order is not the pipes' order
+            art.reordered.add(key)
+            simulate(art, job, plat, True, False, timing=False)
+            return
+        art.checked.add(key)
+        _run_verified(art, job, aliased)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
         cores = simulate(art, job, plat, config.sanitize(), True, execute)

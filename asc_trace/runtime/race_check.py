@@ -1,0 +1,394 @@
+"""The simulator's race checker: graph/hazards.py applied to the concrete accesses of one group of
+cores that run in lockstep, as the pipe model (runtime/pipes.py) executes them.
+
+Per memory space (the UB, and each GM argument some instruction writes) and per pipe, the checker
+keeps the last write and the last read of every byte, as run-length intervals (`IntervalMap`): an
+access conflicts with another pipe's access to the same bytes (at least one a write) unless that
+access happened before it (its epoch is within this pipe's vector clock), and with an access of its
+own pipe when hazards.needs_barrier says so and no barrier (or set / wait) of the pipe came between.
+Keeping only the last access per byte is enough: a pipe that knows the last access knows the ones
+before it (epochs grow along a pipe).
+
+GM addresses differ between the cores of a group (`base + block_idx * step`); while every access to an
+argument moves by the same step from core to core, one map in core 0's coordinates stands for all
+cores, else the argument gets a map per core. GM accesses of the written arguments are also recorded
+for `check_cross_core`, which runs once every core has run: a byte one core writes and another reads
+or writes in the same launch is an error no event can fix.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..enums import HardEvent
+from ..errors import RaceError
+from ..graph import hazards
+from ..graph.expr import Const
+from ..graph.hb import PIPES, S, Instr
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node
+from .base import written_params
+
+
+class IntervalMap:
+    """Disjoint half-open byte intervals, sorted, each holding the instruction that touched it last."""
+
+    __slots__ = ("los", "his", "vals")
+
+    def __init__(self) -> None:
+        self.los: list[int] = []
+        self.his: list[int] = []
+        self.vals: list[Instr] = []
+
+    def put(self, lo: int, hi: int, v: Instr) -> None:
+        los, his, vals = self.los, self.his, self.vals
+        i = bisect_right(his, lo)
+        if i == len(los) or los[i] >= hi:           # touches nothing recorded: insert
+            los.insert(i, lo)
+            his.insert(i, hi)
+            vals.insert(i, v)
+            return
+        if los[i] == lo and his[i] == hi:           # the same range again (a reused buffer)
+            vals[i] = v
+            return
+        j = bisect_left(los, hi, i)
+        nl, nh, nv = [], [], []
+        if los[i] < lo:
+            nl.append(los[i])
+            nh.append(lo)
+            nv.append(vals[i])
+        nl.append(lo)
+        nh.append(hi)
+        nv.append(v)
+        if his[j - 1] > hi:
+            nl.append(hi)
+            nh.append(his[j - 1])
+            nv.append(vals[j - 1])
+        los[i:j] = nl
+        his[i:j] = nh
+        vals[i:j] = nv
+
+    def newer(self, lo: int, hi: int, known: int, out: list, q: int, write: bool) -> None:
+        """Append (q, instr, lo, hi, write) for each interval overlapping [lo, hi) whose instruction's
+        epoch is past `known`."""
+        los, his, vals = self.los, self.his, self.vals
+        i = bisect_right(his, lo)
+        n = len(los)
+        while i < n and los[i] < hi:
+            v = vals[i]
+            if v.epoch > known:
+                out.append((q, v, max(lo, los[i]), min(hi, his[i]), write))
+            i += 1
+
+    def shifted(self, d: int) -> "IntervalMap":
+        m = IntervalMap()
+        m.los = [x + d for x in self.los]
+        m.his = [x + d for x in self.his]
+        m.vals = list(self.vals)
+        return m
+
+
+class Space:
+    """The last write and last read of every byte of one memory space, per pipe."""
+
+    __slots__ = ("w", "r")
+
+    def __init__(self) -> None:
+        self.w: list[IntervalMap | None] = [None] * 4
+        self.r: list[IntervalMap | None] = [None] * 4
+
+    def shifted(self, d: int) -> "Space":
+        s = Space()
+        s.w = [None if m is None else m.shifted(d) for m in self.w]
+        s.r = [None if m is None else m.shifted(d) for m in self.r]
+        return s
+
+
+class GmShadow:
+    """One written GM argument as a group of cores sees it: one Space in core 0's coordinates while
+    every access moves by `step` bytes from core to core, else one Space per core."""
+
+    __slots__ = ("step", "one", "per_core")
+
+    def __init__(self) -> None:
+        self.step: int | None = None
+        self.one = Space()
+        self.per_core: list[Space] | None = None
+
+    def explode(self, C: int) -> list[Space]:
+        if self.per_core is None:
+            st = self.step or 0
+            self.per_core = [self.one.shifted(c * st) for c in range(C)]
+        return self.per_core
+
+
+@dataclass
+class RaceContext:
+    """What the checker needs from the kernel's graph, computed once per compiled kernel."""
+
+    nodes: dict[int, Node]
+    tracked: frozenset[int]                       # GM arguments some instruction writes
+    names: dict[int, str]                         # GM argument index -> name
+    event_ids: dict[HardEvent, set[int]] = field(default_factory=dict)   # constant ids the kernel uses
+    pos: dict[int, int] = field(default_factory=dict)                     # node id -> place in program order
+
+    @classmethod
+    def of(cls, graph: KernelGraph) -> "RaceContext":
+        names: dict[int, str] = {}
+        ids: dict[HardEvent, set[int]] = {}
+        for n in graph:
+            if n.op == "global_tensor":
+                names[n.args[0].index] = n.args[0].name
+            elif n.op in ("set_flag", "wait_flag") and isinstance(n.args[1], Const):
+                ids.setdefault(n.args[0], set()).add(n.args[1].value)
+        return cls({n.id: n for n in graph}, frozenset(written_params(graph)), names, ids,
+                   {nid: i for i, nid in enumerate(graph.order)})
+
+
+@dataclass(slots=True)
+class GmRecord:
+    """One GM access of a written argument by a group of cores (for the cross-core check)."""
+
+    param: int
+    start: Any         # first element: an int for every core, or one per core
+    nbytes: int
+    write: bool
+    itemsize: int
+    ins: Instr
+    cores: np.ndarray
+
+
+class RaceChecker:
+    """Checks every memory access of one group of cores against hazards.py (see the module docstring)."""
+
+    def __init__(self, ctx: RaceContext, cores: np.ndarray, compiler_sync: bool, core_num: int = 1) -> None:
+        self.ctx = ctx
+        self.cores = cores
+        self.C = len(cores)
+        self.core_num = core_num          # cores in the launch (reports name the core when there are several)
+        self.compiler_sync = compiler_sync
+        # the same-pipe dependence kinds that need a barrier, by pipe index
+        self.barrier_kinds = [frozenset(k for k in hazards.KINDS if hazards.needs_barrier(p, k, compiler_sync))
+                              for p in PIPES]
+        self.ub = Space()
+        self.gm: dict[int, GmShadow] = {}
+        self.sep = [0, 0, 0, 0]           # epoch of each pipe's last barrier / set / wait
+        self.seq = 0                      # instructions executed so far (orders accesses of different pipes)
+        self.records: list[GmRecord] = []
+        self.log: deque = deque(maxlen=512)   # recent set / wait / barrier instructions, in issue order
+
+    # -- events -----------------------------------------------------------------------------------
+    def issued(self, ins: Instr) -> None:
+        if ins.kind != "op" and ins.kind != "nop":
+            self.log.append(ins)
+
+    def separator(self, ins: Instr, p: int, vc: list[int]) -> None:
+        """A barrier, set or wait ran on pipe p (vc: p's clock): earlier work of p no longer overlaps later."""
+        if ins.kind == "barrier_all":
+            self.sep[:] = vc
+        elif p != S:
+            self.sep[p] = ins.epoch
+
+    # -- accesses ---------------------------------------------------------------------------------
+    def check(self, ins: Instr, p: int, vc: list[int]) -> None:
+        self.seq += 1
+        ins.seq = self.seq
+        found: list = []
+        ub = ins.ub
+        for addr, nbytes, write in ub:
+            n0 = len(found)
+            self._find(self.ub, addr, addr + nbytes, write, p, vc, found)
+            for k in range(n0, len(found)):
+                found[k] += (write, ("ub",), 0)
+        gm_spaces = []
+        for g in ins.gm:
+            param = g[0]
+            if param not in self.ctx.tracked:
+                continue
+            for core, space, lo in self._gm_spaces(g):
+                hi = lo + g[2] * g[3]
+                n0 = len(found)
+                self._find(space, lo, hi, g[4], p, vc, found)
+                for k in range(n0, len(found)):
+                    found[k] += (g[4], ("gm", param, g[3]), core)
+                gm_spaces.append((space, lo, hi, g[4]))
+            self.records.append(GmRecord(param, g[1], g[2] * g[3], g[4], g[3], ins, self.cores))
+        if found:
+            self._raise(ins, p, found)
+        for addr, nbytes, write in ub:
+            self._put(self.ub, addr, addr + nbytes, write, p, ins)
+        for space, lo, hi, write in gm_spaces:
+            self._put(space, lo, hi, write, p, ins)
+
+    def _gm_spaces(self, g: tuple) -> list[tuple[int, Space, int]]:
+        """(core index in the group, Space, first byte in that Space's coordinates) for a GM access
+        g = (param, element starts, count, itemsize, write, first start if they are regular, step)."""
+        param, start, _count, size, _write, s0, step = g
+        sh = self.gm.get(param)
+        if sh is None:
+            sh = self.gm[param] = GmShadow()
+        C = self.C
+        if C == 1:
+            return [(0, sh.one, int(s0 if s0 is not None else np.asarray(start).flat[0]) * size)]
+        if s0 is not None and sh.per_core is None:
+            if sh.step is None:
+                sh.step = step * size
+            if sh.step == step * size:
+                return [(0, sh.one, s0 * size)]
+        spaces = sh.explode(C)
+        starts = np.broadcast_to(np.asarray(start, dtype=np.int64), (C,)) * size
+        return [(c, spaces[c], int(starts[c])) for c in range(C)]
+
+    def _find(self, space: Space, lo: int, hi: int, write: bool, p: int, vc: list[int], found: list) -> None:
+        w, r = space.w, space.r
+        for q in range(4):
+            if q == p:
+                kinds = self.barrier_kinds[p]
+                if not kinds:
+                    continue
+                known = self.sep[p]
+                m = w[q]
+                if m is not None and (hazards.WAW if write else hazards.RAW) in kinds:
+                    m.newer(lo, hi, known, found, q, True)
+                m = r[q]
+                if write and m is not None and hazards.WAR in kinds:
+                    m.newer(lo, hi, known, found, q, False)
+                continue
+            known = vc[q]
+            m = w[q]
+            if m is not None:
+                m.newer(lo, hi, known, found, q, True)
+            if write:
+                m = r[q]
+                if m is not None:
+                    m.newer(lo, hi, known, found, q, False)
+
+    @staticmethod
+    def _put(space: Space, lo: int, hi: int, write: bool, p: int, ins: Instr) -> None:
+        maps = space.w if write else space.r
+        m = maps[p]
+        if m is None:
+            m = maps[p] = IntervalMap()
+        m.put(lo, hi, ins)
+
+    def _raise(self, ins: Instr, p: int, found: list) -> None:
+        from .race_report import race_error
+        # The access that ran last: ordering against it is the fix (what ran before it on other pipes is
+        # ordered through it, or is reported next). Of one instruction's conflicts, name the data flow
+        # (RAW) first, then WAW, then WAR.
+        rank = {k: i for i, k in enumerate(reversed(hazards.KINDS))}
+
+        def key(f: tuple) -> tuple:
+            return f[1].seq, rank[hazards.dependence(f[4], f[5])], -f[7]
+        q, other, lo, hi, other_write, this_write, space, core = max(found, key=key)
+        raise race_error(self, ins, p, other, q, this_write, other_write, lo, hi, space, int(self.cores[core]))
+
+
+# -- across cores -----------------------------------------------------------------------------------
+
+def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
+    """A GM byte that one core writes and another core reads or writes in the same launch is a race no
+    in-core event can order (the NPU runs cores independently): raise the one at the lowest address."""
+    by_param: dict[int, list[GmRecord]] = {}
+    for r in records:
+        by_param.setdefault(r.param, []).append(r)
+    for param in sorted(by_param):
+        recs = by_param[param]
+        if not any(r.write for r in recs):
+            continue
+        lo_parts, core_parts, idx_parts = [], [], []
+        for i, r in enumerate(recs):
+            cores = r.cores
+            lo_parts.append(np.broadcast_to(np.asarray(r.start, dtype=np.int64) * r.itemsize, cores.shape))
+            core_parts.append(cores)
+            idx_parts.append(np.full(cores.shape, i, dtype=np.int64))
+        lo = np.concatenate(lo_parts)
+        core = np.concatenate(core_parts).astype(np.int64)
+        if core.min() == core.max():
+            continue
+        nb = np.array([r.nbytes for r in recs], dtype=np.int64)
+        wr = np.array([r.write for r in recs], dtype=bool)
+        idx = np.concatenate(idx_parts)
+        hi = lo + nb[idx]
+        w = wr[idx]
+        hit = _sweep(_merge(lo, hi, core), _merge(lo[w], hi[w], core[w]))
+        if hit is not None:
+            _cross_core_error(hit, recs, lo, hi, core, idx, w, names.get(param, f"#{param}"))
+
+
+def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, int, int]]:
+    """The union of each core's intervals, as (lo, hi, core) runs."""
+    if lo.size == 0:
+        return []
+    order = np.lexsort((lo, core))
+    lo, hi, core = lo[order], hi[order], core[order]
+    base = int(lo.min())
+    span = int(hi.max()) - base + 1
+    end = np.maximum.accumulate(hi - base + core * span)
+    start = lo - base + core * span
+    new = np.ones(lo.size, dtype=bool)
+    new[1:] = start[1:] > end[:-1]
+    first = np.flatnonzero(new)
+    runs_hi = np.maximum.reduceat(hi, first)
+    return list(zip(lo[first].tolist(), runs_hi.tolist(), core[first].tolist()))
+
+
+def _sweep(touched: list, written: list) -> tuple[int, int, int, int] | None:
+    """(writer core, other core, lo, hi) of the lowest-addressed overlap between a run one core writes
+    and a run another core touches, or None."""
+    items = sorted([(lo, hi, c, False) for lo, hi, c in touched] + [(lo, hi, c, True) for lo, hi, c in written],
+                   key=lambda t: (t[0], not t[3]))
+    wb = [(-1, -1), (-1, -1)]      # (hi, core): the written run reaching furthest, and the furthest of another core
+    tb = [(-1, -1), (-1, -1)]
+    for lo, hi, c, is_w in items:
+        other = wb[0] if wb[0][1] != c else wb[1]
+        if other[0] > lo:
+            return other[1], c, lo, min(hi, other[0])
+        if is_w:
+            other = tb[0] if tb[0][1] != c else tb[1]
+            if other[0] > lo:
+                return c, other[1], lo, min(hi, other[0])
+        for best in ((wb,) if is_w else ()) + (tb,):
+            if hi > best[0][0]:
+                if best[0][1] != c:
+                    best[1] = best[0]
+                best[0] = (hi, c)
+            elif c != best[0][1] and hi > best[1][0]:
+                best[1] = (hi, c)
+    return None
+
+
+def _cross_core_error(hit: tuple, recs: list[GmRecord], lo: np.ndarray, hi: np.ndarray, core: np.ndarray,
+                      idx: np.ndarray, w: np.ndarray, name: str) -> None:
+    from .race_report import describe_iters
+    cw, co, a, b = hit
+    over = (lo < b) & (hi > a)
+    writer = recs[int(idx[np.flatnonzero(over & w & (core == cw))[0]])]
+    theirs = np.flatnonzero(over & (core == co))
+    both = theirs[w[theirs]]
+    other = recs[int(idx[both[0] if both.size else theirs[0]])]
+    size = writer.itemsize
+    e0, e1 = a // size, -(-b // size)
+    where_w = describe_iters(writer.ins.where)
+    where_o = describe_iters(other.ins.where)
+    if other.write:
+        first, second = sorted(((cw, writer, where_w), (co, other, where_o)), key=lambda t: t[0])
+        msg = (f"cores {first[0]} and {second[0]} both write elements [{e0}, {e1}) of global memory argument "
+               f"'{name}'{second[2]}; nothing orders writes of different cores (on the NPU either may land last)")
+        node, related = second[1].ins.node, [(f"core {first[0]}'s write{first[2]}", first[1].ins.node.loc)]
+        hint = "give each core its own part of the output, e.g. offset it by asc.get_block_idx() * block_length"
+    else:
+        msg = (f"core {co} reads elements [{e0}, {e1}) of global memory argument '{name}'{where_o} that core "
+               f"{cw} writes in the same launch; nothing orders accesses of different cores, so the read may see "
+               "the old or the new values")
+        node, related = other.ins.node, [(f"core {cw}'s write, the last write of these bytes{where_w}",
+                                          writer.ins.node.loc)]
+        hint = ("a core may read only GM that no other core writes in the same launch: give each core the "
+                "inputs it needs, or split the kernel into two launches (the second reads what the first wrote)")
+    err = RaceError(msg, node=node, related=related, hint=hint)
+    err.iteration = ""
+    raise err
