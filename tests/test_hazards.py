@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 import asc_trace as asc
-from asc_trace.graph.analysis import abstract_trace, find_needs
 from asc_trace.graph import hazards as H
 from asc_trace.graph.node import Pipe
 from asc_trace.lower.real_api import headers_if_configured
@@ -17,7 +15,6 @@ from asc_trace.runtime.args import bind_args
 from asc_trace.runtime.base import LaunchJob
 from asc_trace.runtime.sim import SimArtifact, SimRuntime
 from helpers import assert_points_at, rand
-from test_schedule_props import _data, make_kernel, programs
 
 F32 = asc.float32
 HE = asc.HardEvent
@@ -428,22 +425,3 @@ def test_cpu_debug_reports_and_runs_the_same():
         asc.jit(kernel, auto_sync=False, backend="cpu_debug")[cores](*got)
         asc.jit(kernel, auto_sync=False)[cores](*want)
         assert all(a.tobytes() == b.tobytes() for a, b in zip(got, want) if isinstance(a, np.ndarray))
-
-
-# -- the scheduler's barriers and the checker agree on random programs ----------------------------------------
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(prog=programs())
-def test_deleting_any_inserted_barrier_is_caught_or_redundant(prog):
-    k = make_kernel(prog)
-    x, z = _data(prog)
-    g = asc.compile(k, (x, z)).graph
-    for bar in [n for n in g if n.attr("auto") and n.op == "pipe_barrier"]:
-        trial = g.copy()
-        trial.set_order([nid for nid in g.order if nid != bar.id])
-        try:
-            _run_graph(k, trial, x, z.copy())
-        except asc.RaceError as e:
-            assert f"PIPE_{bar.pipe.value}" in str(e)
-            continue
-        assert not find_needs(abstract_trace(trial)), f"barrier %{bar.id} was neither caught nor redundant:\n{trial}"

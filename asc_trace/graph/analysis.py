@@ -20,6 +20,7 @@ from typing import Any
 
 from ..enums import HardEvent, TPosition
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
+from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import PIDX, QUE_PIPES, Instr, PipeClock
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
@@ -404,20 +405,8 @@ def _overlap(a: Acc, b: Acc) -> bool:
 
 
 def _conflict(a: AInstr, b: AInstr) -> str | None:
-    """The dependence of b on a, named by the most telling kind when several hold (an in-place op
-    after a copy is both RAW and WAW: users think of it as the data flowing, RAW)."""
-    kinds = set()
-    for x in a.accs:
-        for y in b.accs:
-            if (x.write or y.write) and _overlap(x, y):
-                kinds.add("RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW"))
-    return next((k for k in ("RAW", "WAR", "WAW") if k in kinds), None)
-
-
-# same-pipe dependences that need a PipeBarrier when bisheng's own auto-sync is off (facts §3:
-# "within a pipe, instructions issue in order but can overlap"; overlapping DataCopy destinations
-# need PipeBarrier<PIPE_MTE2/MTE3>)
-_BARRIER_KINDS = {Pipe.V: {"RAW", "WAR", "WAW"}, Pipe.MTE2: {"WAW"}, Pipe.MTE3: {"WAW"}}
+    """The dependence of b on a, named by the most telling kind when several hold (graph/hazards.py)."""
+    return strongest(_conflicts(a, b))
 
 
 def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
@@ -427,7 +416,7 @@ def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
     last_barrier: dict[int, int] = {0: -1, 1: -1, 2: -1, 3: -1}
     for b in tr.instrs:
         p = PIDX[b.pipe]
-        if b.kind in ("barrier", "set", "wait"):
+        if b.kind in SEPARATORS and b.kind != "barrier_all":
             # a set_flag runs once the pipe's earlier work is done, and a wait holds back what follows:
             # either one keeps the pipe's instructions on its two sides from overlapping (assumed)
             last_barrier[p] = b.index
@@ -446,7 +435,7 @@ def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
                         break
                     kind = _conflict(a, b)
                     if kind is not None:
-                        if barriers and kind in _BARRIER_KINDS.get(b.pipe, ()):
+                        if barriers and needs_barrier(b.pipe, kind):
                             needs.append(Need(a, b, kind, same_pipe=True))
                         break
                 continue
@@ -488,5 +477,5 @@ def _conflicts(a: AInstr, b: AInstr) -> set[str]:
     for x in a.accs:
         for y in b.accs:
             if (x.write or y.write) and _overlap(x, y):
-                kinds.add("RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW"))
+                kinds.add(dependence(x.write, y.write))
     return kinds

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..enums import HardEvent, PipeID
+from . import hazards
 from .analysis import Need
 from .expr import Const, Expr, binop
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe, make_attrs
 
-BARRIER_ID = {Pipe.V: PipeID.PIPE_V, Pipe.MTE2: PipeID.PIPE_MTE2, Pipe.MTE3: PipeID.PIPE_MTE3, None: PipeID.PIPE_ALL}
+BARRIER_ID: dict[Pipe | None, PipeID] = {**hazards.BARRIER_ID, None: PipeID.PIPE_ALL}
 LOOPS = ("for", "while")
 
 
@@ -107,7 +108,7 @@ def plan_for(regions: Regions, need: Need, pos: dict[int, int]) -> Plan:
     if need.same_pipe:
         return Plan(None, None, wait_before, depth, pipe=b.pipe, needs=[need])
     set_after = regions.after(a.node, depth)
-    event = HardEvent[f"{a.pipe.value}_{b.pipe.value}"]
+    event = hazards.fixing_event(a.pipe, b.pipe)
     if level is not None and pos[wait_before] < pos[set_after]:
         loop = sa[level]
         distance = b.iters[level] - a.iters[level]
