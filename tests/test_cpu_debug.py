@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(headers_if_configured() is None, reason="no Asce
                                 "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
 
 CASES = B.cases()
-EXAMPLES = ["axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "tail_core", "halving"]
+EXAMPLES = ["axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
+            "halving"]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -27,7 +27,8 @@ def _example_kernels() -> list[Kernel]:
     out = [Kernel(k.name, asc.compile(k, args).source, asc.compile(k, args).graph) for k, args in (
         (vadd.vadd_kernel, (x, x, x, 2048)), (vadd_tque.vadd_kernel, (x, x, x, 2048, 128)),
         (vadd_noflags.vadd_noflags, (x, x, x, 2048, 256)))]
-    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "tail_core", "halving"):
+    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
+                 "halving"):
         launched = []
         real = asc.jit
 

@@ -2,7 +2,11 @@
 
 Every loop is unrolled a few iterations (enough to see the dependences it carries: twice the period of
 its `% m` indices and queue rotations, plus one), loop indices become numbers, runtime arguments stay
-symbolic. The resulting instruction instances go through the same pipe model as the simulator's
+symbolic. What the kernel does at run time is covered by *profiles*, one abstract run each: every
+`asc.cond` taking its then-branch, its else-branch, alternating between them (and, for up to three
+branches, every constant combination), and each loop whose trip count is a runtime value running zero
+times, and all of them once (so the dependences that jump over a loop, or across a loop's first and
+last iteration, are seen). The needs of all profiles are the scheduler's input. The resulting instruction instances go through the same pipe model as the simulator's
 (graph/hb.py), which gives each one a vector clock. A *need* is a pair of conflicting accesses on
 different pipes (at least one a write, possibly overlapping bytes) whose order the kernel does not
 already guarantee; a *barrier need* is the same on one pipe without a pipe_barrier between.
@@ -17,12 +21,14 @@ from typing import Any
 from ..enums import HardEvent, TPosition
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hb import PIDX, QUE_PIPES, Instr, PipeClock
-from .kernel_graph import KernelGraph, Loop
+from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import accesses as op_accesses
 
 MAX_UNROLL = 9
+_BOOKKEEPING = frozenset({"local_tensor", "global_tensor", "tque", "tbuf", "init_buffer", "tbuf_get",
+                          "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +43,9 @@ class Acc:
 
 
 class AInstr(Instr):
+    """An instruction instance; `iters` holds one entry per scope region of its node (`Node.loops`):
+    the iteration of a `for` / `while`, 0 for a branch."""
+
     __slots__ = ("iters", "vc", "accs", "index")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str, key: Any, accs: tuple[Acc, ...], iters: tuple[int, ...],
@@ -66,13 +75,70 @@ class Trace:
     unknown_ids: list[Node] = field(default_factory=list)     # user flags whose id we could not evaluate
     user_ids: dict[HardEvent, set[int]] = field(default_factory=dict)
     problems: list[Any] = field(default_factory=list)
+    pairs: list[tuple[Node, Node]] = field(default_factory=list)   # (set, previous set / wait) of each problem
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One way the kernel may run: how each branch is chosen (by visit number) and loop trip overrides."""
+
+    branches: str = "then"                          # "then", "else", "alt", "alt2" or "fixed"
+    fixed: tuple[tuple[int, bool], ...] = ()        # "fixed": if id -> branch taken
+    trips: tuple[tuple[int, int], ...] = ()         # loop id -> iterations to run instead of the unroll
+
+    def take_then(self, cond: int, visit: int) -> bool:
+        if self.branches == "then":
+            return True
+        if self.branches == "else":
+            return False
+        if self.branches == "alt":
+            return visit % 2 == 0
+        if self.branches == "alt2":
+            return visit % 2 == 1
+        return dict(self.fixed).get(cond, True)
+
+
+def trip_count(for_node: Node) -> int | None:
+    """The trip count of a `for` whose bounds are known while tracing, else None."""
+    _var, start, stop, step = for_node.args
+    if not all(isinstance(x, Const) for x in (start, stop, step)):
+        return None
+    a, b, c = start.value, stop.value, step.value
+    return max(0, -(-(b - a) // c)) if c > 0 else max(0, -(-(a - b) // -c))
+
+
+def profiles(g: KernelGraph) -> list[Profile]:
+    """The runs the scheduler analyses (see module docstring)."""
+    conds = [n.id for n in g if n.op == "if"]
+    runtime = [n.id for n in g if (n.op == "for" and trip_count(n) is None) or n.op == "while"]
+    out: list[Profile] = []
+    if not conds:
+        out.append(Profile())
+    elif len(conds) <= 3:
+        for mask in range(1 << len(conds)):
+            out.append(Profile("fixed", tuple((c, bool(mask >> i & 1)) for i, c in enumerate(conds))))
+        out += [Profile("alt"), Profile("alt2")]
+    else:
+        out += [Profile("then"), Profile("else"), Profile("alt"), Profile("alt2")]
+        for i, a in enumerate(conds):
+            for b in conds[i + 1:]:
+                out += [Profile("fixed", ((a, True), (b, False))), Profile("fixed", ((a, False), (b, True)))]
+    mode = "alt" if conds else "then"
+    for lid in runtime:
+        out.append(Profile(mode, trips=((lid, 0),)))
+    if runtime:
+        out.append(Profile(mode, trips=tuple((lid, 1) for lid in runtime)))
+    return out
 
 
 # -- building the abstract trace ----------------------------------------------------------------------
 
 class _AbstractRun:
-    def __init__(self, g: KernelGraph) -> None:
+    def __init__(self, g: KernelGraph, profile: Profile = Profile()) -> None:
         self.g = g
+        self.profile = profile
+        self.trips = dict(profile.trips)
+        self.visits: dict[int, int] = {}
         self.trace = Trace()
         self.roots: dict[int, tuple] = {}
         self.ques: dict[int, dict] = {}
@@ -89,23 +155,40 @@ class _AbstractRun:
         self.clock.drain()
         self.clock.force_drain()
         self.trace.problems = list(self.clock.problems)
+        self.trace.pairs = list(self.clock.problem_pairs)
         return self.trace
 
     def block(self, items: tuple, iters: tuple[int, ...]) -> None:
         for it in items:
             if isinstance(it, Loop):
                 self.loop(it, iters)
+            elif isinstance(it, While):
+                u = self.trips.get(it.node.id, 3)
+                self.trace.loops[it.node.id] = u
+                for k in range(u):
+                    self.block(it.body, iters + (k,))
+            elif isinstance(it, Cond):
+                visit = self.visits.get(it.node.id, 0)
+                self.visits[it.node.id] = visit + 1
+                if self.profile.take_then(it.node.id, visit):
+                    self.block(it.then_body, iters + (0,))
+                else:
+                    self.block(it.else_body, iters + (0,))
             else:
                 self.node(it, iters)
 
     def loop(self, lp: Loop, iters: tuple[int, ...]) -> None:
         var, start, stop, step = lp.node.args
         s, e, t = (substitute(x, self.subst) for x in (start, stop, step))
-        # The same number of iterations whatever the trip count, so that a loop's schedule (and its
-        # source) does not depend on how often it runs; dependences of iterations that a short loop
-        # never reaches only cost a few extra syncs.
+        # The same number of iterations whatever a runtime trip count, so that a loop's schedule (and its
+        # source) does not depend on how often it runs; a loop known to run fewer times runs just those.
         u = self.trace.loops.get(lp.node.id) or unroll_count(self.g, lp)
         self.trace.loops[lp.node.id] = u
+        known = trip_count(lp.node)
+        if known is not None and known <= 1:
+            u = known      # carries nothing (longer constant loops keep the unroll, so the source does not
+                           # depend on the trip count)
+        u = self.trips.get(lp.node.id, u)
         for k in range(u):
             self.subst[var] = binop("+", s, binop("*", Const(k), t))
             self.subst_key = tuple(self.subst.items())
@@ -118,6 +201,8 @@ class _AbstractRun:
 
     def node(self, n: Node, iters: tuple[int, ...]) -> None:
         op = n.op
+        if n.pipe is None and op not in _BOOKKEEPING:
+            return
         if op == "local_tensor":
             self.roots[n.id] = ("ub", self.ev(n.args[1]))
         elif op == "global_tensor":
@@ -140,6 +225,10 @@ class _AbstractRun:
         elif op in ("set_flag", "wait_flag"):
             ev, eid = n.args
             v = self.ev(eid)
+            if not isinstance(v, Const):
+                lin = linearize(v)     # `(start + k - start) % 2`: runtime starts cancel out
+                if lin is not None and lin.is_const:
+                    v = Const(lin.const)
             if isinstance(v, Const):
                 key = (ev, v.value)
                 self.trace.user_ids.setdefault(ev, set()).add(v.value)
@@ -263,16 +352,18 @@ def unroll_count(g: KernelGraph, lp: Loop) -> int:
     for n in g:
         if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
             period = math.lcm(period, n.args[1].value)
-    return max(3, min(MAX_UNROLL, 2 * period + 1))
+    # a loop around other loops multiplies their instances: it gets at most 5 iterations, enough to see
+    # what it carries across two of its iterations and a double-buffer period
+    nested = any(isinstance(it, (Loop, While)) or (isinstance(it, Cond) and _has_loop(it)) for it in lp.body)
+    return max(3, min(5 if nested else MAX_UNROLL, 2 * period + 1))
+
+
+def _has_loop(c: Cond) -> bool:
+    return any(n.op in ("for", "while") for n in walk_items(c.then_body + c.else_body))
 
 
 def _walk(items: tuple):
-    for it in items:
-        if isinstance(it, Loop):
-            yield it.node
-            yield from _walk(it.body)
-        else:
-            yield it
+    return walk_items(items)
 
 
 def _moduli(e: Expr, var: Var):
@@ -286,8 +377,8 @@ def _moduli(e: Expr, var: Var):
         yield from _moduli(e.a, var)
 
 
-def abstract_trace(g: KernelGraph) -> Trace:
-    return _AbstractRun(g).run()
+def abstract_trace(g: KernelGraph, profile: Profile = Profile()) -> Trace:
+    return _AbstractRun(g, profile).run()
 
 
 # -- needs ------------------------------------------------------------------------------------------
@@ -362,3 +453,33 @@ def find_needs(tr: Trace, barriers: bool = True) -> list[Need]:
                     break
         by_pipe[p].append(b)
     return needs
+
+
+def find_deps(tr: Trace, window: int = 256) -> list[Need]:
+    """Every dependence between instruction instances, ordered or not: for each instance and pipe, the
+    latest earlier access of each kind (RAW, WAR, WAW) it conflicts with, looking `window` back."""
+    deps: list[Need] = []
+    by_pipe: dict[int, list[AInstr]] = {0: [], 1: [], 2: [], 3: []}
+    for b in tr.instrs:
+        if b.kind != "op" or not b.accs:
+            continue
+        p = PIDX[b.pipe]
+        for q, prior in by_pipe.items():
+            kinds: set[str] = set()
+            for a in reversed(prior[-window:]):
+                for kind in _conflicts(a, b) - kinds:
+                    kinds.add(kind)
+                    deps.append(Need(a, b, kind, same_pipe=q == p))
+                if len(kinds) == 3:
+                    break
+        by_pipe[p].append(b)
+    return deps
+
+
+def _conflicts(a: AInstr, b: AInstr) -> set[str]:
+    kinds = set()
+    for x in a.accs:
+        for y in b.accs:
+            if (x.write or y.write) and _overlap(x, y):
+                kinds.add("RAW" if x.write and not y.write else ("WAR" if y.write and not x.write else "WAW"))
+    return kinds

@@ -100,6 +100,7 @@ class PipeClock:
         self.on_exec = on_exec
         self.strict = strict          # raise on double sets (the simulator) or only note them (the scheduler)
         self.problems: list[SyncError] = []
+        self.problem_pairs: list[tuple[Node, Node]] = []   # (this set, the set / wait it clashes with)
 
     # -- issue ------------------------------------------------------------------------------------
     def issue(self, ins: Instr) -> None:
@@ -193,6 +194,7 @@ class PipeClock:
             if self.strict:
                 raise err
             self.problems.append(err)
+            self.problem_pairs.append((ins.node, prev.node))
             return
         mark = self.last_wait.get(key)
         if mark is not None and vc[mark.pipe] < mark.epoch:
@@ -204,6 +206,7 @@ class PipeClock:
             if self.strict:
                 raise err
             self.problems.append(err)
+            self.problem_pairs.append((ins.node, mark.node))
 
     def _hang(self, ins: Instr, barrier: Instr | None = None) -> None:
         what = f"wait_flag of {describe_key(ins.key)}"

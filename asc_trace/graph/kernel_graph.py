@@ -69,7 +69,7 @@ class KernelGraph:
         self.name = name
         self.signature = signature
         self.options: dict[str, Any] = dict(options or {})
-        self._g = nx.DiGraph()
+        self._g = nx.MultiDiGraph()   # an in-place op reads and writes one tensor: two edges, one pair
         self.order: list[int] = []
         self._next_id = 0
         self._tree: tuple[Item, ...] | None = None
@@ -96,7 +96,8 @@ class KernelGraph:
         return node
 
     def _insert(self, node: Node) -> None:
-        self._g.add_node(node.id, n=node)
+        self._g.add_node(node.id, n=node, op=node.op, pipe=node.pipe.value if node.pipe else None,
+                         scope=node.loops)
         for idx, producer in _producers(node.args):
             if producer in self._g:
                 self._g.add_edge(producer, node.id, kind="data", idx=idx)
@@ -104,7 +105,8 @@ class KernelGraph:
 
     def replace(self, node: Node) -> None:
         """Swap in a new version of an existing node (same id)."""
-        old_edges = [(u, v) for u, v, d in self._g.in_edges(node.id, data=True) if d.get("kind") == "data"]
+        old_edges = [(u, v, k) for u, v, k, d in self._g.in_edges(node.id, keys=True, data=True)
+                     if d.get("kind") == "data"]
         self._g.remove_edges_from(old_edges)
         self._insert(node)
 
@@ -117,7 +119,7 @@ class KernelGraph:
 
     # -- reading --------------------------------------------------------------------------------
     @property
-    def nx(self) -> nx.DiGraph:
+    def nx(self) -> nx.MultiDiGraph:
         return self._g
 
     def node(self, nid: int) -> Node:

@@ -63,7 +63,7 @@ def multi_buffer(g: KernelGraph, copies: Any = "auto") -> KernelGraph:
     raw = [n for n in g if n.op == "local_tensor"]
     if not raw or any(n.op == "tpipe" for n in g):
         return g
-    candidates = [(r, c) for r in raw if (c := _candidate(g, r)) is not None]
+    candidates = [(r, c) for r in raw for c in _candidates(g, r)]
     if not candidates:
         return g
     extents: dict[int, tuple[int, int]] = {}
@@ -82,16 +82,19 @@ def multi_buffer(g: KernelGraph, copies: Any = "auto") -> KernelGraph:
     out = g.copy()
     notes: list[str] = []
     placed: dict[int, int] = {}   # loop id -> tensors already placed at the top of its body
+    alts: dict[int, int] = {}     # tensor -> where its other copies start (shared by its loops)
     for r, loop in candidates:
         lo, hi = extents[r.id]
         if any(o != r.id and lo < e and s0 < hi for o, (s0, e) in extents.items()):
             continue   # it aliases another tensor: its copies would not
         size = -(-(hi - lo) // config.UB_ALIGN) * config.UB_ALIGN
-        if top + (k - 1) * size > config.UB_USABLE:
-            notes.append(f"multi_buffer: %{r.id} stays single: {k} copies do not fit in the UB")
-            continue
-        alt = top
-        top += (k - 1) * size
+        if r.id not in alts:
+            if top + (k - 1) * size > config.UB_USABLE:
+                notes.append(f"multi_buffer: %{r.id} stays single: {k} copies do not fit in the UB")
+                continue
+            alts[r.id] = top
+            top += (k - 1) * size
+        alt = alts[r.id]
         _apply(out, r, loop, k, alt, size, placed.get(loop.id, 0))
         placed[loop.id] = placed.get(loop.id, 0) + 1
         notes.append(f"multi_buffer: %{r.id} ({r.loc.short}) x{k} over loop %{loop.id}, copies at {r.args[1].value}"
@@ -100,16 +103,44 @@ def multi_buffer(g: KernelGraph, copies: Any = "auto") -> KernelGraph:
     return out
 
 
-def _candidate(g: KernelGraph, r: Node) -> Node | None:
+def _candidates(g: KernelGraph, r: Node) -> list[Node]:
+    """The loops to multi-buffer `r` over: the innermost loop around all its uses, or, when the uses
+    sit in several loops one after another (a row's max, sum and output passes over its tiles), each
+    of those loops on its own, if every one of them qualifies."""
     uses = _uses(g, r.id)
     if not uses:
-        return None
+        return []
+    whole = _candidate(g, r, uses)
+    depth = len(_common(uses))
+    groups: dict[int, list[Node]] = {}
+    for n in uses:
+        if len(n.loops) <= depth or g.node(n.loops[depth]).op != "for":
+            groups.clear()
+            break
+        groups.setdefault(n.loops[depth], []).append(n)
+    if len(groups) >= 2:
+        loops = [_candidate(g, r, grp) for grp in groups.values()]
+        if all(lp is not None for lp in loops):
+            return loops
+    return [whole] if whole is not None else []
+
+
+def _common(uses: list[Node]) -> tuple[int, ...]:
     common = uses[0].loops
     for n in uses[1:]:
         i = 0
         while i < min(len(common), len(n.loops)) and common[i] == n.loops[i]:
             i += 1
         common = common[:i]
+    return common
+
+
+def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
+    if not uses:
+        return None
+    common = _common(uses)
+    while common and g.node(common[-1]).op != "for":
+        common = common[:-1]       # a branch or while loop: the copies rotate with the `for` around it
     if len(common) <= len(r.loops):
         return None
     loop = g.node(common[-1])
@@ -146,6 +177,6 @@ def _apply(g: KernelGraph, r: Node, loop: Node, k: int, alt: int, size: int, alr
     order.insert(order.index(loop.id) + 1 + already, new.id)
     g.set_order(order)
     for n in list(g):
-        if n.id != new.id and any(_refs(a, r.id) for a in n.args):
+        if n.id != new.id and loop.id in n.loops and any(_refs(a, r.id) for a in n.args):
             g.replace(Node(n.id, n.op, tuple(_retarget(a, r.id, new.id) for a in n.args), n.loc, n.loops, n.pipe,
                            n.attrs))

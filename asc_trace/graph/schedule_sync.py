@@ -1,248 +1,162 @@
 """insert_sync: add every synchronisation the data dependences need (auto_sync=True).
 
-The analysis (graph/analysis.py) lists the conflicting access pairs the kernel does not order yet.
-For each, in program order, a set_flag goes right after the producer and a wait_flag right before the
-consumer (hoisted out of loops that contain only one side). A dependence carried by a loop from
-iteration k to k+d gets ids rotating with the iteration (`base + i % d`), a set per id before the loop
-(so the first iterations do not wait for nothing) and a wait per id after it (so no flag is left set).
-Same-pipe dependences get a pipe_barrier. After each insertion the analysis runs again; at the end,
-every inserted sync whose dependences are implied by the others is removed again.
+1. The analysis (graph/analysis.py) runs the kernel's structure under every profile (branch choices,
+   zero / one trip loops) and lists the conflicting access pairs it does not order yet: the needs.
+2. Needs implied by others are dropped: on a DAG of the instances involved, with each pipe's program
+   order and one edge per need, `networkx.transitive_reduction` keeps the needs no other path covers.
+3. Each kept need becomes a plan (graph/sync_plan.py: where its set and wait go); plans with the same
+   wait merge. The analysis runs again on the graph with the plans placed, until nothing is unordered.
+4. Every plan whose needs the others imply is removed, latest first.
+5. Event ids are allocated by liveness (graph/sync_ids.py) and checked in the abstract runs.
+6. The dependences and the inserted flags are written into the graph's networkx view
+   (graph/dataflow.py), so `ck.graph.nx` shows what the scheduler used.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import networkx as nx
 
-from ..enums import HardEvent, PipeID
 from ..errors import TraceError
-from .analysis import Need, Trace, abstract_trace, find_needs
-from .expr import Const, Expr, binop
+from .analysis import Need, Profile, Trace, abstract_trace, find_needs, profiles
+from .dataflow import annotate
 from .kernel_graph import KernelGraph
-from .node import Node, Pipe, make_attrs
+from .sync_ids import IdAllocator
+from .sync_plan import Plan, Regions, build, plan_for
 
 MAX_ROUNDS = 64
-_BARRIER_ID = {Pipe.V: PipeID.PIPE_V, Pipe.MTE2: PipeID.PIPE_MTE2, Pipe.MTE3: PipeID.PIPE_MTE3}
-
-
-@dataclass
-class Plan:
-    """One inserted synchronisation: a set/wait pair (or a barrier), possibly loop-carried."""
-
-    event: HardEvent | None          # None for a barrier
-    set_after: int | None            # node id the set goes after
-    wait_before: int                 # node id the wait (or barrier) goes before
-    loop: int | None = None          # loop node carrying the dependence
-    distance: int = 0
-    pipe: Pipe | None = None         # barrier pipe
-    needs: list[Need] = field(default_factory=list)
-    base: int = 0                    # first event id
-    nodes: list[int] = field(default_factory=list)
-    rot_loop: int | None = None      # an in-iteration pair inside a loop may rotate its ids with that loop
-    rotate: int = 1
-    group: int = 0                   # index among the inserted plans (attr `sync` of its nodes)
-
-    @property
-    def width(self) -> int:
-        return max(1, self.distance, self.rotate)
-
-    @property
-    def key(self) -> tuple:
-        return (self.event, self.wait_before, self.loop, self.distance, self.pipe)
-
-    def why(self) -> str:
-        n = self.needs[0]
-        more = f" +{len(self.needs) - 1}" if len(self.needs) > 1 else ""
-        carry = f", carried {self.distance} iteration(s) by loop %{self.loop}" if self.loop is not None else ""
-        return f"auto: {n.kind} %{n.a.node.id} ({n.a.node.loc.short}) -> %{n.b.node.id} ({n.b.node.loc.short}){more}{carry}"
-
-
-def _anchor(g: KernelGraph, node: Node, depth: int, after: bool, end_of: dict[int, int]) -> int:
-    """The node itself if it sits at loop depth `depth`, else its enclosing loop at that depth
-    (that loop's end_for when placing after, its for when placing before)."""
-    if len(node.loops) <= depth:
-        return node.id
-    loop = node.loops[depth]
-    return end_of[loop] if after else loop
-
-
-def plan_for(g: KernelGraph, need: Need, end_of: dict[int, int]) -> Plan:
-    a, b = need.a, need.b
-    common = 0
-    while common < min(len(a.node.loops), len(b.node.loops)) and a.node.loops[common] == b.node.loops[common]:
-        common += 1
-    level = next((i for i in range(common) if a.iters[i] != b.iters[i]), None)
-    depth = common if level is None else level + 1
-    wait_before = _anchor(g, b.node, depth, False, end_of)
-    if need.same_pipe:
-        return Plan(None, None, wait_before, pipe=b.pipe, needs=[need])
-    set_after = _anchor(g, a.node, depth, True, end_of)
-    event = HardEvent[f"{a.pipe.value}_{b.pipe.value}"]
-    if level is None:
-        rot = a.node.loops[common - 1] if common else None
-        return Plan(event, set_after, wait_before, needs=[need], rot_loop=rot)
-    return Plan(event, set_after, wait_before, a.node.loops[level], b.iters[level] - a.iters[level], needs=[need])
+_TEMP_ID = 1000     # ids used while planning (every plan its own), before the real allocation
 
 
 class _Scheduler:
     def __init__(self, g: KernelGraph) -> None:
         self.base = g
-        self.plans: list[Plan] = []
-        self.first_trace: Trace | None = abstract_trace(g)
-        self.unknown = self.first_trace.unknown_ids
-        self.user_ids = self.first_trace.user_ids
-        self.end_of = {n.args[0]: n.id for n in g if n.op == "end_for"}    # loop id -> its end_for
+        self.regions = Regions(g)
+        self.pos = {nid: i for i, nid in enumerate(g.order)}
+        self.profiles: list[Profile] = profiles(g)
+        first = self.traces(g)
+        self.first = first
+        self.unknown = [n for tr in first for n in tr.unknown_ids]
+        self.user_ids: dict = {}
+        for tr in first:
+            for ev, ids in tr.user_ids.items():
+                self.user_ids.setdefault(ev, set()).update(ids)
+
+    def traces(self, g: KernelGraph) -> list[Trace]:
+        return [abstract_trace(g, p) for p in self.profiles]
+
+    def needs(self, traces: list[Trace]) -> list[list[Need]]:
+        return [find_needs(tr) for tr in traces]
 
     def build(self, plans: list[Plan]) -> KernelGraph:
-        g = self.base.copy()
-        pos = {nid: i for i, nid in enumerate(g.order)}
-        inserts: list[tuple[float, Node]] = []
-        for gi, plan in enumerate(plans):
-            plan.nodes = []
-            plan.group = gi
-            for where, node in self._nodes(g, plan):
-                inserts.append((where, node))
-                plan.nodes.append(node.id)
-        order = list(g.order)
-        keyed = [(float(i), nid) for i, nid in enumerate(order)]
-        for k, (where_anchor, node) in enumerate(inserts):
-            anchor, side = where_anchor
-            keyed.append((pos[anchor] + side + k * 1e-6, node.id))
-        keyed.sort()
-        g.set_order([nid for _, nid in keyed])
-        return g
-
-    def _nodes(self, g: KernelGraph, plan: Plan):
-        """(position, node) for every node of a plan; positions are (anchor id, -0.5 before / +0.5 after)."""
-        wait_anchor = g.node(plan.wait_before)
-        why = plan.why()
-
-        def attrs(reason: str = why) -> tuple:
-            return make_attrs(why=reason, auto=True, sync=plan.group)
-        if plan.event is None:
-            yield (plan.wait_before, -0.5), g.new_node(
-                "pipe_barrier", (_BARRIER_ID[plan.pipe],), wait_anchor.loc, wait_anchor.loops, plan.pipe, attrs())
-            return
-        ev = plan.event
-        src, dst = Pipe(ev.src), Pipe(ev.dst)
-        set_anchor = g.node(plan.set_after)
-        set_loops = set_anchor.loops if set_anchor.op != "end_for" else g.node(set_anchor.args[0]).loops
-        if plan.loop is None:
-            ids = _rotating_id(g.node(plan.rot_loop), plan.rotate, plan.base) if plan.rotate > 1 else Const(plan.base)
-            yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src, attrs())
-            yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc,
-                                                       wait_anchor.loops, dst, attrs())
-            return
-        loop = g.node(plan.loop)
-        ids = _rotating_id(loop, plan.distance, plan.base)
-        for j in range(plan.distance):
-            yield (plan.loop, -0.5), g.new_node("set_flag", (ev, Const(plan.base + j)), loop.loc, loop.loops, src,
-                                                attrs(f"auto: prime for loop %{plan.loop}"))
-        yield (plan.wait_before, -0.5), g.new_node("wait_flag", (ev, ids), wait_anchor.loc, wait_anchor.loops, dst,
-                                                   attrs())
-        yield (plan.set_after, 0.5), g.new_node("set_flag", (ev, ids), set_anchor.loc, set_loops, src, attrs())
-        for j in range(plan.distance):
-            yield (self.end_of[plan.loop], 0.5), g.new_node("wait_flag", (ev, Const(plan.base + j)), loop.loc,
-                                                            loop.loops, dst,
-                                                            attrs(f"auto: drain after loop %{plan.loop}"))
-
-    def allocate(self, plan: Plan, plans: list[Plan]) -> None:
-        if plan.event is None:
-            return
-        clash = next((n for n in self.unknown if n.args[0] == plan.event), None)
-        if clash is not None:
-            raise TraceError(f"auto_sync must add a HardEvent.{plan.event.name} pair, but this kernel's own "
-                             f"{plan.event.name} flags use ids computed from runtime arguments, so a free id "
-                             "cannot be chosen", clash.loc,
-                             hint="use constant (or loop-index based) event ids, or pass auto_sync=False")
-        width = plan.width
-        used = set(self.user_ids.get(plan.event, set()))
-        for p in plans:
-            if p is not plan and p.event == plan.event:
-                used.update(range(p.base, p.base + p.width))
-        for base in range(0, 8 - width + 1):
-            if not used.intersection(range(base, base + width)):
-                plan.base = base
-                return
-        raise TraceError(f"auto_sync needs more than the 8 ids of HardEvent.{plan.event.name} for this kernel",
-                         plan.needs[0].b.node.loc,
-                         hint="use fewer distinct buffers per loop, or synchronise by hand with auto_sync=False")
+        return build(self.base, self.regions, plans)
 
     def run(self) -> KernelGraph:
-        end_of = self.end_of
         plans: list[Plan] = []
-        g = self.base
+        traces = self.first
         for _ in range(MAX_ROUNDS):
-            tr, self.first_trace = self.first_trace or abstract_trace(g), None
-            needs = find_needs(tr)
-            if not needs:
+            per_profile = self.needs(traces)
+            if not any(per_profile):
                 break
-            first = plan_for(self.base, needs[0], end_of)
-            for n in needs[1:]:
-                p = plan_for(self.base, n, end_of)
-                if p.key == first.key:
-                    first.needs.append(n)
-                    if p.set_after is not None and self.base.order.index(p.set_after) > self.base.order.index(
-                            first.set_after):
-                        first.set_after = p.set_after
-            self.allocate(first, plans)
-            plans.append(first)
-            g = self.build(plans)
+            self._check_unknown(per_profile)
+            self._add_plans(plans, per_profile)
+            traces = self.traces(self.build(plans))
         else:
-            raise TraceError("auto_sync did not converge (please report this kernel)", self.base.node(
-                self.base.order[0]).loc)
+            raise TraceError("auto_sync did not converge (please report this kernel)",
+                             self.base.node(self.base.order[0]).loc)
         if not plans:
-            return self.base
-        # drop every plan the others make redundant, latest first
+            return annotate(self.base, self.first, [])
+        self.planned = len(plans)
+        plans = self._prune(plans)
+        for attempt in range(5):
+            g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
+            left = [n for tr in self.traces(g) for n in find_needs(tr)]
+            if not left:
+                break
+            # merged flags leave fewer waits between a pipe's instructions: same-pipe needs may reappear
+            keys = {p.key for p in plans}
+            added = False
+            for n in left:
+                p = plan_for(self.regions, n, self.pos)
+                if not n.same_pipe:
+                    added = False
+                    break
+                if p.key not in keys:
+                    keys.add(p.key)
+                    plans.append(p)
+                    added = True
+            if not added or attempt == 4:
+                n = next((n for n in left if not n.same_pipe), left[0])
+                raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
+                                 "kernel)", n.b.node.loc)
+        flags = sum(1 for p in plans if p.event is not None)
+        g.notes.append(f"auto_sync: {flags} set/wait pair(s), {len(plans) - flags} barrier(s) inserted")
+        return annotate(g, self.first, plans)
+
+    def _check_unknown(self, per_profile: list[list[Need]]) -> None:
+        events = {f"{n.a.pipe.value}_{n.b.pipe.value}" for needs in per_profile for n in needs if not n.same_pipe}
+        clash = next((n for n in self.unknown if n.args[0].name in events), None)
+        if clash is not None:
+            raise TraceError(f"auto_sync must add a HardEvent.{clash.args[0].name} pair, but this kernel's own "
+                             f"{clash.args[0].name} flags use ids computed from runtime arguments, so a free id "
+                             "cannot be chosen", clash.loc,
+                             hint="use constant (or loop-index based) event ids, or pass auto_sync=False")
+
+    def _add_plans(self, plans: list[Plan], per_profile: list[list[Need]]) -> None:
+        by_key = {p.key: p for p in plans}
+        # one profile per round (the first that still has needs): the plans it gets often order the
+        # other profiles' needs too, and every plan added here is one more the prune has to try
+        needs = next(n for n in per_profile if n)
+        # flags order a pipe's instructions on their two sides too: barriers wait until no flag is missing
+        cross = [n for n in needs if not n.same_pipe]
+        for needs in [cross or needs]:
+            for need in essential(needs):
+                p = plan_for(self.regions, need, self.pos)
+                old = by_key.get(p.key)
+                if old is None:
+                    p.base = _TEMP_ID + 16 * len(plans)
+                    plans.append(p)
+                    by_key[p.key] = p
+                    continue
+                old.needs.append(need)
+                if p.set_after is not None and self.pos[p.set_after] > self.pos[old.set_after]:
+                    old.set_after = p.set_after
+
+    def _prune(self, plans: list[Plan]) -> list[Plan]:
+        """Drop every plan the others make redundant, latest first."""
         for plan in list(reversed(plans)):
+            if len(plans) == 1:
+                break
             trial = [p for p in plans if p is not plan]
-            if not find_needs(abstract_trace(self.build(trial))):
+            g = self.build(trial)
+            if not any(find_needs(abstract_trace(g, p)) for p in self.profiles):   # lazy: most fail at once
                 plans = trial
-        g = self.build(plans)
-        g = self.rotate_ids(plans, g)
-        if plans:
-            g.notes.append(f"auto_sync: {sum(1 for p in plans if p.event)} set/wait pair(s), "
-                           f"{sum(1 for p in plans if p.event is None)} barrier(s) inserted")
-        return g
-
-    def rotate_ids(self, plans: list[Plan], g: KernelGraph) -> KernelGraph:
-        """A producer pipe that runs ahead of its consumer would set an in-iteration flag again before it
-        is consumed; give such pairs one id per iteration in flight (`base + i % r`)."""
-        for _ in range(8):
-            bad = _alternation_problems(g, plans)
-            if not bad:
-                return g
-            for p in bad:
-                if p.loop is not None or p.rot_loop is None or p.rotate >= 8:
-                    n = p.needs[0].b.node
-                    raise TraceError("auto_sync could not make this synchronisation safe: the producing pipe can run "
-                                     "arbitrarily far ahead of the consuming one", n.loc,
-                                     hint="synchronise this kernel by hand with auto_sync=False")
-                p.rotate += 1
-                self.allocate(p, plans)
-            g = self.build(plans)
-        return g
+        return plans
 
 
-def _alternation_problems(g: KernelGraph, plans: list[Plan]) -> list[Plan]:
-    """Inserted pairs whose set can run again before its previous wait (the flag would be set twice)."""
-    owner = {nid: p for p in plans for nid in p.nodes}
-    bad: list[Plan] = []
-    for err in abstract_trace(g).problems:
-        p = owner.get(err.node.id if err.node is not None else -1)
-        if p is not None and p not in bad:
-            bad.append(p)
-    return bad
+def essential(needs: list[Need]) -> list[Need]:
+    """The needs no chain of other needs and in-order pipes already covers (same-pipe needs all stay).
 
-
-
-
-def _rotating_id(loop: Node, distance: int, base: int) -> Expr:
-    var, start, _stop, step = loop.args
-    if distance <= 1:
-        return Const(base)
-    it: Expr = binop("-", var, start)
-    if not (isinstance(step, Const) and step.value == 1):
-        it = binop("//", it, step)
-    return binop("+", Const(base), binop("%", it, Const(distance)))
+    A set after instruction a' covers a when a precedes a' on their pipe; a wait before b' covers b when
+    b' precedes b: on the DAG of the instances involved (each pipe's order, one edge per need), a need
+    is covered exactly when another path joins its ends, which transitive reduction removes.
+    """
+    cross = [n for n in needs if not n.same_pipe]
+    if len(cross) <= 1:
+        return needs
+    dag = nx.DiGraph()
+    chains: dict[object, list] = {}
+    for n in cross:
+        for ins in (n.a, n.b):
+            if ins not in dag:
+                dag.add_node(ins)
+                chains.setdefault(ins.pipe, []).append(ins)
+        dag.add_edge(n.a, n.b)
+    for chain in chains.values():
+        chain.sort(key=lambda i: i.index)
+        for u, v in zip(chain, chain[1:]):
+            if not dag.has_edge(u, v):
+                dag.add_edge(u, v, chain=True)
+    kept = nx.transitive_reduction(dag)
+    return [n for n in needs if n.same_pipe or kept.has_edge(n.a, n.b)]
 
 
 def insert_sync(g: KernelGraph) -> KernelGraph:

@@ -1,0 +1,75 @@
+"""The dataflow view of a scheduled graph: what `ck.graph.nx` holds beyond tensor -> op data edges.
+
+- `kind="dep"` edges op -> op for every RAW / WAR / WAW through the UB or GM the analysis found,
+  labelled with the tensor (`tensor`, the node defining it), the memory (`space`), the pipe pair
+  (`pipes`, e.g. "MTE2->V"), the loop carrying it and the distance in iterations (0 = same iteration);
+- `kind="sync"` edges from each inserted set_flag to its wait_flag (`event`), `kind="orders"` edges
+  from the producer to the set and from the wait to the consumer of every need the pair covers;
+- node attributes `op`, `pipe` and `scope` (the enclosing regions) on every node.
+
+The edges come from the same abstract runs the scheduler plans with (graph/analysis.py).
+"""
+from __future__ import annotations
+
+from .analysis import Need, Trace, find_deps
+from .kernel_graph import KernelGraph
+from .sync_plan import Plan
+
+
+def dependences(g: KernelGraph, traces: list[Trace]) -> dict[tuple, dict]:
+    """Node-level dependences of the graph's instruction instances, deduplicated."""
+    out: dict[tuple, dict] = {}
+    loop_ops = {n.id for n in g if n.op in ("for", "while")}
+    for tr in traces[:1]:      # the first profile: every branch's then-side, every loop its full unroll
+        for d in find_deps(tr, window=64):
+            loop, dist = _carried(d, loop_ops)
+            acc = next((x for x in d.b.accs if any(y.root == x.root or y.space == x.space for y in d.a.accs)),
+                       d.b.accs[0])
+            key = (d.a.node.id, d.b.node.id, d.kind, loop, dist)
+            if key not in out:
+                out[key] = dict(kind="dep", hazard=d.kind, tensor=acc.root, space=acc.space[0],
+                                pipes=f"{d.a.pipe.value}->{d.b.pipe.value}", loop=loop, distance=dist,
+                                same_pipe=d.same_pipe)
+    return out
+
+
+def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
+    sa, sb = d.a.node.loops, d.b.node.loops
+    for i in range(min(len(sa), len(sb))):
+        if sa[i] != sb[i]:
+            break
+        if sa[i] in loop_ops and d.a.iters[i] != d.b.iters[i]:
+            return sa[i], d.b.iters[i] - d.a.iters[i]
+    return None, 0
+
+
+def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:
+    """Write the dependences and the inserted flags' edges into `g.nx` (in place; returns g)."""
+    nxg = g.nx
+    added: set[tuple] = set()
+
+    def edge(u: int, v: int, kind: str, **data: object) -> None:
+        if (u, v, kind) not in added:
+            added.add((u, v, kind))
+            nxg.add_edge(u, v, kind=kind, **data)
+    for (a, b, *_), data in dependences(g, traces).items():
+        nxg.add_edge(a, b, **data)
+    for p in plans:
+        sets = [nid for nid in p.nodes if g.node(nid).op == "set_flag"]
+        waits = [nid for nid in p.nodes if g.node(nid).op == "wait_flag"]
+        for s in sets:
+            for w in waits:
+                if g.node(s).attr("why") == g.node(w).attr("why") or p.loop is not None:
+                    edge(s, w, "sync", event=p.event.name)
+        for need in p.needs:
+            for s in sets:
+                if not g.node(s).attr("why", "").startswith("auto: prime"):
+                    edge(need.a.node.id, s, "orders")
+            for w in waits:
+                if not g.node(w).attr("why", "").startswith("auto: drain"):
+                    edge(w, need.b.node.id, "orders")
+            if p.event is None:
+                barrier = p.nodes[0]
+                edge(need.a.node.id, barrier, "orders")
+                edge(barrier, need.b.node.id, "orders")
+    return g

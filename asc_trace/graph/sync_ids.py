@@ -1,0 +1,190 @@
+"""Event ids for the inserted flags, allocated by liveness like registers.
+
+Each event kind (HardEvent.MTE2_V, ...) has 8 ids. Two plans of one kind *interfere* when their flags
+can be set at the same time: their live ranges (first to last node in program order, a whole loop for
+ids that rotate with it) overlap, or the abstract run shows one plan's set running before the other's
+wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
+out, the two in-iteration plans whose sets lie closest are merged (one set after the later producer,
+one wait before the earlier consumer: less overlap, same safety); only when nothing can merge is the
+kernel refused, naming the tensors whose flags are live together.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..enums import HardEvent
+from ..errors import TraceError
+from .analysis import Trace
+from .kernel_graph import KernelGraph
+from .node import Node
+from .sync_plan import Plan, Regions, outer_region
+
+NUM_IDS = 8
+MAX_ATTEMPTS = 200
+
+
+class IdAllocator:
+    def __init__(self, base: KernelGraph, regions: Regions, user_ids: dict[HardEvent, set[int]],
+                 build: Callable[[list[Plan]], KernelGraph], traces: Callable[[KernelGraph], list[Trace]]) -> None:
+        self.base = base
+        self.regions = regions
+        self.user_ids = user_ids
+        self.build = build
+        self.traces = traces
+        self.interfere: set[frozenset[int]] = set()
+
+    def run(self, plans: list[Plan]) -> tuple[KernelGraph, list[Plan]]:
+        g = self.build(plans)
+        self._add_range_interference(g, plans)
+        for _ in range(MAX_ATTEMPTS):
+            failed = self._color(plans)
+            if failed is not None:
+                plans = self._merge_or_refuse(failed, plans)
+                g = self.build(plans)
+                self._add_range_interference(g, plans)
+                continue
+            g = self.build(plans)
+            if not self._fix_problems(g, plans):
+                return g, plans
+        raise TraceError("auto_sync could not allocate event ids for this kernel (please report it)",
+                         plans[0].needs[0].b.node.loc)
+
+    # -- interference ------------------------------------------------------------------------------
+    def _range(self, pos: dict[int, int], p: Plan, whole: bool) -> tuple[int, int]:
+        """Program-order positions where p's flags may be set: its loop (or, `whole`, the region its
+        primes and drains enclose) for ids that rotate or are carried, else its own nodes."""
+        if p.loop is not None:
+            rid = outer_region(self.base, p) if whole else p.loop
+            return pos[self.regions.head(rid)], pos[self.regions.end[rid]]
+        lo = min(pos[n] for n in p.nodes)
+        hi = max(pos[n] for n in p.nodes)
+        if p.rot_loop is not None and p.rotate > 1:
+            lo = min(lo, pos[self.regions.head(p.rot_loop)])
+            hi = max(hi, pos[self.regions.end[p.rot_loop]])
+        return lo, hi
+
+    def _add_range_interference(self, g: KernelGraph, plans: list[Plan]) -> None:
+        pos = {nid: i for i, nid in enumerate(g.order)}
+        flagged = [p for p in plans if p.event is not None]
+        for i, p in enumerate(flagged):
+            for q in flagged[i + 1:]:
+                if p.event != q.event:
+                    continue
+                whole = not _siblings(self.base, p, q)
+                (a0, a1), (b0, b1) = self._range(pos, p, whole), self._range(pos, q, whole)
+                if a0 <= b1 and b0 <= a1:
+                    self.interfere.add(frozenset((id(p), id(q))))
+
+    def _fix_problems(self, g: KernelGraph, plans: list[Plan]) -> bool:
+        """Act on every flag set twice in the abstract runs; True when something changed."""
+        owner = {nid: p for p in plans for nid in p.nodes}
+        changed = False
+        seen: set[tuple[int, int]] = set()
+        for tr in self.traces(g):
+            for set_node, other in tr.pairs:
+                key = (set_node.id, other.id)
+                if key in seen:
+                    continue
+                seen.add(key)
+                p, q = owner.get(set_node.id), owner.get(other.id)
+                if p is None or p.event is None:
+                    continue        # the kernel's own flags: the simulator reports them
+                if q is not None and q is not p:
+                    pair = frozenset((id(p), id(q)))
+                    if pair not in self.interfere:
+                        self.interfere.add(pair)
+                        changed = True
+                elif p.loop is None and p.rot_loop is not None and p.rotate < 4:
+                    p.rotate += 1   # the producer runs ahead: one id per iteration in flight
+                    changed = True
+                else:
+                    # nothing to rotate by (a while loop, a carried pair): a PIPE_ALL barrier is always safe
+                    p.event, p.pipe, p.loop, p.distance, p.rotate = None, None, None, 0, 1
+                    p.set_after = None
+                    changed = True
+        return changed
+
+    # -- colouring ---------------------------------------------------------------------------------
+    def _color(self, plans: list[Plan]) -> Plan | None:
+        """First-fit ids per event kind; the first plan that does not fit, or None."""
+        done: list[Plan] = []
+        for p in plans:
+            if p.event is None:
+                continue
+            used = set(self.user_ids.get(p.event, ()))
+            share: list[int] = []
+            for q in done:
+                if q.event != p.event:
+                    continue
+                if frozenset((id(p), id(q))) in self.interfere:
+                    used.update(range(q.base, q.base + q.width))
+                elif _siblings(self.base, p, q):
+                    share.append(q.base)      # the same ids and one prime: nothing more is live
+            fits = [b for b in share if not used.intersection(range(b, b + p.width))]
+            base = fits[0] if fits else next(
+                (b for b in range(NUM_IDS - p.width + 1) if not used.intersection(range(b, b + p.width))), None)
+            if base is None:
+                return p
+            p.base = base
+            done.append(p)
+        return None
+
+    def _merge_or_refuse(self, failed: Plan, plans: list[Plan]) -> list[Plan]:
+        pos = {nid: i for i, nid in enumerate(self.base.order)}
+        rivals = [q for q in plans if q.event == failed.event and (q is failed or frozenset(
+            (id(q), id(failed))) in self.interfere)]
+        best: tuple[int, Plan, Plan] | None = None
+        for i, p in enumerate(rivals):
+            for q in rivals[i + 1:]:
+                if not _mergeable(p, q, pos):
+                    continue
+                gap = abs(pos[p.set_after] - pos[q.set_after])
+                if best is None or gap < best[0]:
+                    best = (gap, p, q)
+        if best is None:
+            _refuse(failed, rivals, self.base)
+        _gap, p, q = best
+        later = p if pos[p.set_after] >= pos[q.set_after] else q
+        earlier = p if pos[p.wait_before] <= pos[q.wait_before] else q
+        merged = Plan(p.event, later.set_after, earlier.wait_before, p.depth, needs=p.needs + q.needs,
+                      rot_loop=p.rot_loop)
+        out = [x for x in plans if x is not p and x is not q]
+        out.insert(min(plans.index(p), plans.index(q)), merged)
+        # interference of the merged plan: whatever either part interfered with
+        for pair in list(self.interfere):
+            if id(p) in pair or id(q) in pair:
+                other = next(iter(pair - {id(p), id(q)}), None)
+                if other is not None:
+                    self.interfere.add(frozenset((id(merged), other)))
+        return out
+
+
+def _siblings(g: KernelGraph, p: Plan, q: Plan) -> bool:
+    """Carried plans that may share ids and their prime (see sync_plan.plan_nodes)."""
+    return (p.loop is not None and q.loop is not None and p.event == q.event and p.distance == q.distance
+            and outer_region(g, p) == outer_region(g, q))
+
+
+def _mergeable(p: Plan, q: Plan, pos: dict[int, int]) -> bool:
+    if p.loop is not None or q.loop is not None or p.rotate > 1 or q.rotate > 1:
+        return False
+    if p.depth != q.depth or p.rot_loop != q.rot_loop:
+        return False
+    set_after = max(pos[p.set_after], pos[q.set_after])
+    wait_before = min(pos[p.wait_before], pos[q.wait_before])
+    return set_after < wait_before
+
+
+def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph) -> None:
+    held: dict[int, Node] = {}
+    for p in rivals:
+        for need in p.needs:
+            for acc in need.a.accs + need.b.accs:
+                if acc.root in g:
+                    held.setdefault(acc.root, g.node(acc.root))
+    names = ", ".join(f"%{n.id} ({n.loc.short})" for n in list(held.values())[:12])
+    raise TraceError(f"auto_sync needs more than the {NUM_IDS} ids of HardEvent.{failed.event.name} at once: "
+                     f"{len(rivals)} flags of that kind are live together here, guarding the tensors {names}",
+                     failed.needs[0].b.node.loc,
+                     hint="consume tiles sooner (fewer tiles loaded before their first use), or synchronise by hand "
+                          "with auto_sync=False")
