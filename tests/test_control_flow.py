@@ -184,6 +184,74 @@ def tque_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, flags: asc.Co
         qo.free_tensor(b)
 
 
+@asc.jit
+def while_tque(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Flag-free: a while loop over n tiles with a TQue pipeline, odd tiles doubled by an asc.cond."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qi, qo = asc.TQue(asc.TPosition.VECIN, 2), asc.TQue(asc.TPosition.VECOUT, 2)
+    pipe.init_buffer(qi, 2, TILE * 4)
+    pipe.init_buffer(qo, 2, TILE * 4)
+
+    def body(i):
+        a = qi.alloc_tensor(F32)
+        asc.data_copy(a, xg[i * TILE:], TILE)
+        qi.enque(a)
+        a = qi.deque(F32)
+        b = qo.alloc_tensor(F32)
+        asc.cond(i % 2 == 1, lambda: asc.muls(b, a, 2.0, TILE), lambda: asc.adds(b, a, 0.0, TILE))
+        qo.enque(b)
+        qi.free_tensor(a)
+        b = qo.deque(F32)
+        asc.data_copy(zg[i * TILE:], b, TILE)
+        qo.free_tensor(b)
+        return i + 1
+    asc.while_loop(lambda i: i < n, body, 0)
+
+
+@asc.jit
+def rows_of_branches(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, m: int):
+    """Flag-free: per row, an asc.cond whose branches copy in and out themselves, one with a while
+    loop (m + r additions), the other with a runtime for loop (r doublings); one UB tile for all."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    for r in range(rows):
+        def even():
+            asc.data_copy(t, xg[r * TILE:], TILE)
+
+            def body(k):
+                asc.adds(t, t, 1.0, TILE)
+                return k + 1
+            asc.while_loop(lambda k: k < m + r, body, 0)
+            asc.data_copy(zg[r * TILE:], t, TILE)
+
+        def odd():
+            asc.data_copy(t, xg[r * TILE:], TILE)
+            for _ in range(r):
+                asc.muls(t, t, 2.0, TILE)
+            asc.data_copy(zg[r * TILE:], t, TILE)
+        asc.cond(r % 2 == 0, even, odd)
+
+
+@asc.jit
+def steered(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """Flag-free, per core: a branch steered by data (get_value) and a trip count by the block index."""
+    blk = asc.get_block_idx()
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + blk * TILE, TILE)
+    zg.set_global_buffer(z + blk * TILE, TILE)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    asc.data_copy(t, xg, TILE)
+    asc.cond(t.get_value(0) > 0, lambda: asc.muls(t, t, -1.0, TILE), lambda: None)
+    k = asc.while_loop(lambda k: k < blk % 5, lambda k: k + 1, 0)
+    asc.adds(t, t, k * 1.0, TILE)
+    asc.data_copy(zg, t, TILE)
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -270,6 +338,45 @@ CASES = [
 ]
 
 
+def _while_tque_want(a):
+    x, n = a[0], a[2]
+    z = np.zeros_like(x)
+    for i in range(n):
+        seg = x[i * TILE:(i + 1) * TILE]
+        z[i * TILE:(i + 1) * TILE] = seg * np.float32(2) if i % 2 else seg + np.float32(0)
+    return z
+
+
+def _rows_want(a):
+    x, rows, m = a[0], a[2], a[3]
+    z = np.zeros_like(x)
+    for r in range(rows):
+        seg = x[r * TILE:(r + 1) * TILE]
+        z[r * TILE:(r + 1) * TILE] = _add_ones(seg, m + r) if r % 2 == 0 else seg * np.float32(2 ** r)
+    return z
+
+
+def _steered_want(a):
+    z = a[0].reshape(-1, TILE).copy()
+    for c in range(z.shape[0]):
+        if z[c, 0] > 0:
+            z[c] = -z[c]
+        z[c] = z[c] + np.float32(c % 5)
+    return z.ravel()
+
+
+# flag-free kernels (auto_sync=True only)
+AUTO_CASES = [
+    *[Case(f"while_tque-n{n}", while_tque, 1, lambda n=n: (_vec(8 * TILE), np.zeros(8 * TILE, np.float32), n),
+           lambda a: a[1], _while_tque_want) for n in (0, 1, 7)],
+    *[Case(f"rows_of_branches-{r}-{m}", rows_of_branches, 1,
+           lambda r=r, m=m: (_vec(6 * TILE), np.zeros(6 * TILE, np.float32), r, m), lambda a: a[1], _rows_want)
+      for r, m in ((0, 2), (5, 0), (6, 3))],
+    *[Case(f"steered-{c}cores", steered, c, lambda c=c: (_vec(c * TILE, c), np.zeros(c * TILE, np.float32)),
+           lambda a: a[1], _steered_want) for c in (1, 9, 70)],
+]
+
+
 MODES = {"flags": (False, 1), "auto": (True, 0)}    # mode -> (auto_sync, the kernel's `flags`)
 
 
@@ -284,7 +391,8 @@ def prebuilt():
     if HAVE_HEADERS:
         from asc_trace.runtime.cpu_debug import prebuild
         prebuild([asc.compile(asc.jit(c.kernel, auto_sync=a), (*c.make(), f), core_num=c.cores).graph
-                  for c in CASES for a, f in MODES.values()])
+                  for c in CASES for a, f in MODES.values()] +
+                 [asc.compile(c.kernel, c.make(), core_num=c.cores).graph for c in AUTO_CASES])
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -296,6 +404,14 @@ def test_kernel_matches_numpy(case, backend, mode, prebuilt):
     args = case.make()
     _launch(case, backend, mode, args)
     np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}, {mode}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", AUTO_CASES, ids=[c.id for c in AUTO_CASES])
+def test_flag_free_kernel_matches_numpy(case, backend, prebuilt):
+    args = case.make()
+    asc.jit(case.kernel, backend=backend)[case.cores](*args)
+    np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}")
 
 
 def test_the_backends_agree_to_the_byte():
