@@ -1,14 +1,15 @@
 """A data-dependent loop with asc.while_loop: each core halves its row until no element's magnitude
 exceeds `limit`, and counts the halvings. The loop carries the count and the row's peak, which the
-scalar unit reads back from the UB after each step (reduce_max, then get_value behind a V->S flag),
-so how often it runs depends on the data and differs from core to core (zero times for a row that is
-already small). Run: python examples/halving.py"""
+scalar unit reads back from the UB after each step (reduce_max, then get_value), so how often it runs
+depends on the data and differs from core to core (zero times for a row that is already small). No
+flags: the scheduler adds the MTE2->V, V->S and V->MTE3 events on every path through the loop.
+Run: python examples/halving.py"""
 import numpy as np
 
 import asc_trace as asc
 
 
-@asc.jit(auto_sync=False)     # explicit flags: the scheduler's support for while loops comes with issue 8
+@asc.jit
 def halving_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, counts: asc.GlobalAddress,
                    cols: asc.ConstExpr[int], limit: float):
     blk = asc.get_block_idx()
@@ -23,15 +24,11 @@ def halving_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, counts: asc.Globa
     peak = asc.LocalTensor(x.dtype, asc.TPosition.VECCALC, 3 * nbytes, 8)
     cnt = asc.LocalTensor(asc.int32, asc.TPosition.VECOUT, 3 * nbytes + 32, 8)
     asc.data_copy(row, xg, cols)
-    asc.set_flag(asc.HardEvent.MTE2_V, 0)
-    asc.wait_flag(asc.HardEvent.MTE2_V, 0)
 
     def largest():
-        """max |row|, read by the scalar unit once the vector unit has written it."""
+        """max |row|, read by the scalar unit (once the vector unit has written it)."""
         asc.abs(mag, row, cols)
         asc.reduce_max(peak, mag, work, cols)
-        asc.set_flag(asc.HardEvent.V_S, 0)
-        asc.wait_flag(asc.HardEvent.V_S, 0)
         return peak.get_value(0)
 
     def halve(k, m):
@@ -40,8 +37,6 @@ def halving_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, counts: asc.Globa
 
     k, _ = asc.while_loop(lambda k, m: m > limit, halve, (0, largest()))
     asc.duplicate(cnt, k, 8)
-    asc.set_flag(asc.HardEvent.V_MTE3, 0)
-    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
     asc.data_copy(zg, row, cols)
     asc.data_copy(cg, cnt, 8)
 

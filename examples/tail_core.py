@@ -1,8 +1,8 @@
 """z = x * alpha + y over n elements that do not split evenly: each core takes a block of `block`
 elements and the last core what is left, chosen at run time with asc.cond; inside a core, the last
 tile may be partial too, and asc.cond picks its copy (data_copy for a whole tile, data_copy_pad for
-the rest). The TQue framework carries the MTE2->V and V->MTE3 events, so the kernel sets no flags.
-Run: python examples/tail_core.py"""
+the rest). The TQue framework carries the MTE2->V and V->MTE3 events; the scheduler adds what is left
+(a PIPE_V barrier between muls and add). Run: python examples/tail_core.py"""
 import numpy as np
 
 import asc_trace as asc
@@ -11,7 +11,7 @@ TILE = 256
 BUFFERS = 2
 
 
-@asc.jit(auto_sync=False)     # the queues order everything: nothing for the scheduler to add
+@asc.jit
 def tail_core_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int, block: int,
                      alpha: float):
     blk = asc.get_block_idx()

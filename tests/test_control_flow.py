@@ -3,8 +3,8 @@ loops on every backend against NumPy (tail cores, tail tiles, count-until, halvi
 and while loops, zero trips, predicates that never hold, one core and many), the path taken is the
 only one checked (races, events, bounds), the errors a wrong use gets, the dump and the C code.
 
-The kernels set their flags themselves (auto_sync=False): the scheduler's support for regions is
-tested with the scheduler."""
+Each kernel runs twice: with its own flags (auto_sync=False) and with none (auto_sync=True), where
+the scheduler must synchronise every path through the branches and loops."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,15 +26,18 @@ TILE = 64
 F32 = asc.float32
 
 
-def _sync(event: Any) -> None:
-    asc.set_flag(event, 0)
-    asc.wait_flag(event, 0)
+def _sync(event: Any, flags: int = 1) -> None:
+    """The kernel's own event (flags=1, launched with auto_sync=False), or nothing (flags=0: the
+    scheduler adds what is needed, auto_sync=True)."""
+    if flags:
+        asc.set_flag(event, 0)
+        asc.wait_flag(event, 0)
 
 
 # -- kernels ----------------------------------------------------------------------------------------
 
 @asc.jit(auto_sync=False)
-def tail_core(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+def tail_core(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, flags: asc.ConstExpr[int] = 1):
     """Every core scales a tile of TILE elements by 3; the last core only what is left of n."""
     blk = asc.get_block_idx()
     count = asc.cond(blk == asc.get_block_num() - 1, lambda: n - blk * TILE, lambda: TILE)
@@ -43,14 +46,14 @@ def tail_core(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
     zg.set_global_buffer(z + blk * TILE, count)
     t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
     asc.data_copy(t, xg, count)
-    _sync(EV.MTE2_V)
+    _sync(EV.MTE2_V, flags)
     asc.muls(t, t, 3.0, count)
-    _sync(EV.V_MTE3)
+    _sync(EV.V_MTE3, flags)
     asc.data_copy(zg, t, count)
 
 
 @asc.jit(auto_sync=False)
-def tail_tile(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+def tail_tile(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, flags: asc.ConstExpr[int] = 1):
     """One core adds 1 to n elements tile by tile; the last tile is partial and copied with
     data_copy_pad, chosen with asc.cond (the branches hold different copies and their own flags)."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
@@ -63,48 +66,48 @@ def tail_tile(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
 
         def whole():
             asc.data_copy(t, xg[i * TILE:], TILE)
-            _sync(EV.MTE2_V)
+            _sync(EV.MTE2_V, flags)
 
         def partial():
             asc.data_copy_pad(t, xg[i * TILE:], asc.DataCopyExtParams(1, count * 4, 0, 0, 0))
-            _sync(EV.MTE2_V)
+            _sync(EV.MTE2_V, flags)
         asc.cond(count == TILE, whole, partial)
         asc.adds(t, t, 1.0, count)
-        _sync(EV.V_MTE3)
+        _sync(EV.V_MTE3, flags)
         asc.cond(count == TILE, lambda: asc.data_copy(zg[i * TILE:], t, TILE),
                  lambda: asc.data_copy_pad(zg[i * TILE:], t, asc.DataCopyExtParams(1, count * 4, 0, 0, 0)))
-        _sync(EV.MTE3_MTE2)
+        _sync(EV.MTE3_MTE2, flags)
 
 
-def _store_int(out: Any, value: Any) -> None:
+def _store_int(out: Any, value: Any, flags: int = 1) -> None:
     """Write `value` as 8 int32 at this core's block of `out`."""
     og = asc.GlobalTensor()
     og.set_global_buffer(out + asc.get_block_idx() * 8, 8)
     t = asc.LocalTensor(asc.int32, asc.TPosition.VECOUT, 0, 8)
     asc.duplicate(t, value, 8)
-    _sync(EV.V_MTE3)
+    _sync(EV.V_MTE3, flags)
     asc.data_copy(og, t, 8)
 
 
 @asc.jit(auto_sync=False)
-def isqrt(out: asc.GlobalAddress, n: int):
+def isqrt(out: asc.GlobalAddress, n: int, flags: asc.ConstExpr[int] = 1):
     """Count until: the integer square root of n + block_idx (no iteration for 0)."""
     v = n + asc.get_block_idx()
     k = asc.while_loop(lambda k: (k + 1) * (k + 1) <= v, lambda k: k + 1, 0)
-    _store_int(out, k)
+    _store_int(out, k, flags)
 
 
 @asc.jit(auto_sync=False)
-def collatz(out: asc.GlobalAddress, n: int):
+def collatz(out: asc.GlobalAddress, n: int, flags: asc.ConstExpr[int] = 1):
     """asc.cond inside asc.while_loop: the Collatz steps of n + block_idx."""
     def step(x, s):
         return asc.cond(x % 2 == 0, lambda: x // 2, lambda: 3 * x + 1), s + 1
     _, steps = asc.while_loop(lambda x, s: x != 1, step, (n + asc.get_block_idx(), 0))
-    _store_int(out, steps)
+    _store_int(out, steps, flags)
 
 
 @asc.jit(auto_sync=False)
-def scalars(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int):
+def scalars(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int, flags: asc.ConstExpr[int] = 1):
     """Branches return a tuple of a float and an int; even tiles become x * 2 + t, odd ones x * 0.5 - t."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
     xg.set_global_buffer(x)
@@ -113,52 +116,52 @@ def scalars(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int):
     for i in range(tiles):
         scale, shift = asc.cond(i % 2 == 0, lambda: (2.0, i), lambda: (0.5, -i))
         asc.data_copy(t, xg[i * TILE:], TILE)
-        _sync(EV.MTE2_V)
+        _sync(EV.MTE2_V, flags)
         asc.muls(t, t, scale, TILE)
         asc.adds(t, t, shift * 1.0, TILE)
-        _sync(EV.V_MTE3)
+        _sync(EV.V_MTE3, flags)
         asc.data_copy(zg[i * TILE:], t, TILE)
-        _sync(EV.MTE3_MTE2)
+        _sync(EV.MTE3_MTE2, flags)
 
 
 @asc.jit(auto_sync=False)
-def triangle(x: asc.GlobalAddress, z: asc.GlobalAddress, reps: int):
+def triangle(x: asc.GlobalAddress, z: asc.GlobalAddress, reps: int, flags: asc.ConstExpr[int] = 1):
     """A runtime for loop inside asc.while_loop, its bound carried: adds 1 reps * (reps + 1) / 2 times."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
     xg.set_global_buffer(x)
     zg.set_global_buffer(z)
     t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
     asc.data_copy(t, xg, TILE)
-    _sync(EV.MTE2_V)
+    _sync(EV.MTE2_V, flags)
 
     def body(i):
         for _ in range(i + 1):
             asc.adds(t, t, 1.0, TILE)
         return i + 1
     asc.while_loop(lambda i: i < reps, body, 0)
-    _sync(EV.V_MTE3)
+    _sync(EV.V_MTE3, flags)
     asc.data_copy(zg, t, TILE)
 
 
 @asc.jit(auto_sync=False)
-def nested(x: asc.GlobalAddress, z: asc.GlobalAddress, a: int, b: int):
+def nested(x: asc.GlobalAddress, z: asc.GlobalAddress, a: int, b: int, flags: asc.ConstExpr[int] = 1):
     """Nested asc.cond with ops in every branch: z = x * (a > 0 ? (b > 0 ? 2 : 3) : 5)."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
     xg.set_global_buffer(x)
     zg.set_global_buffer(z)
     t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
     asc.data_copy(t, xg, TILE)
-    _sync(EV.MTE2_V)
+    _sync(EV.MTE2_V, flags)
 
     def positive():
         asc.cond(b > 0, lambda: asc.muls(t, t, 2.0, TILE), lambda: asc.muls(t, t, 3.0, TILE))
     asc.cond(a > 0, positive, lambda: asc.muls(t, t, 5.0, TILE))
-    _sync(EV.V_MTE3)
+    _sync(EV.V_MTE3, flags)
     asc.data_copy(zg, t, TILE)
 
 
 @asc.jit(auto_sync=False)
-def tque_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+def tque_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, flags: asc.ConstExpr[int] = 1):
     """TQue inside both branches: even tiles negated, odd tiles squared (the queues carry the events)."""
     xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
     xg.set_global_buffer(x)
@@ -179,6 +182,74 @@ def tque_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
         b = qo.deque(F32)
         asc.data_copy(zg[i * TILE:], b, TILE)
         qo.free_tensor(b)
+
+
+@asc.jit
+def while_tque(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Flag-free: a while loop over n tiles with a TQue pipeline, odd tiles doubled by an asc.cond."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    pipe = asc.TPipe()
+    qi, qo = asc.TQue(asc.TPosition.VECIN, 2), asc.TQue(asc.TPosition.VECOUT, 2)
+    pipe.init_buffer(qi, 2, TILE * 4)
+    pipe.init_buffer(qo, 2, TILE * 4)
+
+    def body(i):
+        a = qi.alloc_tensor(F32)
+        asc.data_copy(a, xg[i * TILE:], TILE)
+        qi.enque(a)
+        a = qi.deque(F32)
+        b = qo.alloc_tensor(F32)
+        asc.cond(i % 2 == 1, lambda: asc.muls(b, a, 2.0, TILE), lambda: asc.adds(b, a, 0.0, TILE))
+        qo.enque(b)
+        qi.free_tensor(a)
+        b = qo.deque(F32)
+        asc.data_copy(zg[i * TILE:], b, TILE)
+        qo.free_tensor(b)
+        return i + 1
+    asc.while_loop(lambda i: i < n, body, 0)
+
+
+@asc.jit
+def rows_of_branches(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, m: int):
+    """Flag-free: per row, an asc.cond whose branches copy in and out themselves, one with a while
+    loop (m + r additions), the other with a runtime for loop (r doublings); one UB tile for all."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    for r in range(rows):
+        def even():
+            asc.data_copy(t, xg[r * TILE:], TILE)
+
+            def body(k):
+                asc.adds(t, t, 1.0, TILE)
+                return k + 1
+            asc.while_loop(lambda k: k < m + r, body, 0)
+            asc.data_copy(zg[r * TILE:], t, TILE)
+
+        def odd():
+            asc.data_copy(t, xg[r * TILE:], TILE)
+            for _ in range(r):
+                asc.muls(t, t, 2.0, TILE)
+            asc.data_copy(zg[r * TILE:], t, TILE)
+        asc.cond(r % 2 == 0, even, odd)
+
+
+@asc.jit
+def steered(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """Flag-free, per core: a branch steered by data (get_value) and a trip count by the block index."""
+    blk = asc.get_block_idx()
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + blk * TILE, TILE)
+    zg.set_global_buffer(z + blk * TILE, TILE)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    asc.data_copy(t, xg, TILE)
+    asc.cond(t.get_value(0) > 0, lambda: asc.muls(t, t, -1.0, TILE), lambda: None)
+    k = asc.while_loop(lambda k: k < blk % 5, lambda k: k + 1, 0)
+    asc.adds(t, t, k * 1.0, TILE)
+    asc.data_copy(zg, t, TILE)
 
 
 @dataclass(frozen=True)
@@ -267,17 +338,77 @@ CASES = [
 ]
 
 
+def _while_tque_want(a):
+    x, n = a[0], a[2]
+    z = np.zeros_like(x)
+    for i in range(n):
+        seg = x[i * TILE:(i + 1) * TILE]
+        z[i * TILE:(i + 1) * TILE] = seg * np.float32(2) if i % 2 else seg + np.float32(0)
+    return z
+
+
+def _rows_want(a):
+    x, rows, m = a[0], a[2], a[3]
+    z = np.zeros_like(x)
+    for r in range(rows):
+        seg = x[r * TILE:(r + 1) * TILE]
+        z[r * TILE:(r + 1) * TILE] = _add_ones(seg, m + r) if r % 2 == 0 else seg * np.float32(2 ** r)
+    return z
+
+
+def _steered_want(a):
+    z = a[0].reshape(-1, TILE).copy()
+    for c in range(z.shape[0]):
+        if z[c, 0] > 0:
+            z[c] = -z[c]
+        z[c] = z[c] + np.float32(c % 5)
+    return z.ravel()
+
+
+# flag-free kernels (auto_sync=True only)
+AUTO_CASES = [
+    *[Case(f"while_tque-n{n}", while_tque, 1, lambda n=n: (_vec(8 * TILE), np.zeros(8 * TILE, np.float32), n),
+           lambda a: a[1], _while_tque_want) for n in (0, 1, 7)],
+    *[Case(f"rows_of_branches-{r}-{m}", rows_of_branches, 1,
+           lambda r=r, m=m: (_vec(6 * TILE), np.zeros(6 * TILE, np.float32), r, m), lambda a: a[1], _rows_want)
+      for r, m in ((0, 2), (5, 0), (6, 3))],
+    *[Case(f"steered-{c}cores", steered, c, lambda c=c: (_vec(c * TILE, c), np.zeros(c * TILE, np.float32)),
+           lambda a: a[1], _steered_want) for c in (1, 9, 70)],
+]
+
+
+MODES = {"flags": (False, 1), "auto": (True, 0)}    # mode -> (auto_sync, the kernel's `flags`)
+
+
+def _launch(case: Case, backend: str, mode: str, args: tuple) -> None:
+    auto_sync, flags = MODES[mode]
+    asc.jit(case.kernel, backend=backend, auto_sync=auto_sync)[case.cores](*args, flags)
+
+
 @pytest.fixture(scope="module")
 def prebuilt():
-    """The cpu_debug executables of every case, built with one compiler run."""
+    """The cpu_debug executables of every case in both modes, built with one compiler run."""
     if HAVE_HEADERS:
         from asc_trace.runtime.cpu_debug import prebuild
-        prebuild([asc.compile(c.kernel, c.make(), core_num=c.cores).graph for c in CASES])
+        prebuild([asc.compile(asc.jit(c.kernel, auto_sync=a), (*c.make(), f), core_num=c.cores).graph
+                  for c in CASES for a, f in MODES.values()] +
+                 [asc.compile(c.kernel, c.make(), core_num=c.cores).graph for c in AUTO_CASES])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_kernel_matches_numpy(case, backend, mode, prebuilt):
+    """With the kernel's own flags (auto_sync=False) and without any (auto_sync=True: the scheduler
+    synchronises every path through the branches and loops)."""
+    args = case.make()
+    _launch(case, backend, mode, args)
+    np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}, {mode}")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_kernel_matches_numpy(case, backend, prebuilt):
+@pytest.mark.parametrize("case", AUTO_CASES, ids=[c.id for c in AUTO_CASES])
+def test_flag_free_kernel_matches_numpy(case, backend, prebuilt):
     args = case.make()
     asc.jit(case.kernel, backend=backend)[case.cores](*args)
     np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}")
@@ -287,9 +418,10 @@ def test_the_backends_agree_to_the_byte():
     for case in CASES[:6]:
         got = set()
         for backend in ("sim", "eager", "cpp"):
-            args = case.make()
-            asc.jit(case.kernel, backend=backend)[case.cores](*args)
-            got.add(case.out(args).tobytes())
+            for mode in MODES:
+                args = case.make()
+                _launch(case, backend, mode, args)
+                got.add(case.out(args).tobytes())
         assert len(got) == 1, case.id
 
 

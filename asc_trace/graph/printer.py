@@ -80,6 +80,8 @@ def node_text(n: Node, targets: tuple | None = None) -> str:
         typed = ", ".join(f"{v.name}: {v.type} = {to_str(e)}" for v, e in zip(carried, inits))
         return f"%{n.id} = while {to_str(cond)} carrying {typed}:"
     if n.op == "yield":
+        if not n.args:
+            return f"%{n.id} = yield"
         if targets is not None and len(targets) == len(n.args):
             return f"%{n.id} = yield " + ", ".join(f"{v.name} = {to_str(e)}" for v, e in zip(targets, n.args))
         return f"%{n.id} = yield " + ", ".join(to_str(e) for e in n.args)

@@ -197,7 +197,8 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
     ctx.check_pending()
     if len(g.order) != before:
         first = g.node(g.order[before])
-        raise TraceError(f"cond_fn of asc.while_loop calls a kernel API function ({first.op}), but the condition "
+        what = {"if": "asc.cond", "while": "asc.while_loop", "for": "a runtime loop"}.get(first.op, first.op)
+        raise TraceError(f"cond_fn of asc.while_loop calls a kernel API function ({what}), but the condition "
                          "is evaluated again before every iteration and can only compute with scalars", first.loc,
                          related=[("the while_loop", loc)],
                          hint="compute that value in body_fn (and once before the loop for init) and carry it")

@@ -41,7 +41,19 @@ def bool_hint(loc: SourceLoc) -> str:
     return GENERAL
 
 
+_IF_TAIL = "; a choice known while tracing (an asc.ConstExpr parameter, a Python constant) stays a Python `if`"
+_WHILE_TAIL = "; a loop whose trip count is known while tracing can stay a Python loop or use asc.static_range"
+
+
 def _if_hint(node: ast.If) -> str:
+    return _if_text(node) + _IF_TAIL
+
+
+def _while_hint(node: ast.While) -> str:
+    return _while_text(node) + _WHILE_TAIL
+
+
+def _if_text(node: ast.If) -> str:
     cond = _cond_text(node.test)
     outs = _assigned(node.body + node.orelse)
     if outs:
@@ -58,7 +70,7 @@ def _if_hint(node: ast.If) -> str:
             "(both traced, the taken one runs)")
 
 
-def _while_hint(node: ast.While) -> str:
+def _while_text(node: ast.While) -> str:
     cond = _cond_text(node.test)
     changed = _assigned(node.body)
     tested = [n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)]
