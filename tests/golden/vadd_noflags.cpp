@@ -51,19 +51,19 @@ extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR
         AscendC::DataCopy(t12, t0[static_cast<uint64_t>(i0 * 256)], static_cast<uint32_t>(256));
         // vadd_noflags.py:26 (%8)
         AscendC::DataCopy(t13, t1[static_cast<uint64_t>(i0 * 256)], static_cast<uint32_t>(256));
-        // vadd_noflags.py:26 (%15)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +5
+        // vadd_noflags.py:26 (%15)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +4
         AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
-        // vadd_noflags.py:27 (%16)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +5
+        // vadd_noflags.py:27 (%16)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +4
         AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
         // vadd_noflags.py:27 (%27)  auto: WAR %10 (vadd_noflags.py:28) -> %9 (vadd_noflags.py:27) +2, carried 2 iteration(s) by loop %6
         AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(i0 % 2));
         // vadd_noflags.py:27 (%9)
         AscendC::Add(t14, t12, t13, static_cast<int32_t>(256));
-        // vadd_noflags.py:27 (%17)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +5
+        // vadd_noflags.py:27 (%17)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +4
         AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
         // vadd_noflags.py:27 (%22)  auto: WAR %9 (vadd_noflags.py:27) -> %7 (vadd_noflags.py:25) +2, carried 2 iteration(s) by loop %6
         AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(i0 % 2));
-        // vadd_noflags.py:28 (%18)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +5
+        // vadd_noflags.py:28 (%18)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +4
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
         // vadd_noflags.py:28 (%10)
         AscendC::DataCopy(t2[static_cast<uint64_t>(i0 * 256)], t14, static_cast<uint32_t>(256));
