@@ -12,19 +12,26 @@ from helpers import rand
 T = 64
 
 
-@asc.jit
-def rows_of_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, tiles: int):
-    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-    xg.set_global_buffer(x, rows * tiles * T)
-    zg.set_global_buffer(z, rows * tiles * T)
-    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
-    b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * T, T)
-    for r in range(rows):
-        for t in range(tiles):
-            o = (r * tiles + t) * T
-            asc.data_copy(a, xg[o:], T)
-            asc.muls(b, a, 2.0, T)
-            asc.data_copy(zg[o:], b, T)
+def rows_kernel(tile: int):
+    """rows x tiles of `tile` floats per core: copy -> muls -> copy, two nested runtime loops, no flags."""
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, tiles: int):
+        n = rows * tiles * tile
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x + asc.get_block_idx() * n, n)
+        zg.set_global_buffer(z + asc.get_block_idx() * n, n)
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, tile)
+        b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * tile, tile)
+        for r in range(rows):
+            for t in range(tiles):
+                o = (r * tiles + t) * tile
+                asc.data_copy(a, xg[o:], tile)
+                asc.muls(b, a, 2.0, tile)
+                asc.data_copy(zg[o:], b, tile)
+    return k
+
+
+rows_of_tiles = rows_kernel(T)
 
 
 @asc.jit
@@ -41,21 +48,6 @@ def row_sums(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, tiles: int):
             asc.data_copy(a, xg[(r * tiles + t) * T:], T)
             asc.add(acc, acc, a, T)
         asc.data_copy(zg[r * T:], acc, T)
-
-
-@asc.jit
-def tile_range(x: asc.GlobalAddress, z: asc.GlobalAddress, per_core: int):
-    """Each core scales its own range of tiles: a loop with a runtime start."""
-    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-    xg.set_global_buffer(x)
-    zg.set_global_buffer(z)
-    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
-    b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * T, T)
-    first = asc.get_block_idx() * per_core
-    for t in range(first, first + per_core):
-        asc.data_copy(a, xg[t * T:], T)
-        asc.adds(b, a, 1.0, T)
-        asc.data_copy(zg[t * T:], b, T)
 
 
 def many_tiles(n: int):
@@ -113,13 +105,9 @@ def test_accumulate_over_tiles_per_row(backend, rows, tiles):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("per_core", [0, 1, 5])
 def test_loop_with_a_runtime_start(backend, per_core):
-    cores = 4
-    x = rand(max(1, cores * per_core) * T, np.float32)
-    z = np.zeros_like(x)
-    asc.jit(tile_range, backend=backend)[cores](x, z, per_core)
-    ref = np.zeros_like(x)
-    ref[:cores * per_core * T] = x[:cores * per_core * T] + np.float32(1)
-    np.testing.assert_array_equal(z, ref)
+    import tile_range           # examples/tile_range.py: core b takes tiles [b * per_core, (b + 1) * per_core)
+    got, want = tile_range.run(backend, cores=4, per_core=per_core)
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("n", [9, 12, 20])
@@ -163,24 +151,9 @@ def test_a_kernel_that_truly_needs_more_ids_is_refused_naming_its_tensors():
 def test_nested_kernel_pipelines():
     """Flag-free rows x tiles: modeled cycles within 25 % of the busiest pipe of the slowest block."""
     rows, tiles, tile = 8, 16, 2048
-
-    @asc.jit
-    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, tiles: int):
-        n = rows * tiles * tile
-        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-        xg.set_global_buffer(x + asc.get_block_idx() * n, n)
-        zg.set_global_buffer(z + asc.get_block_idx() * n, n)
-        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, tile)
-        b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * tile, tile)
-        for r in range(rows):
-            for t in range(tiles):
-                o = (r * tiles + t) * tile
-                asc.data_copy(a, xg[o:], tile)
-                asc.muls(b, a, 2.0, tile)
-                asc.data_copy(zg[o:], b, tile)
     x = rand(2 * rows * tiles * tile, np.float32)
     z = np.zeros_like(x)
-    prof = asc.profile(k, x, z, rows, tiles, core_num=2)
+    prof = asc.profile(rows_kernel(tile), x, z, rows, tiles, core_num=2)
     np.testing.assert_array_equal(z, x * np.float32(2))
     busiest = max(prof.pipe_busy.values())
     assert prof.slowest_block_cycles <= 1.25 * busiest, prof.summary()

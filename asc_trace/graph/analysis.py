@@ -99,6 +99,19 @@ class Profile:
         return dict(self.fixed).get(cond, True)
 
 
+def _inductions(w: While) -> dict[Var, tuple[Expr, int]]:
+    """Carried values of a while loop that each iteration steps by a constant: var -> (initial, step)."""
+    last = w.body[-1] if w.body else None
+    if not isinstance(last, Node) or last.op != "yield":
+        return {}
+    out: dict[Var, tuple[Expr, int]] = {}
+    for v, init, nxt in zip(w.node.args[0], w.node.args[1], last.args):
+        if isinstance(nxt, Bin) and nxt.op in ("+", "-") and nxt.a == v and isinstance(nxt.b, Const) \
+                and isinstance(nxt.b.value, int) and v.type == "int":
+            out[v] = (init, nxt.b.value if nxt.op == "+" else -nxt.b.value)
+    return out
+
+
 def trip_count(for_node: Node) -> int | None:
     """The trip count of a `for` whose bounds are known while tracing, else None."""
     _var, start, stop, step = for_node.args
@@ -173,8 +186,17 @@ class _AbstractRun:
             elif isinstance(it, While):
                 u = self.trips.get(it.node.id, 3)
                 self.trace.loops[it.node.id] = u
+                inductions = _inductions(it)
                 for k in range(u):
+                    # a carried value that steps by a constant is known in each unrolled iteration (the
+                    # addresses it indexes are then told apart like a for loop's)
+                    for v, (init, step) in inductions.items():
+                        self.subst[v] = binop("+", substitute(init, self.subst), Const(k * step))
+                    self.subst_key = tuple(self.subst.items())
                     self.block(it.body, iters + (k,))
+                for v in inductions:
+                    self.subst.pop(v, None)
+                self.subst_key = tuple(self.subst.items())
             elif isinstance(it, Cond):
                 visit = self.visits.get(it.node.id, 0)
                 self.visits[it.node.id] = visit + 1
