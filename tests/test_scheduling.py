@@ -209,3 +209,30 @@ def test_every_inserted_sync_explains_itself():
     assert auto and all(n.attr("why", "").startswith("auto: ") for n in auto)
     text = str(g)
     assert "carried" in text and "prime for loop" in text and "drain after loop" in text
+
+
+def test_branch_outputs_flow_from_their_yields():
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
+        count = asc.cond(n > T, lambda: T, lambda: n)
+        asc.data_copy(a, xg, T)
+        asc.adds(a, a, 1.0, count)
+        asc.data_copy(zg, a, T)
+    x = rand(T, np.float32)
+    g = asc.compile(k, (x, np.zeros_like(x), 16)).graph
+    adds = next(n for n in g if n.op == "adds")
+    sources = {g.node(u).op for u, _, d in g.nx.in_edges(adds.id, data=True) if d["kind"] == "value"}
+    assert sources == {"yield"}
+    assert sum(1 for _, _, d in g.nx.in_edges(adds.id, data=True) if d["kind"] == "value") == 2
+
+
+def test_a_hand_synchronised_kernel_has_its_dataflow_edges_too():
+    import vadd                 # the seed article's kernel: its own set_flag / wait_flag, auto_sync=False
+    x = np.zeros(8 * 2048, np.float32)
+    g = asc.compile(asc.jit(vadd.vadd_kernel, auto_sync=False), (x, x, x, 2048)).graph
+    deps = [(g.node(u).op, g.node(v).op, d["hazard"]) for u, v, d in g.nx.edges(data=True) if d["kind"] == "dep"]
+    assert ("data_copy", "add", "RAW") in deps and ("add", "data_copy", "RAW") in deps

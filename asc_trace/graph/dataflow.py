@@ -5,6 +5,8 @@
   (`pipes`, e.g. "MTE2->V"), the loop carrying it and the distance in iterations (0 = same iteration);
 - `kind="sync"` edges from each inserted set_flag to its wait_flag (`event`), `kind="orders"` edges
   from the producer to the set and from the wait to the consumer of every need the pair covers;
+- `kind="value"` edges from each `yield` to the nodes that use the branch output or carried value it
+  assigns (the scalar dataflow of asc.cond and asc.while_loop);
 - node attributes `op`, `pipe` and `scope` (the enclosing regions) on every node.
 
 The edges come from the same abstract runs the scheduler plans with (graph/analysis.py).
@@ -12,6 +14,9 @@ The edges come from the same abstract runs the scheduler plans with (graph/analy
 from __future__ import annotations
 
 from .analysis import Need, Trace, find_deps
+from .expr import free_vars
+from .node import exprs_in
+from .regions import yield_targets
 from .kernel_graph import KernelGraph
 from .sync_plan import Plan
 
@@ -44,7 +49,8 @@ def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
 
 
 def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:
-    """Write the dependences and the inserted flags' edges into `g.nx` (in place; returns g)."""
+    """A copy of `g` with the dependences and the inserted flags' edges in its `nx`."""
+    g = g.copy()
     nxg = g.nx
     added: set[tuple] = set()
 
@@ -54,6 +60,7 @@ def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGr
             nxg.add_edge(u, v, kind=kind, **data)
     for (a, b, *_), data in dependences(g, traces).items():
         nxg.add_edge(a, b, **data)
+    _value_edges(g, edge)
     for p in plans:
         sets = [nid for nid in p.nodes if g.node(nid).op == "set_flag"]
         waits = [nid for nid in p.nodes if g.node(nid).op == "wait_flag"]
@@ -73,3 +80,24 @@ def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGr
                 edge(need.a.node.id, barrier, "orders")
                 edge(barrier, need.b.node.id, "orders")
     return g
+
+
+def _value_edges(g: KernelGraph, edge) -> None:
+    assigners: dict[str, list[int]] = {}
+    for yid, targets in yield_targets(g).items():
+        for v in targets:
+            assigners.setdefault(v.env_key, []).append(yid)
+    if not assigners:
+        return
+    for n in g:
+        for e in exprs_in(n.args):
+            for v in free_vars(e):
+                for yid in assigners.get(v.env_key, ()):
+                    edge(yid, n.id, "value", var=v.name)
+
+
+def dataflow(g: KernelGraph) -> KernelGraph:
+    """The pass for kernels the scheduler leaves alone (auto_sync=False): the same dependence edges,
+    from one abstract run (every branch's then-side, every loop its unroll)."""
+    from .analysis import abstract_trace
+    return annotate(g, [abstract_trace(g)], [])

@@ -22,6 +22,9 @@ def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
         copies = options.get("multi_buffer", "auto")
         passes.append(("multi_buffer", lambda g: multi_buffer(g, copies)))
         passes.append(("insert_sync", insert_sync))
+    else:
+        from .dataflow import dataflow
+        passes.append(("dataflow", dataflow))
     return passes
 
 
