@@ -31,7 +31,7 @@ from ..graph.expr import free_vars
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.numerics import cast_values
 from ..graph.ops import REGISTRY
-from .executors import efn, scalar_as
+from .executors import bind, efn, scalar_as
 from .interpreter import Interpreter, LoopStep, NodeStep
 from .machine import GmRoot, Machine, UbRoot
 
@@ -451,11 +451,11 @@ def _last_writes(ops: list[Op]) -> list[tuple[int, int, int]]:
 
 def _write_back(m: Machine, ops: list[Op], results: list, ts: slice, last: list, k: int) -> int:
     """Put into the UB the last writes that fall in this chunk (from entry k of `last`); the next entry."""
+    ub = m.ub
     while k < len(last) and last[k][0] < ts.stop:
         t, i, addr = last[k]
-        nbytes = ops[i].dst.nbytes
-        m.ub[:, addr:addr + nbytes] = np.ascontiguousarray(results[i][t - ts.start]).view(np.uint8).reshape(
-            m.C, nbytes)
+        dst = ops[i].dst
+        ub[:, addr:addr + dst.nbytes].view(dst.dtype.np)[...] = results[i][t - ts.start]
         k += 1
     return k
 
@@ -491,6 +491,9 @@ def _gm_view(m: Machine, g: Gm, ts: slice, writable: bool) -> np.ndarray:
     if g.grid is not None:
         s0, a, b = g.grid
         isz = arr.itemsize
+        if arr.flags.c_contiguous:       # the plain constructor: as_strided's checks cost more than the copy
+            return np.ndarray((ts.stop - ts.start, m.C, g.count), arr.dtype, arr, (s0 + a * ts.start) * isz,
+                              (a * isz, b * isz, isz))
         return as_strided(arr[s0 + a * ts.start:], shape=(ts.stop - ts.start, m.C, g.count),
                           strides=(a * isz, b * isz, isz), writeable=writable)
     idx = g.start[ts][..., None] + np.arange(g.count)
@@ -519,6 +522,10 @@ class BatchInterpreter(Interpreter):
         if not BINDER_FAMILY:
             _init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
+
+    def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
+        # the launch's checks passed on the same values: the operand range checks cannot fail
+        return bind(node, ranges, known, checks=False)
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)

@@ -63,8 +63,12 @@ class Interpreter:
                 steps.append(LoopStep(it.node, var.env_key, compile_expr(start), compile_expr(stop),
                                       compile_expr(step), self.prepare(it.body, inner, set(known))))
             else:
-                steps.append(NodeStep(it, bind(it, ranges, known)))
+                steps.append(NodeStep(it, self.bind_node(it, ranges, known)))
         return steps
+
+    def bind_node(self, node: Node, ranges: Ranges, known: set) -> Callable[[Machine], Any]:
+        """A node's executor with its operand checks (executors.bind)."""
+        return bind(node, ranges, known)
 
     def run(self, m: Machine) -> None:
         with np.errstate(all="ignore"):
