@@ -20,8 +20,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
 from ..enums import HardEvent
