@@ -140,7 +140,8 @@ def test_a_checked_launch_does_not_vouch_for_other_arguments():
         a = asc.LocalTensor(F32, VECIN, 0, 128)
         asc.data_copy(a, xg, 64)
         asc.data_copy(a[d:], xg[64:], 64)       # overlaps the first copy unless d >= 64
-        _sync = (asc.set_flag(HE.MTE2_MTE3, 0), asc.wait_flag(HE.MTE2_MTE3, 0))
+        asc.set_flag(HE.MTE2_MTE3, 0)
+        asc.wait_flag(HE.MTE2_MTE3, 0)
         asc.data_copy(zg, a, 128)
 
     x, z = rand(128, np.float32, 8), np.zeros(128, np.float32)

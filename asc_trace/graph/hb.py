@@ -159,11 +159,18 @@ class PipeClock:
     # -- execution --------------------------------------------------------------------------------
     def _execute(self, ins: Instr, p: int) -> None:
         vc = self.vc[p]
-        src = ins.issue_vc if ins.issue_vc is not None else self.vc[S]
         if p != S:
-            for i in range(4):
-                if src[i] > vc[i]:
-                    vc[i] = src[i]
+            src = ins.issue_vc if ins.issue_vc is not None else self.vc[S]
+            # join the issuing scalar unit's clock (unrolled: this runs for every instruction)
+            a, b, c, d = src
+            if a > vc[0]:
+                vc[0] = a
+            if b > vc[1]:
+                vc[1] = b
+            if c > vc[2]:
+                vc[2] = c
+            if d > vc[3]:
+                vc[3] = d
         vc[p] += 1
         ins.epoch = vc[p]
         kind = ins.kind

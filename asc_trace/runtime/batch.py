@@ -26,101 +26,15 @@ from typing import Any, Callable
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..dtypes import DataType, from_compute, to_compute
 from ..graph.expr import free_vars
 from ..graph.node import Node, TensorRef, exprs_in
-from ..graph.numerics import cast_values
-from ..graph.ops import REGISTRY
-from .executors import efn, scalar_as
+from .batch_ops import BINDER_FAMILY, Gm, Grid, NotBatchable, Op, Ub, binder, init_binder_family, value_bytes
+from .executors import bind
 from .interpreter import Interpreter, LoopStep, NodeStep
 from .machine import GmRoot, Machine, UbRoot
 
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 1 << 20       # the results of one chunk of iterations take at most this many bytes
 _SYNC = frozenset({"set_flag", "wait_flag", "pipe_barrier"})
-_ELEMENTWISE = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast"})
-
-
-class NotBatchable(Exception):
-    """The loop's addresses do not fit the rules of the module docstring: run it iteration by iteration."""
-
-
-# -- what each node does, per iteration ------------------------------------------------------------------
-
-@dataclass(slots=True)
-class Ub:
-    """A UB operand: byte address per iteration, bytes, element type."""
-
-    addr: np.ndarray
-    nbytes: int
-    dtype: DataType
-
-
-@dataclass(slots=True)
-class Gm:
-    """A GM operand: element start per (iteration, core), element count, element type, argument."""
-
-    param: int
-    start: np.ndarray
-    count: int
-    dtype: DataType
-    grid: tuple | None = None     # (s0, per-iteration step, per-core step) when start is such a grid
-
-
-def _grid_of(start: np.ndarray) -> tuple | None:
-    T, C = start.shape
-    s0 = int(start[0, 0])
-    a = int(start[1, 0] - s0) if T > 1 else 0
-    b = int(start[0, 1] - s0) if C > 1 else 0
-    if a >= 0 and b >= 0 and np.array_equal(start, s0 + a * np.arange(T)[:, None] + b * np.arange(C)[None, :]):
-        return s0, a, b
-    return None
-
-
-@dataclass(slots=True)
-class Op:
-    node: Node
-    kind: str                         # "load", "store", "ub_copy", "elementwise", "root"
-    dst: Any = None                   # Ub (or Gm for a store)
-    srcs: tuple = ()                  # Ub / Gm operands read
-    compute: Callable | None = None   # elementwise: (source values, scalar) -> stored result
-    scalar: Any = None
-    root: tuple | None = None         # "root": (node id, addr per iteration, bytes)
-
-
-class _Grid:
-    """Evaluates operand expressions over a chunk of iterations: shapes (T, cores)."""
-
-    def __init__(self, m: Machine, key: str, values: np.ndarray) -> None:
-        self.T = len(values)
-        self.C = m.C
-        self.env = dict(m.env)
-        self.env[key] = values[:, None]
-
-    def grid(self, v: Any) -> np.ndarray:
-        a = np.asarray(v)
-        if a.dtype.kind not in "iu":
-            if a.dtype.kind == "f" and np.all(a == np.trunc(a)):
-                a = a.astype(np.int64)
-            else:
-                raise NotBatchable
-        return np.broadcast_to(a, (self.T, self.C))
-
-    def per_iter(self, v: Any) -> np.ndarray:
-        """A value that must be the same on every core (UB addresses): one per iteration."""
-        g = self.grid(v)
-        if self.C > 1 and not np.all(g == g[:, :1]):
-            raise NotBatchable
-        return g[:, 0].astype(np.int64)
-
-    def uniform(self, v: Any) -> int:
-        """A value that must be the same on every core and every iteration (counts)."""
-        if isinstance(v, (int, np.integer)):
-            return int(v)
-        g = self.grid(v)
-        first = g.flat[0]
-        if not np.all(g == first):
-            raise NotBatchable
-        return int(first)
 
 
 @dataclass(slots=True)
@@ -153,7 +67,7 @@ class LoopBatch:
             n = it.node
             if n.op in _SYNC:
                 continue
-            self.nodes.append((n, _binder(n)))
+            self.nodes.append((n, binder(n)))
             for e in exprs_in(n.args):
                 env_keys.update(v.env_key for v in free_vars(e))
             roots.update(a.root for a in n.args if isinstance(a, TensorRef))
@@ -197,13 +111,13 @@ class LoopBatch:
         return p
 
     def _plan(self, m: Machine, values: np.ndarray) -> Plan:
-        g = _Grid(m, self.step.key, values)
+        g = Grid(m, self.step.key, values)
         roots: dict[int, tuple[np.ndarray, int]] = {}
         ops = [bind(g, m, roots) for n, bind in self.nodes]
         ub_writes = [op.dst for op in ops if op.kind in ("load", "ub_copy", "elementwise")]
         sources = [[_source(ops, i, s, ub_writes) for s in op.srcs] for i, op in enumerate(ops)]
         copy_gm = _check_gm(ops)
-        per_iter = sum(_value_bytes(op, m.C, copy_gm) for op in ops)
+        per_iter = sum(value_bytes(op, m.C, copy_gm) for op in ops)
         chunk = max(1, min(len(values), CHUNK_BYTES // max(1, per_iter)))
         return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops))
 
@@ -239,150 +153,6 @@ class LoopBatch:
             else:                                                     # store
                 _gm_view(m, op.dst, ts, writable=True)[...] = ins[0]
         return results
-
-
-def _binder(n: Node) -> Callable:
-    """The node's per-chunk operand evaluation (raises NotBatchable for nodes this module cannot run)."""
-    op = REGISTRY[n.op]
-    fam = op.family
-    if n.op == "local_tensor":
-        _pos, addr, length = n.args
-        fa, fl = efn(addr), efn(length)
-        size = n.attr("dtype").itemsize
-
-        def bind_root(g: _Grid, m: Machine, roots: dict) -> Op:
-            a = g.per_iter(fa(g.env))
-            nbytes = g.uniform(fl(g.env)) * size
-            roots[n.id] = (a, nbytes)
-            return Op(n, "root", root=(n.id, a, nbytes))
-        return bind_root
-    if n.attr("form") in ("mask", "params"):
-        raise NotBatchable
-    if fam == "data_copy":
-        d, s, cnt = n.args
-        fd, fs, fc = efn(d.offset), efn(s.offset), efn(cnt)
-        kind = {("ub", "gm"): "load", ("gm", "ub"): "store", ("ub", "ub"): "ub_copy"}[(d.space, s.space)]
-
-        def bind_copy(g: _Grid, m: Machine, roots: dict) -> Op:
-            count = g.uniform(fc(g.env))
-            if count <= 0:
-                raise NotBatchable          # a no-op copy: not worth a special case
-            dst = _operand(g, m, roots, d, fd, count)
-            src = _operand(g, m, roots, s, fs, count)
-            return Op(n, kind, dst, (src,))
-        return bind_copy
-    if fam not in _ELEMENTWISE or BINDER_FAMILY.get(n.op, fam) != fam:
-        raise NotBatchable
-    ref = op.ref
-    if fam == "vec_cast":
-        d, s, mode, cnt = n.args
-        srcs, sc_expr = [s], None
-        mname = mode.name[5:].lower()
-
-        def compute(ins: list, sc: Any) -> np.ndarray:
-            return cast_values(ins[0], s.dtype, d.dtype, mname)
-    elif fam == "vec_duplicate":
-        d, sc_expr, cnt = n.args
-        srcs = []
-        compute = None      # set below: needs the shape
-    elif fam == "vec_scalar":
-        d, a, sc_expr, cnt = n.args
-        srcs = [d, a] if n.op == "axpy" else [a]
-        compute = None
-    else:
-        d, *srcs, cnt = n.args
-        sc_expr = None
-        compute = None
-    fd, fsrc, fc = efn(d.offset), [efn(t.offset) for t in srcs], efn(cnt)
-    fsc = efn(sc_expr) if sc_expr is not None else None
-    sdt: DataType = n.attr("src_dtype") or d.dtype
-    dt = d.dtype
-    if compute is None:
-        if fam == "vec_duplicate":
-            def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(sc, dt)
-        elif fam == "vec_scalar" and n.op == "axpy":
-            def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(ref(to_compute(ins[0], d.dtype), to_compute(ins[1], srcs[1].dtype), sc), dt)
-        elif fam == "vec_scalar":
-            def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(ref(to_compute(ins[0], srcs[0].dtype), sc), dt)
-        elif fam == "vec_binary":
-            def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(ref(to_compute(ins[0], srcs[0].dtype), to_compute(ins[1], srcs[1].dtype)), dt)
-        else:
-            def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(ref(to_compute(ins[0], srcs[0].dtype)), dt)
-
-    def bind_elementwise(g: _Grid, m: Machine, roots: dict) -> Op:
-        count = g.uniform(fc(g.env))
-        if count <= 0:
-            raise NotBatchable
-        src_ops = tuple(_operand(g, m, roots, t, f, count) for t, f in zip(srcs, fsrc))
-        dst = _operand(g, m, roots, d, fd, count)
-        sc = None
-        if fsc is not None:
-            v = np.asarray(fsc(g.env))
-            if v.ndim == 0:
-                sc = scalar_as(sdt, v)
-            else:
-                sc = scalar_as(sdt, np.broadcast_to(v, (g.T, g.C)).reshape(g.T * g.C)).reshape(g.T, g.C, 1)
-        if fam == "vec_duplicate":
-            sc = np.broadcast_to(sc, (g.T, g.C, count)) if isinstance(sc, np.ndarray) and sc.ndim == 3 else sc
-            return Op(n, "elementwise", dst, src_ops, _dup(compute, count, g.C), sc)
-        return Op(n, "elementwise", dst, src_ops, compute, sc)
-    return bind_elementwise
-
-
-def _dup(compute: Callable, count: int, C: int) -> Callable:
-    def run(ins: list, sc: Any) -> np.ndarray:
-        v = np.asarray(sc)
-        if v.ndim == 3:
-            return np.ascontiguousarray(compute(ins, v))
-        return np.ascontiguousarray(np.broadcast_to(compute(ins, v), (1, C, count)))
-    return run
-
-
-# the binder executors.py uses for each op (only the count forms of these families are batched here)
-BINDER_FAMILY: dict[str, str] = {}
-
-
-def _init_binder_family() -> None:
-    from .executors import BINDERS
-    for name, op in REGISTRY.items():
-        b = BINDERS.get(name)
-        if b is not None and b is not BINDERS.get(op.family):
-            BINDER_FAMILY[name] = "own"      # an op with its own executor: not one of the families above
-
-
-def _operand(g: _Grid, m: Machine, roots: dict, ref: TensorRef, f: Callable, count: int) -> Ub | Gm:
-    size = ref.dtype.itemsize
-    off = f(g.env)
-    if ref.space == "ub":
-        r = roots.get(ref.root)
-        if r is not None:
-            base = r[0]
-        else:
-            root = m.roots.get(ref.root)
-            if not isinstance(root, UbRoot) or root.slot >= 0:
-                raise NotBatchable          # queue tensors change with every alloc / deque
-            base = root.addr
-        return Ub(base + g.per_iter(off) * size, count * size, ref.dtype)
-    root = m.roots.get(ref.root)
-    if not isinstance(root, GmRoot):
-        raise NotBatchable
-    start = np.broadcast_to(np.asarray(root.start, dtype=np.int64) + g.grid(off), (g.T, g.C))
-    return Gm(root.param, start, count, ref.dtype, _grid_of(start))
-
-
-def _value_bytes(op: Op, C: int, copy_gm: set) -> int:
-    """Bytes one iteration's result of `op` takes (loads are views of GM unless the loop writes it)."""
-    if op.kind in ("elementwise", "ub_copy"):
-        return C * op.dst.nbytes * 2      # the result, and a temporary of the computation
-    if op.kind == "load" and op.srcs[0].param in copy_gm:
-        return C * op.dst.nbytes
-    return 0
-
 
 # -- the UB: where each read comes from -------------------------------------------------------------------
 
@@ -451,11 +221,11 @@ def _last_writes(ops: list[Op]) -> list[tuple[int, int, int]]:
 
 def _write_back(m: Machine, ops: list[Op], results: list, ts: slice, last: list, k: int) -> int:
     """Put into the UB the last writes that fall in this chunk (from entry k of `last`); the next entry."""
+    ub = m.ub
     while k < len(last) and last[k][0] < ts.stop:
         t, i, addr = last[k]
-        nbytes = ops[i].dst.nbytes
-        m.ub[:, addr:addr + nbytes] = np.ascontiguousarray(results[i][t - ts.start]).view(np.uint8).reshape(
-            m.C, nbytes)
+        dst = ops[i].dst
+        ub[:, addr:addr + dst.nbytes].view(dst.dtype.np)[...] = results[i][t - ts.start]
         k += 1
     return k
 
@@ -491,6 +261,9 @@ def _gm_view(m: Machine, g: Gm, ts: slice, writable: bool) -> np.ndarray:
     if g.grid is not None:
         s0, a, b = g.grid
         isz = arr.itemsize
+        if arr.flags.c_contiguous:       # the plain constructor: as_strided's checks cost more than the copy
+            return np.ndarray((ts.stop - ts.start, m.C, g.count), arr.dtype, arr, (s0 + a * ts.start) * isz,
+                              (a * isz, b * isz, isz))
         return as_strided(arr[s0 + a * ts.start:], shape=(ts.stop - ts.start, m.C, g.count),
                           strides=(a * isz, b * isz, isz), writeable=writable)
     idx = g.start[ts][..., None] + np.arange(g.count)
@@ -517,8 +290,12 @@ class BatchInterpreter(Interpreter):
     def __init__(self, graph: Any) -> None:
         super().__init__(graph)
         if not BINDER_FAMILY:
-            _init_binder_family()
+            init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
+
+    def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
+        # the launch's checks passed on the same values: the operand range checks cannot fail
+        return bind(node, ranges, known, checks=False)
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)

@@ -37,15 +37,16 @@ def binder(*keys: str):
     return deco
 
 
-def bind(node: Node, ranges: Ranges | None = None, known: set | None = None) -> Step:
+def bind(node: Node, ranges: Ranges | None = None, known: set | None = None, checks: bool = True) -> Step:
     """The node's executor, preceded by its operand checks (runtime/checks.py); `ranges` bounds the
     loop indices in scope and `known` holds the checks made before in this scope, so that checks that
-    cannot fail are left out."""
+    cannot fail are left out. `checks=False` leaves them all out (a launch whose checks passed)."""
     op = REGISTRY[node.op]
     b = BINDERS.get(node.op) or BINDERS.get(op.family)
     if b is None:
         raise NotImplementedError(f"no executor for op {node.op!r}")
-    return with_checks(node, b(node, op), ranges, known)
+    step = b(node, op)
+    return with_checks(node, step, ranges, known) if checks else step
 
 
 def efn(e: Expr | None) -> Callable[[dict], Any]:
@@ -196,13 +197,20 @@ def _bind_global_tensor(node: Node, op: OpDef) -> Step:
     def run(m: Machine) -> None:
         start = fo(m.env)
         window = fz(m.env)
-        if np.any(np.asarray(start) < 0):
+        if _negative(start):
             raise OutOfBoundsError(f"set_global_buffer starts before the argument {param.name} (offset {start})",
                                    node=node)
-        if window is not None and np.any(np.asarray(window) < 0):
+        if window is not None and _negative(window):
             raise OutOfBoundsError(f"set_global_buffer window length is negative ({window})", node=node)
         m.roots[node.id] = GmRoot.make(param.index, start, window, param.name)
     return run
+
+
+def _negative(v: Any) -> bool:
+    """Whether a value (one per core, or one for all) is negative somewhere."""
+    if isinstance(v, np.ndarray):
+        return v.size > 0 and v.min() < 0
+    return v < 0
 
 
 @binder("local_tensor")

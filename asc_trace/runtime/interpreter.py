@@ -117,8 +117,12 @@ class Interpreter:
             elif it.op == "yield":
                 steps.append(YieldStep(it, targets, tuple(compile_expr(e) for e in it.args)))
             else:
-                steps.append(NodeStep(it, bind(it, ranges, known)))
+                steps.append(NodeStep(it, self.bind_node(it, ranges, known)))
         return steps
+
+    def bind_node(self, node: Node, ranges: Ranges, known: set) -> Callable[[Machine], Any]:
+        """A node's executor with its operand checks (executors.bind)."""
+        return bind(node, ranges, known)
 
     def run(self, m: Machine) -> None:
         with np.errstate(all="ignore"):

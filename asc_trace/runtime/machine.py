@@ -50,7 +50,7 @@ class GmRoot:
     @classmethod
     def make(cls, param: int, start: Any, window: Any, name: str = "") -> "GmRoot":
         if isinstance(start, np.ndarray):
-            st = start.astype(np.int64)
+            st = start.astype(np.int64, copy=False)
             lst = st.tolist()         # a few cores: plain integers are faster than NumPy here
             step = lst[1] - lst[0] if len(lst) > 1 else 0
             ap = all(lst[i + 1] - lst[i] == step for i in range(len(lst) - 1))
@@ -126,6 +126,7 @@ class Machine:
         self.core_num = core_num
         self.ub = UB_POOL.take(self.C)
         self.ub_hi = 0           # end of the highest UB root defined: the bytes to poison again on release
+        self.data = True         # False: instructions are checked without their data effects (no GM views)
         self.gm = gm
         self.env = dict(env)
         self.env["blk"] = cores.copy() if self.C > 1 else int(cores[0])
@@ -141,6 +142,8 @@ class Machine:
     # -- scalars --------------------------------------------------------------------------------
     def uniform_int(self, v: Any, node: Node, what: str) -> int:
         """A value that must be the same on every core of the group (UB addresses, counts, bounds)."""
+        if v.__class__ is int:
+            return v
         if isinstance(v, np.ndarray):
             if v.size == 0 or not np.all(v == v.flat[0]):
                 raise OutOfBoundsError(f"{what} differs between cores ({v.tolist()})", node=node)
@@ -267,6 +270,8 @@ class Machine:
         else:
             s0, step = _progression(start)
         info = (root.param, start, count, ref.dtype.itemsize, write, s0, step)
+        if not self.data:
+            return info, None        # a check without data effects: nothing reads or writes the data
         if not write:
             return info, gm_rows(arr, start, count, self.C)
         C = self.C

@@ -20,8 +20,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
 from ..enums import HardEvent
@@ -149,17 +147,51 @@ class RaceContext:
                    {nid: i for i, nid in enumerate(graph.order)})
 
 
+class GmLog:
+    """The GM accesses of one group of cores to one written argument (for the cross-core check): one row
+    per instruction, the first byte of each core as `s0 + step * core` or, for irregular starts, a row
+    of its own."""
+
+    __slots__ = ("s0", "step", "nbytes", "write", "ins", "irregular")
+
+    def __init__(self) -> None:
+        self.s0: list[int] = []
+        self.step: list[int] = []
+        self.nbytes: list[int] = []
+        self.write: list[bool] = []
+        self.ins: list[Instr] = []
+        self.irregular: dict[int, np.ndarray] = {}      # row -> first byte per core
+
+    def add(self, g: tuple, ins: Instr) -> None:
+        size = g[3]
+        if g[5] is None:
+            self.irregular[len(self.s0)] = np.asarray(g[1], dtype=np.int64) * size
+            self.s0.append(0)
+            self.step.append(0)
+        else:
+            self.s0.append(g[5] * size)
+            self.step.append(g[6] * size)
+        self.nbytes.append(g[2] * size)
+        self.write.append(g[4])
+        self.ins.append(ins)
+
+    def starts(self, C: int) -> np.ndarray:
+        """(rows, C) first bytes."""
+        lo = np.asarray(self.s0, dtype=np.int64)[:, None] + np.asarray(self.step, dtype=np.int64)[:, None] * \
+            np.arange(C, dtype=np.int64)
+        for row, st in self.irregular.items():
+            lo[row] = st
+        return lo
+
+
 @dataclass(slots=True)
 class GmRecord:
-    """One GM access of a written argument by a group of cores (for the cross-core check)."""
+    """The GM accesses of one group of cores (`cores`) to one argument."""
 
     param: int
-    start: Any         # first element: an int for every core, or one per core
-    nbytes: int
-    write: bool
-    itemsize: int
-    ins: Instr
     cores: np.ndarray
+    log: GmLog
+    itemsize: int
 
 
 class RaceChecker:
@@ -178,7 +210,8 @@ class RaceChecker:
         self.gm: dict[int, GmShadow] = {}
         self.sep = [0, 0, 0, 0]           # epoch of each pipe's last barrier / set / wait
         self.seq = 0                      # instructions executed so far (orders accesses of different pipes)
-        self.records: list[GmRecord] = []
+        self.gm_logs: dict[int, GmLog] = {}      # written GM argument -> its accesses (cross-core check)
+        self.itemsize: dict[int, int] = {}
         self.log: deque = deque(maxlen=512)   # recent set / wait / barrier instructions, in issue order
 
     # -- events -----------------------------------------------------------------------------------
@@ -216,13 +249,21 @@ class RaceChecker:
                 for k in range(n0, len(found)):
                     found[k] += (g[4], ("gm", param, g[3]), core)
                 gm_spaces.append((space, lo, hi, g[4]))
-            self.records.append(GmRecord(param, g[1], g[2] * g[3], g[4], g[3], ins, self.cores))
+            log = self.gm_logs.get(param)
+            if log is None:
+                log = self.gm_logs[param] = GmLog()
+                self.itemsize[param] = g[3]
+            log.add(g, ins)
         if found:
             self._raise(ins, p, found)
         for addr, nbytes, write in ub:
             self._put(self.ub, addr, addr + nbytes, write, p, ins)
         for space, lo, hi, write in gm_spaces:
             self._put(space, lo, hi, write, p, ins)
+
+    @property
+    def records(self) -> list[GmRecord]:
+        return [GmRecord(p, self.cores, log, self.itemsize[p]) for p, log in self.gm_logs.items()]
 
     def _gm_spaces(self, g: tuple) -> list[tuple[int, Space, int]]:
         """(core index in the group, Space, first byte in that Space's coordinates) for a GM access
@@ -298,26 +339,24 @@ def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
         by_param.setdefault(r.param, []).append(r)
     for param in sorted(by_param):
         recs = by_param[param]
-        if not any(r.write for r in recs):
+        if not any(any(r.log.write) for r in recs):
             continue
-        lo_parts, core_parts, idx_parts = [], [], []
-        for i, r in enumerate(recs):
-            cores = r.cores
-            lo_parts.append(np.broadcast_to(np.asarray(r.start, dtype=np.int64) * r.itemsize, cores.shape))
-            core_parts.append(cores)
-            idx_parts.append(np.full(cores.shape, i, dtype=np.int64))
-        lo = np.concatenate(lo_parts)
-        core = np.concatenate(core_parts).astype(np.int64)
+        lo_parts, hi_parts, core_parts, w_parts, ins = [], [], [], [], []
+        for r in recs:
+            C = len(r.cores)
+            lo = r.log.starts(C)
+            lo_parts.append(lo.ravel())
+            hi_parts.append((lo + np.asarray(r.log.nbytes, dtype=np.int64)[:, None]).ravel())
+            core_parts.append(np.broadcast_to(r.cores.astype(np.int64), lo.shape).ravel())
+            w_parts.append(np.repeat(np.asarray(r.log.write, dtype=bool), C))
+            ins.extend((i, r.itemsize) for i in r.log.ins for _ in range(C))
+        core = np.concatenate(core_parts)
         if core.min() == core.max():
             continue
-        nb = np.array([r.nbytes for r in recs], dtype=np.int64)
-        wr = np.array([r.write for r in recs], dtype=bool)
-        idx = np.concatenate(idx_parts)
-        hi = lo + nb[idx]
-        w = wr[idx]
+        lo, hi, w = np.concatenate(lo_parts), np.concatenate(hi_parts), np.concatenate(w_parts)
         hit = _sweep(_merge(lo, hi, core), _merge(lo[w], hi[w], core[w]))
         if hit is not None:
-            _cross_core_error(hit, recs, lo, hi, core, idx, w, names.get(param, f"#{param}"))
+            _cross_core_error(hit, ins, lo, hi, core, w, names.get(param, f"#{param}"))
 
 
 def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, int, int]]:
@@ -362,31 +401,30 @@ def _sweep(touched: list, written: list) -> tuple[int, int, int, int] | None:
     return None
 
 
-def _cross_core_error(hit: tuple, recs: list[GmRecord], lo: np.ndarray, hi: np.ndarray, core: np.ndarray,
-                      idx: np.ndarray, w: np.ndarray, name: str) -> None:
+def _cross_core_error(hit: tuple, ins: list, lo: np.ndarray, hi: np.ndarray, core: np.ndarray, w: np.ndarray,
+                      name: str) -> None:
     from .race_report import describe_iters
     cw, co, a, b = hit
     over = (lo < b) & (hi > a)
-    writer = recs[int(idx[np.flatnonzero(over & w & (core == cw))[0]])]
+    writer, size = ins[int(np.flatnonzero(over & w & (core == cw))[0])]
     theirs = np.flatnonzero(over & (core == co))
     both = theirs[w[theirs]]
-    other = recs[int(idx[both[0] if both.size else theirs[0]])]
-    size = writer.itemsize
+    other_write = bool(both.size)
+    other = ins[int(both[0] if other_write else theirs[0])][0]
     e0, e1 = a // size, -(-b // size)
-    where_w = describe_iters(writer.ins.where)
-    where_o = describe_iters(other.ins.where)
-    if other.write:
+    where_w = describe_iters(writer.where)
+    where_o = describe_iters(other.where)
+    if other_write:
         first, second = sorted(((cw, writer, where_w), (co, other, where_o)), key=lambda t: t[0])
         msg = (f"cores {first[0]} and {second[0]} both write elements [{e0}, {e1}) of global memory argument "
                f"'{name}'{second[2]}; nothing orders writes of different cores (on the NPU either may land last)")
-        node, related = second[1].ins.node, [(f"core {first[0]}'s write{first[2]}", first[1].ins.node.loc)]
+        node, related = second[1].node, [(f"core {first[0]}'s write{first[2]}", first[1].node.loc)]
         hint = "give each core its own part of the output, e.g. offset it by asc.get_block_idx() * block_length"
     else:
         msg = (f"core {co} reads elements [{e0}, {e1}) of global memory argument '{name}'{where_o} that core "
                f"{cw} writes in the same launch; nothing orders accesses of different cores, so the read may see "
                "the old or the new values")
-        node, related = other.ins.node, [(f"core {cw}'s write, the last write of these bytes{where_w}",
-                                          writer.ins.node.loc)]
+        node, related = other.node, [(f"core {cw}'s write, the last write of these bytes{where_w}", writer.node.loc)]
         hint = ("a core may read only GM that no other core writes in the same launch: give each core the "
                 "inputs it needs, or split the kernel into two launches (the second reads what the first wrote)")
     err = RaceError(msg, node=node, related=related, hint=hint)

@@ -49,6 +49,7 @@ class Simulator(Interpreter):
         in this kernel's build, as for auto_sync=False, so its V barriers are not the kernel's to place;
         `timing`: model time as well, for profiles)."""
         self.model = PipeModel(plat, self.ctx, m.cores, sanitize, trace, compiler_sync, m.core_num, timing)
+        m.data = execute
         self.timed = timing
         self.execute = execute
         self.run(m)
