@@ -51,15 +51,14 @@ def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
 def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:
     """A copy of `g` with the dependences and the inserted flags' edges in its `nx`."""
     g = g.copy()
-    nxg = g.nx
     added: set[tuple] = set()
 
     def edge(u: int, v: int, kind: str, **data: object) -> None:
         if (u, v, kind) not in added:
             added.add((u, v, kind))
-            nxg.add_edge(u, v, kind=kind, **data)
+            g.add_edge(u, v, kind=kind, **data)
     for (a, b, *_), data in dependences(g, traces).items():
-        nxg.add_edge(a, b, **data)
+        g.add_edge(a, b, **data)
     _value_edges(g, edge)
     for p in plans:
         sets = [nid for nid in p.nodes if g.node(nid).op == "set_flag"]

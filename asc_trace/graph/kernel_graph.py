@@ -1,4 +1,4 @@
-"""KernelGraph: a thin wrapper over a networkx.DiGraph of immutable nodes, plus program order.
+"""KernelGraph: immutable nodes, program order, and their networkx view (`graph.nx`).
 
 Program order matters on an in-order machine, so the graph keeps it explicitly (`order`); edges
 carry the data flow (`kind="data"`, `idx` = operand position) and, after scheduling, the
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from .expr import Expr, Var, free_vars
 from .node import Node, ObjRef, Pipe, TensorRef
@@ -69,7 +70,9 @@ class KernelGraph:
         self.name = name
         self.signature = signature
         self.options: dict[str, Any] = dict(options or {})
-        self._g = nx.MultiDiGraph()   # an in-place op reads and writes one tensor: two edges, one pair
+        self._nodes: dict[int, Node] = {}
+        self._extra: list[tuple[int, int, dict[str, Any]]] = []   # edges passes add (graph/dataflow.py)
+        self._nx: "nx.MultiDiGraph | None" = None      # built when first asked for (networkx is slow to import)
         self.order: list[int] = []
         self._next_id = 0
         self._tree: tuple[Item, ...] | None = None
@@ -96,44 +99,57 @@ class KernelGraph:
         return node
 
     def _insert(self, node: Node) -> None:
-        self._g.add_node(node.id, n=node, op=node.op, pipe=node.pipe.value if node.pipe else None,
-                         scope=node.loops)
-        for idx, producer in _producers(node.args):
-            if producer in self._g:
-                self._g.add_edge(producer, node.id, kind="data", idx=idx)
+        self._nodes[node.id] = node
         self._tree = None
+        self._nx = None
 
     def replace(self, node: Node) -> None:
         """Swap in a new version of an existing node (same id)."""
-        old_edges = [(u, v, k) for u, v, k, d in self._g.in_edges(node.id, keys=True, data=True)
-                     if d.get("kind") == "data"]
-        self._g.remove_edges_from(old_edges)
         self._insert(node)
 
     def set_order(self, order: list[int]) -> None:
         self.order = list(order)
         self._tree = None
 
-    def add_dep(self, src: int, dst: int, **data: Any) -> None:
-        self._g.add_edge(src, dst, kind="dep", **data)
+    def add_edge(self, src: int, dst: int, **data: Any) -> None:
+        """An edge beyond the tensor -> op data edges (a dependence, a sync, ...), kept in `nx`."""
+        self._extra.append((src, dst, data))
+        if self._nx is not None:
+            self._nx.add_edge(src, dst, **data)
 
     # -- reading --------------------------------------------------------------------------------
     @property
-    def nx(self) -> nx.MultiDiGraph:
-        return self._g
+    def nx(self) -> "nx.MultiDiGraph":
+        """The networkx view: a MultiDiGraph (an in-place op reads and writes one tensor: two edges
+        join that pair) with every node (attributes n, op, pipe, scope), the `kind="data"` edges tensor
+        -> op with the operand index, and the edges passes added."""
+        if self._nx is None:
+            import networkx as nx
+            G = nx.MultiDiGraph()
+            for nid, n in self._nodes.items():
+                G.add_node(nid, n=n, op=n.op, pipe=n.pipe.value if n.pipe else None, scope=n.loops)
+            for nid, n in self._nodes.items():
+                for idx, producer in _producers(n.args):
+                    if producer in self._nodes:
+                        G.add_edge(producer, nid, kind="data", idx=idx)
+            for u, v, data in self._extra:
+                G.add_edge(u, v, **data)
+            self._nx = G
+        return self._nx
 
     def node(self, nid: int) -> Node:
-        return self._g.nodes[nid]["n"]
+        return self._nodes[nid]
 
     def __iter__(self) -> Iterator[Node]:
+        nodes = self._nodes
         for nid in self.order:
-            yield self._g.nodes[nid]["n"]
+            yield nodes[nid]
 
     def __len__(self) -> int:
         return len(self.order)
 
     def __contains__(self, nid: int) -> bool:
-        return nid in self._g
+        return nid in self._nodes
 
     def structured(self) -> tuple[Item, ...]:
         """Program order as a tree of nodes and loops."""
@@ -143,7 +159,8 @@ class KernelGraph:
 
     def copy(self) -> "KernelGraph":
         g = KernelGraph(self.name, self.signature, self.options)
-        g._g = self._g.copy()
+        g._nodes = dict(self._nodes)
+        g._extra = list(self._extra)
         g.order = list(self.order)
         g._next_id = self._next_id
         g.notes = list(self.notes)

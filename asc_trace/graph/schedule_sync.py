@@ -13,8 +13,6 @@
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from ..errors import TraceError
 from .analysis import Need, Profile, Trace, abstract_trace, find_needs, profiles
 from .dataflow import annotate
@@ -134,6 +132,7 @@ def essential(needs: list[Need]) -> list[Need]:
     cross = [n for n in needs if not n.same_pipe]
     if len(cross) <= 1:
         return needs
+    import networkx as nx      # only a kernel with something to order pays for importing it
     dag = nx.DiGraph()
     chains: dict[object, list] = {}
     for n in cross:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import sys
 import textwrap
 from functools import lru_cache
@@ -114,7 +115,13 @@ def for_range_lines(code: CodeType) -> frozenset[int]:
     """Lines of `for ... in range(...)` headers in a function's source (all its lines when the
     source is not available, e.g. for functions made by exec)."""
     try:
-        lines, first = inspect.getsourcelines(code)
+        # linecache and the block finder directly: inspect.getsourcelines would first look for the
+        # code's module among every loaded one (most of a cold compile's time)
+        source = linecache.getlines(code.co_filename)
+        first = code.co_firstlineno
+        if not source or first > len(source):
+            raise OSError("no source")
+        lines = inspect.getblock(source[first - 1:])
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return frozenset(_py_range(code.co_firstlineno, code.co_firstlineno + 10_000))
