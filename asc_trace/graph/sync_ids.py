@@ -4,9 +4,9 @@ Each event kind (HardEvent.MTE2_V, ...) has 8 ids. Two plans of one kind *interf
 can be set at the same time: their live ranges (first to last node in program order, a whole loop for
 ids that rotate with it) overlap, or the abstract run shows one plan's set running before the other's
 wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
-out, the two in-iteration plans whose sets lie closest are merged (one set after the later producer,
-one wait before the earlier consumer: less overlap, same safety); only when nothing can merge is the
-kernel refused, naming the tensors whose flags are live together.
+out, the two plans of the same shape whose sets lie closest are merged (one set after the later
+producer, one wait before the earlier consumer: less overlap, same safety); only when nothing can
+merge is the kernel refused, naming the tensors whose flags are live together.
 """
 from __future__ import annotations
 
@@ -131,23 +131,22 @@ class IdAllocator:
 
     def _merge_or_refuse(self, failed: Plan, plans: list[Plan]) -> list[Plan]:
         pos = {nid: i for i, nid in enumerate(self.base.order)}
-        rivals = [q for q in plans if q.event == failed.event and (q is failed or frozenset(
-            (id(q), id(failed))) in self.interfere)]
+        rivals = [q for q in plans if q.event == failed.event]
         best: tuple[int, Plan, Plan] | None = None
         for i, p in enumerate(rivals):
             for q in rivals[i + 1:]:
-                if not _mergeable(p, q, pos):
+                if not _mergeable(self.base, p, q, pos):
                     continue
                 gap = abs(pos[p.set_after] - pos[q.set_after])
                 if best is None or gap < best[0]:
                     best = (gap, p, q)
         if best is None:
-            _refuse(failed, rivals, self.base)
+            _refuse(failed, rivals, self.base, set(self.user_ids.get(failed.event, ())))
         _gap, p, q = best
         later = p if pos[p.set_after] >= pos[q.set_after] else q
         earlier = p if pos[p.wait_before] <= pos[q.wait_before] else q
-        merged = Plan(p.event, later.set_after, earlier.wait_before, p.depth, needs=p.needs + q.needs,
-                      rot_loop=p.rot_loop)
+        merged = Plan(p.event, later.set_after, earlier.wait_before, p.depth, p.loop, p.distance,
+                      needs=p.needs + q.needs, rot_loop=p.rot_loop, rotate=p.rotate)
         out = [x for x in plans if x is not p and x is not q]
         out.insert(min(plans.index(p), plans.index(q)), merged)
         # interference of the merged plan: whatever either part interfered with
@@ -165,26 +164,35 @@ def _siblings(g: KernelGraph, p: Plan, q: Plan) -> bool:
             and outer_region(g, p) == outer_region(g, q))
 
 
-def _mergeable(p: Plan, q: Plan, pos: dict[int, int]) -> bool:
-    if p.loop is not None or q.loop is not None or p.rotate > 1 or q.rotate > 1:
+def _mergeable(g: KernelGraph, p: Plan, q: Plan, pos: dict[int, int]) -> bool:
+    """Two plans one set and one wait can serve: the same shape (carried by the same loop and distance,
+    or in the same iteration rotating alike), anchors in the same region, and the later set still on
+    the right side of the earlier wait (before it in an iteration; after it for a carried pair, whose
+    wait serves the previous iterations' sets)."""
+    if (p.loop, p.distance, p.rot_loop, p.rotate, p.depth) != (q.loop, q.distance, q.rot_loop, q.rotate, q.depth):
         return False
-    if p.depth != q.depth or p.rot_loop != q.rot_loop:
+    if g.node(p.wait_before).loops != g.node(q.wait_before).loops or \
+            g.node(p.set_after).loops != g.node(q.set_after).loops:
         return False
     set_after = max(pos[p.set_after], pos[q.set_after])
     wait_before = min(pos[p.wait_before], pos[q.wait_before])
-    return set_after < wait_before
+    return set_after < wait_before if p.loop is None else wait_before < set_after
 
 
-def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph) -> None:
+def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph, user_ids: set[int]) -> None:
     held: dict[int, Node] = {}
     for p in rivals:
         for need in p.needs:
-            for acc in need.a.accs + need.b.accs:
-                if acc.root in g:
+            for acc in need.a.accs + need.b.accs:     # the UB tensors the flags guard (what both sides touch)
+                if acc.space[0] != "gm" and acc.root in g and any(
+                        o.root == acc.root for o in (need.b.accs if acc in need.a.accs else need.a.accs)):
                     held.setdefault(acc.root, g.node(acc.root))
     names = ", ".join(f"%{n.id} ({n.loc.short})" for n in list(held.values())[:12])
+    ids = sum(p.width for p in rivals)
+    own = f"; the kernel's own flags hold id(s) {sorted(user_ids)}" if user_ids else ""
     raise TraceError(f"auto_sync needs more than the {NUM_IDS} ids of HardEvent.{failed.event.name} at once: "
-                     f"{len(rivals)} flags of that kind are live together here, guarding the tensors {names}",
-                     failed.needs[0].b.node.loc,
-                     hint="consume tiles sooner (fewer tiles loaded before their first use), or synchronise by hand "
-                          "with auto_sync=False")
+                     f"{len(rivals)} flag(s) of that kind, {ids} id(s) with their rotations, live together here"
+                     f"{own}, guarding the tensors {names}", failed.needs[0].b.node.loc,
+                     hint="free the kernel's own ids of that event, consume tiles sooner (fewer tiles loaded before "
+                          "their first use), pass multi_buffer='off' (each double buffer's flags take two ids), or "
+                          "synchronise by hand with auto_sync=False")

@@ -83,7 +83,9 @@ class Scalar:
     def __index__(self) -> int:
         raise TraceError(f"Python needs a plain int here, but `{self.expr}` is a runtime value", user_loc(),
                          hint="use it in kernel API calls, or make it an asc.ConstExpr parameter; a runtime "
-                              "loop is written `for i in range(n)`")
+                              "loop is written `for i in range(n)` directly in an @asc.jit function (or a "
+                              "branch / body function of asc.cond / asc.while_loop), and `for i in "
+                              "asc.range(n)` anywhere else, e.g. in a plain helper function")
 
     __int__ = __index__
 
