@@ -404,3 +404,67 @@ def test_star_import_exports_the_api_but_not_range_or_submodules():
     assert ns.get("range", range) is range      # the builtin is not shadowed
     assert "jit" in ns and "data_copy" in ns and "add" in ns and "TQue" in ns
     assert not [n for n, v in ns.items() if isinstance(v, types.ModuleType)]
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_a_python_value_carried_by_a_runtime_loop_is_refused(backend):
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        s = 1.0
+        for i in range(n):  # MARK-carried
+            s = s * 2.0
+        asc.data_copy(t, xg, 64)
+        asc.muls(t, t, s, 64)
+        asc.data_copy(zg, t, 64)
+
+    x = np.ones(64, np.float32)
+    with pytest.raises(asc.TraceError) as ei:
+        asc.jit(k, backend=backend)[1](x, np.zeros_like(x), 3)
+    assert_points_at(ei.value, "MARK-carried")
+    assert "`s` is assigned inside this runtime loop" in str(ei.value) and "asc.while_loop" in str(ei.value)
+
+
+def test_a_value_made_and_used_in_one_iteration_is_fine():
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        count = 64
+        for i in range(n):
+            count = asc.cond(i == n - 1, lambda: 32, lambda: 64)   # rebound, but read only after being set
+            asc.data_copy(t, xg[i * 64:], 64)
+            asc.adds(t, t, 1.0, count)
+            asc.data_copy(zg[i * 64:], t, 64)
+
+    x = np.ones(3 * 64, np.float32)
+    z = np.zeros_like(x)
+    k[1](x, z, 3)
+    want = x + 1
+    want[2 * 64 + 32:] = 1
+    np.testing.assert_array_equal(z, want)
+
+
+def test_a_branch_assigning_a_nonlocal_is_refused():
+    @asc.jit
+    def k(x: asc.GlobalAddress, n: int):
+        res = 0
+
+        def big():
+            nonlocal res
+            res = 10
+
+        def small():
+            nonlocal res
+            res = 100
+        asc.cond(n > 4, big, small)  # MARK-nonlocal
+
+    with pytest.raises(asc.TraceError) as ei:
+        k[1](np.zeros(8, np.float32), 5)
+    assert_points_at(ei.value, "MARK-nonlocal")
+    assert "assigns `res`" in str(ei.value) and "return it from both branches" in str(ei.value)

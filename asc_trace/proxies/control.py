@@ -15,6 +15,7 @@ to be false runs no iteration. The graph form is described in graph/kernel_graph
 from __future__ import annotations
 
 import linecache
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -24,6 +25,7 @@ from ..graph.expr import Const, Expr, Var, compile_expr, const
 from ..graph.node import Node
 from ..graph.scalar_ops import ScalarFault
 from ..graph.source_loc import SourceLoc
+from . import python_state
 from .context import current
 from .scalar import Scalar, is_scalar_like, to_expr
 from .source_loc import loc_of_def, user_loc
@@ -45,7 +47,13 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
         if not callable(fn):
             raise TraceError(f"asc.cond: {name} must be a function, got {type(fn).__name__}", loc,
                              hint="asc.cond(pred, lambda: ..., lambda: ...) or asc.cond(pred, then_fn, else_fn)")
-    return ctx.cond(pred, true_fn, false_fn, operands, loc)
+    if getattr(ctx, "eager", False):
+        return ctx.cond(pred, true_fn, false_fn, operands, loc)
+    frame = sys._getframe(1)
+    before = python_state.snapshot(frame)
+    out = ctx.cond(pred, true_fn, false_fn, operands, loc)
+    python_state.check_branches(frame, before, loc)
+    return out
 
 
 def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any) -> Any:

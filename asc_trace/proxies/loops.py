@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import TraceError
 from .context import active, current
+from . import python_state
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
 
@@ -31,7 +32,7 @@ _py_range = builtins.range
 class SymbolicRange:
     """The iterable of a runtime loop: yields the symbolic index once, then closes the region."""
 
-    __slots__ = ("ctx", "args", "loc", "state", "region", "__weakref__")
+    __slots__ = ("ctx", "args", "loc", "state", "region", "before", "__weakref__")
 
     def __init__(self, ctx: Any, args: tuple, loc) -> None:
         self.ctx = ctx
@@ -44,6 +45,7 @@ class SymbolicRange:
             raise TraceError("a runtime range can be iterated only once", self.loc)
         self.region = self.ctx.open_loop(*self.args, self.loc)
         self.state = 1
+        self.before = python_state.snapshot(sys._getframe(1))
         return self
 
     def __next__(self) -> Scalar:
@@ -53,6 +55,7 @@ class SymbolicRange:
         if self.state == 1:
             self.state = 2
             self.ctx.close_loop(self.region)
+            python_state.check_loop(sys._getframe(1), self.before, self.loc)
         raise StopIteration
 
     def __del__(self) -> None:

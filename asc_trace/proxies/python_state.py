@@ -1,0 +1,117 @@
+"""Python values a traced region changes: the one way tracing could silently compute something else.
+
+A runtime loop's body and each branch of asc.cond are traced once. A Python variable the kernel
+rebinds inside them to a number or a runtime scalar therefore holds what *one traced pass* made:
+`s = 1; for i in range(n): s = s * 2` leaves `s == 2` whatever n is, and a branch that assigns a
+`nonlocal` leaves the value of whichever branch was traced last. Both are refused at the region's
+line (eager, which would run the Python, refuses them too, so every backend agrees):
+
+- a runtime `for`: a variable of the function holding the loop that the body rebinds to a number or
+  scalar and that is read after the loop, or read in the body before the body assigns it (carried
+  from one iteration to the next), found from the function's source;
+- asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`).
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from functools import lru_cache
+from types import CodeType, FrameType
+from typing import Any
+
+from ..errors import TraceError
+from .scalar import Scalar
+
+
+def is_value(v: Any) -> bool:
+    return isinstance(v, (Scalar, int, float)) and not isinstance(v, bool) or isinstance(v, bool)
+
+
+def snapshot(frame: FrameType) -> dict[str, Any]:
+    return dict(frame.f_locals)
+
+
+def rebound(frame: FrameType, before: dict[str, Any]) -> list[str]:
+    """Names bound before whose value the region replaced with a different number or scalar."""
+    after = frame.f_locals
+    return [n for n, old in before.items()
+            if n in after and after[n] is not old and (is_value(after[n]) or is_value(old))]
+
+
+def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
+    names = [n for n in rebound(frame, before) if n in loop_carried(frame.f_code, loc.line)]
+    if names:
+        n = names[0]
+        raise TraceError(f"`{n}` is assigned inside this runtime loop and read after it or in its next iteration, "
+                         "but a runtime loop's body is traced once: the Python value would be one iteration's, "
+                         "not n iterations'", loc,
+                         hint=f"carry it with asc.while_loop (e.g. `i, {n} = asc.while_loop(lambda i, {n}: i < n, "
+                              f"lambda i, {n}: (i + 1, ...), (0, {n}))`), compute it from the loop index, or unroll "
+                              "the loop with asc.static_range when its bound is known while tracing")
+
+
+def check_branches(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
+    names = rebound(frame, before)
+    if names:
+        n = names[0]
+        raise TraceError(f"a branch of this asc.cond assigns `{n}` of the enclosing function (nonlocal): both "
+                         "branches are traced, so it would keep the value of the branch traced last, whichever "
+                         "runs", loc,
+                         hint=f"return it from both branches instead: `{n} = asc.cond(pred, lambda: ..., lambda: ...)`")
+
+
+@lru_cache(maxsize=1024)
+def loop_carried(code: CodeType, line: int) -> frozenset[str]:
+    """Names the `for` statement whose header is at `line` assigns in its body and reads after the loop
+    or, in the body, before assigning them (an empty set when the source cannot be read)."""
+    try:
+        source = linecache.getlines(code.co_filename)
+        first = code.co_firstlineno
+        lines = inspect.getblock(source[first - 1:])
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (IndexError, SyntaxError, IndentationError, TypeError):
+        return frozenset()
+    rel = line - first + 1
+    loop = next((n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))
+                 and n.iter.lineno <= rel <= (n.iter.end_lineno or n.iter.lineno)), None)
+    if loop is None:
+        return frozenset()
+    # statements in source order (bodies of nested statements after their header): a name is carried
+    # when a statement reads it no later than the first statement that assigns it (`s = s * 2` both)
+    first_store: dict[str, int] = {}
+    first_load: dict[str, int] = {}
+    for i, stmt in enumerate(_statements(loop.body)):
+        for n in _own_names(stmt):
+            target = first_store if isinstance(n.ctx, ast.Store) else first_load
+            target.setdefault(n.id, i)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            first_load.setdefault(stmt.target.id, i)
+    end = loop.end_lineno or loop.lineno
+    after = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and n.lineno > end}
+    return frozenset(name for name, i in first_store.items()
+                     if name in after or first_load.get(name, i + 1) <= i)
+
+
+def _statements(body: list[ast.stmt]):
+    for stmt in body:
+        yield stmt
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                yield from _statements([x for x in inner if isinstance(x, ast.stmt)] if field != "handlers"
+                                       else [b for h in inner for b in h.body])
+
+
+def _own_names(stmt: ast.stmt):
+    """The names a statement itself reads or writes, not those of the statements nested in it (nor of
+    functions and lambdas it defines, which run later)."""
+    todo = [c for c in ast.iter_child_nodes(stmt) if not isinstance(c, ast.stmt)]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            yield n
+        elif not isinstance(n, (ast.stmt, ast.Lambda, ast.excepthandler)):
+            todo.extend(ast.iter_child_nodes(n))
