@@ -100,7 +100,7 @@ class IdAllocator:
                 else:
                     # nothing to rotate by (a while loop, a carried pair): a PIPE_ALL barrier is always safe
                     p.event, p.pipe, p.loop, p.distance, p.rotate = None, None, None, 0, 1
-                    p.set_after = None
+                    p.set_after, p.fallback = None, True
                     changed = True
         return changed
 

@@ -78,6 +78,7 @@ class Plan:
     rot_loop: int | None = None      # an in-iteration pair inside a `for` may rotate its ids with it
     rotate: int = 1
     group: int = 0                   # index among the inserted plans (attr `sync` of its nodes)
+    fallback: bool = False           # a flag that could be set twice, replaced by a PIPE_ALL barrier
 
     @property
     def width(self) -> int:
@@ -91,8 +92,9 @@ class Plan:
         n = self.needs[0]
         more = f" +{len(self.needs) - 1}" if len(self.needs) > 1 else ""
         carry = f", carried {self.distance} iteration(s) by loop %{self.loop}" if self.loop is not None else ""
-        return (f"auto: {n.kind} %{n.a.node.id} ({n.a.node.loc.short}) -> %{n.b.node.id} ({n.b.node.loc.short})"
-                f"{more}{carry}")
+        why = (f"auto: {n.kind} %{n.a.node.id} ({n.a.node.loc.short}) -> %{n.b.node.id} ({n.b.node.loc.short})"
+               f"{more}{carry}")
+        return why + (" (PIPE_ALL: a flag here could be set again before its wait)" if self.fallback else "")
 
 
 def plan_for(regions: Regions, need: Need, pos: dict[int, int]) -> Plan:
