@@ -284,7 +284,7 @@ def test_deleting_any_sync_is_caught_or_redundant(case):
     prog, trips, bits = case
     k = make_kernel(prog)
     g = asc.compile(k, _args(trips, bits)).graph
-    runs = [_args(trips, bits)] + [_profile_args(g, p, (2,) * MAX_LOOPS) for p in profiles(g)]
+    runs = [_args(trips, bits)] + [_profile_args(g, p, (MAX_TRIP,) * MAX_LOOPS) for p in profiles(g)]
     groups = sorted({n.attr("sync") for n in g if n.attr("auto")})
     for grp in groups:
         trial = g.copy()

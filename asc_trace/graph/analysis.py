@@ -1,15 +1,18 @@
 """Static analysis for the scheduler: run the kernel's structure on an abstract machine.
 
 Every loop is unrolled a few iterations (enough to see the dependences it carries: twice the period of
-its `% m` indices and queue rotations, plus one), loop indices become numbers, runtime arguments stay
-symbolic. What the kernel does at run time is covered by *profiles*, one abstract run each: every
-`asc.cond` taking its then-branch, its else-branch, alternating between them (and, for up to three
-branches, every constant combination), and each loop whose trip count is a runtime value running zero
-times, and all of them once (so the dependences that jump over a loop, or across a loop's first and
-last iteration, are seen). The needs of all profiles are the scheduler's input. The resulting instruction instances go through the same pipe model as the simulator's
-(graph/hb.py), which gives each one a vector clock. A *need* is a pair of conflicting accesses on
-different pipes (at least one a write, possibly overlapping bytes) whose order the kernel does not
-already guarantee; a *barrier need* is the same on one pipe without a pipe_barrier between.
+its `% m` indices and queue rotations, plus one; 3 for a loop around other loops), loop indices become
+numbers, runtime arguments stay symbolic. What the kernel does at run time is covered by *profiles*,
+one abstract run each: every `asc.cond` taking its then-branch, its else-branch, alternating between
+them (and, for up to three branches, every constant combination), each loop whose trip count is a
+runtime value running zero times, inner loops all empty at once, and all of them once (so the
+dependences that jump over a loop, or across a loop's first and last iteration, are seen). The needs
+of all profiles are the scheduler's input.
+
+The instruction instances go through the same pipe model as the simulator's (graph/hb.py), which gives
+each one a vector clock. A *need* is a pair of conflicting accesses on different pipes (at least one a
+write, possibly overlapping bytes; graph/hazards.py) whose order the kernel does not already
+guarantee; a *barrier need* is the same on one pipe without a pipe_barrier between.
 """
 from __future__ import annotations
 
@@ -382,10 +385,10 @@ def unroll_count(g: KernelGraph, lp: Loop) -> int:
     for n in g:
         if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
             period = math.lcm(period, n.args[1].value)
-    # a loop around other loops multiplies their instances: it gets at most 5 iterations, enough to see
-    # what it carries across two of its iterations and a double-buffer period
+    # a loop around other loops multiplies their instances: it gets 3 iterations, enough to see what it
+    # carries to the next iteration and across a double buffer's period (iteration 0 to 2)
     nested = any(isinstance(it, (Loop, While)) or (isinstance(it, Cond) and _has_loop(it)) for it in lp.body)
-    return max(3, min(5 if nested else MAX_UNROLL, 2 * period + 1))
+    return max(3, min(3 if nested else MAX_UNROLL, 2 * period + 1))
 
 
 def _has_loop(c: Cond) -> bool:
