@@ -467,4 +467,4 @@ def test_a_branch_assigning_a_nonlocal_is_refused():
     with pytest.raises(asc.TraceError) as ei:
         k[1](np.zeros(8, np.float32), 5)
     assert_points_at(ei.value, "MARK-nonlocal")
-    assert "assigns `res`" in str(ei.value) and "return it from both branches" in str(ei.value)
+    assert "changes `res`" in str(ei.value) and "return the value from both branches" in str(ei.value)

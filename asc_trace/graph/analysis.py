@@ -4,7 +4,7 @@ Every loop is unrolled a few iterations (enough to see the dependences it carrie
 its `% m` indices and queue rotations, plus one; 3 for a loop around other loops), loop indices become
 numbers, runtime arguments stay symbolic. What the kernel does at run time is covered by *profiles*,
 one abstract run each: every `asc.cond` taking its then-branch, its else-branch, alternating between
-them (and, for up to three branches, every constant combination), each loop whose trip count is a
+them (and, for up to four branches, every constant combination; for more, every pair's), each loop whose trip count is a
 runtime value running zero times, inner loops all empty at once, and all of them once (so the
 dependences that jump over a loop, or across a loop's first and last iteration, are seen). The needs
 of all profiles are the scheduler's input.
@@ -31,6 +31,7 @@ from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import accesses as op_accesses
 
 MAX_UNROLL = 9
+MAX_ALL_COMBINATIONS = 4     # branches up to which every combination of taken / not taken is a profile
 _BOOKKEEPING = frozenset({"local_tensor", "global_tensor", "tque", "tbuf", "init_buffer", "tbuf_get",
                           "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"})
 
@@ -131,15 +132,19 @@ def profiles(g: KernelGraph) -> list[Profile]:
     out: list[Profile] = []
     if not conds:
         out.append(Profile())
-    elif len(conds) <= 3:
+    elif len(conds) <= MAX_ALL_COMBINATIONS:
         for mask in range(1 << len(conds)):
             out.append(Profile("fixed", tuple((c, bool(mask >> i & 1)) for i, c in enumerate(conds))))
         out += [Profile("alt"), Profile("alt2")]
     else:
         out += [Profile("then"), Profile("else"), Profile("alt"), Profile("alt2")]
+        # every pair of branches in each of its four combinations, the others all taken or all not
         for i, a in enumerate(conds):
             for b in conds[i + 1:]:
-                out += [Profile("fixed", ((a, True), (b, False))), Profile("fixed", ((a, False), (b, True)))]
+                for rest in (True, False):
+                    others = tuple((c, rest) for c in conds if c not in (a, b))
+                    out += [Profile("fixed", ((a, x), (b, y)) + others) for x in (True, False) for y in (True, False)
+                            if (x, y) != (rest, rest)]
     modes = ("alt", "alt2") if conds else ("then",)
     trips: list[tuple] = [((lid, 0),) for lid in runtime]
     if runtime:
@@ -166,7 +171,8 @@ class _AbstractRun:
         self.trace = Trace()
         self.roots: dict[int, tuple] = {}
         self.ques: dict[int, dict] = {}
-        self.clock = PipeClock(self._on_exec, strict=False)
+        # the scheduler's kernels are built with bisheng's auto-sync off: scalar accesses need flags too
+        self.clock = PipeClock(self._on_exec, strict=False, scalar_flags=True)
         self.subst: dict[Var, Expr] = {}
         self.subst_key: tuple = ()
 

@@ -94,8 +94,13 @@ class PipeClock:
     (after counting the instruction); callers check races, model time or apply the data effect there.
     """
 
-    def __init__(self, on_exec: Callable[[Instr, list[int]], None], strict: bool = True) -> None:
+    def __init__(self, on_exec: Callable[[Instr, list[int]], None], strict: bool = True,
+                 scalar_flags: bool = False) -> None:
         self.vc = [[0] * 4 for _ in range(4)]
+        # The scalar unit's own UB reads and writes reach the other pipes only through S_X / X_S flags
+        # when bisheng's auto-sync (which inserts those, facts §3) is off, as in the build of a kernel
+        # asc_trace synchronises; with it on, issuing after them is enough.
+        self.scalar_flags = scalar_flags
         self.flags: dict[Any, FlagState] = {}
         self.last_wait: dict[Any, WaitMark] = {}
         self.queues: list[deque] = [deque() for _ in range(4)]
@@ -163,7 +168,7 @@ class PipeClock:
             src = ins.issue_vc if ins.issue_vc is not None else self.vc[S]
             # join the issuing scalar unit's clock (unrolled: this runs for every instruction)
             a, b, c, d = src
-            if a > vc[0]:
+            if a > vc[0] and not self.scalar_flags:
                 vc[0] = a
             if b > vc[1]:
                 vc[1] = b

@@ -42,8 +42,10 @@ def _retarget(a: Any, old: int, new: int) -> Any:
     return a
 
 
-def _covered(uses: list[Node], root: int) -> bool:
-    """Every read of the root is preceded, in program order, by a write of the same elements."""
+def _covered(uses: list[Node], root: int, body: tuple[int, ...]) -> bool:
+    """Every read of the root is preceded, in program order, by a write of the same elements made in
+    every iteration: by a node directly in the loop's `body` scope, not one in a branch or an inner
+    loop that may not run (the iteration would then read what an earlier one left in the *other* copy)."""
     writes: set[tuple] = set()
     for n in uses:
         count = n.args[-1]
@@ -51,7 +53,7 @@ def _covered(uses: list[Node], root: int) -> bool:
             if ref.root == root and (ref.offset, ref.dtype, count) not in writes:
                 return False
         for ref in written(n):
-            if ref.root == root:
+            if ref.root == root and n.loops == body:
                 writes.add((ref.offset, ref.dtype, count))
     return bool(writes)
 
@@ -144,6 +146,8 @@ def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
     if len(common) <= len(r.loops):
         return None
     loop = g.node(common[-1])
+    if any(n.op in ("set_flag", "wait_flag") and loop.id in n.loops for n in g):
+        return None    # the kernel's own flags rely on the buffer being reused in every iteration
     var: Var = loop.args[0]
     pipes = {n.pipe for n in uses}
     if len(pipes) < 2:
@@ -152,7 +156,7 @@ def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
         for a in n.args:
             if isinstance(a, TensorRef) and a.root == r.id and var in free_vars(a.offset):
                 return None
-    if not _covered(uses, r.id):
+    if not _covered(uses, r.id, loop.loops + (loop.id,)):
         return None
     return loop
 

@@ -54,6 +54,11 @@ class Regions:
     def is_loop(self, rid: int) -> bool:
         return self.kind.get(rid) in LOOPS
 
+    def rotatable(self, rid: int) -> bool:
+        """A `for` whose iteration number `(i - start) // step` the analysis can evaluate: a constant
+        step (a while loop has no index; a runtime step leaves the division symbolic)."""
+        return self.kind.get(rid) == "for" and isinstance(self.g.node(rid).args[3], Const)
+
     def before(self, n: Node, depth: int) -> int:
         return n.id if len(n.loops) <= depth else self.head(n.loops[depth])
 
@@ -114,10 +119,10 @@ def plan_for(regions: Regions, need: Need, pos: dict[int, int]) -> Plan:
     if level is not None and pos[wait_before] < pos[set_after]:
         loop = sa[level]
         distance = b.iters[level] - a.iters[level]
-        if regions.kind[loop] == "while":
+        if not regions.rotatable(loop):
             distance = 1   # no index to rotate by: wait for the previous iteration, which implies older ones
         return Plan(event, set_after, wait_before, depth, loop, distance, needs=[need])
-    rot = next((r for r in reversed(sa[:depth]) if regions.kind.get(r) == "for"), None)
+    rot = next((r for r in reversed(sa[:depth]) if regions.rotatable(r)), None)
     return Plan(event, set_after, wait_before, depth, needs=[need], rot_loop=rot)
 
 
@@ -166,7 +171,7 @@ def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan,
     loop = g.node(plan.loop)
     outer = outer_region(g, plan)
     first, last = regions.head(outer), regions.end[outer]
-    ids = rotating_id(loop, plan.distance, plan.base) if regions.kind[loop.id] == "for" else Const(plan.base)
+    ids = rotating_id(loop, plan.distance, plan.base) if regions.rotatable(loop.id) else Const(plan.base)
     shared = (ev, plan.base, plan.distance, outer)
     prime = primed is None or shared not in primed
     if primed is not None:

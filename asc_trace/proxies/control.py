@@ -50,9 +50,9 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     if getattr(ctx, "eager", False):
         return ctx.cond(pred, true_fn, false_fn, operands, loc)
     frame = sys._getframe(1)
-    before = python_state.snapshot(frame)
+    before, held = python_state.snapshot(frame), python_state.contents(frame)
     out = ctx.cond(pred, true_fn, false_fn, operands, loc)
-    python_state.check_branches(frame, before, loc)
+    python_state.check_branches(frame, before, loc, held)
     return out
 
 
@@ -73,7 +73,13 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: A
         if not callable(fn):
             raise TraceError(f"asc.while_loop: {name} must be a function, got {type(fn).__name__}", loc,
                              hint="asc.while_loop(lambda x: x > 1, lambda x: x // 2, n)")
-    return ctx.while_loop(cond_fn, body_fn, init, loc)
+    if getattr(ctx, "eager", False):
+        return ctx.while_loop(cond_fn, body_fn, init, loc)
+    frame = sys._getframe(1)
+    before, held = python_state.snapshot(frame), python_state.contents(frame)
+    out = ctx.while_loop(cond_fn, body_fn, init, loc)
+    python_state.check_branches(frame, before, loc, held, region="asc.while_loop")
+    return out
 
 
 # -- the values crossing a region's boundary ------------------------------------------------------

@@ -9,7 +9,8 @@ line (eager, which would run the Python, refuses them too, so every backend agre
 - a runtime `for`: a variable of the function holding the loop that the body rebinds to a number or
   scalar and that is read after the loop, or read in the body before the body assigns it (carried
   from one iteration to the next), found from the function's source;
-- asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`).
+- asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`), or a list,
+  dict or set of it that a branch changes (both branches' changes would be kept).
 """
 from __future__ import annotations
 
@@ -52,14 +53,31 @@ def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
                               "the loop with asc.static_range when its bound is known while tracing")
 
 
-def check_branches(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
+def contents(frame: FrameType) -> dict[str, Any]:
+    """Shallow copies of the lists, dicts and sets among a frame's locals."""
+    return {n: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else set(v))
+            for n, v in frame.f_locals.items() if isinstance(v, (list, dict, set))}
+
+
+def check_branches(frame: FrameType, before: dict[str, Any], loc: Any,
+                   before_contents: dict[str, Any] | None = None, region: str = "asc.cond") -> None:
     names = rebound(frame, before)
-    if names:
-        n = names[0]
-        raise TraceError(f"a branch of this asc.cond assigns `{n}` of the enclosing function (nonlocal): both "
-                         "branches are traced, so it would keep the value of the branch traced last, whichever "
-                         "runs", loc,
-                         hint=f"return it from both branches instead: `{n} = asc.cond(pred, lambda: ..., lambda: ...)`")
+    if before_contents is not None:
+        now = contents(frame)
+        names += [n for n, old in before_contents.items() if n in now and now[n] != old]
+    if not names:
+        return
+    n = names[0]
+    if region == "asc.cond":
+        raise TraceError(f"a branch of this asc.cond changes `{n}` of the enclosing function (a nonlocal, or a "
+                         "list / dict it fills): both branches are traced, so it would keep what the branches "
+                         "traced did, whichever runs", loc,
+                         hint=f"return the value from both branches instead: `{n} = asc.cond(pred, lambda: ..., "
+                              "lambda: ...)`")
+    raise TraceError(f"the body of this asc.while_loop changes `{n}` of the enclosing function (a nonlocal, or a "
+                     "list / dict it fills): the body is traced once, so it would hold one iteration's change, "
+                     "however many run", loc, hint=f"carry the value in the loop's state instead: `..., {n} = "
+                                                  f"asc.while_loop(cond_fn, body_fn, (..., {n}))`")
 
 
 @lru_cache(maxsize=1024)

@@ -22,7 +22,7 @@ class PipeModel:
                  compiler_sync: bool = False, core_num: int = 1, timing: bool = True) -> None:
         self.plat = platform
         self.timing = timing               # False: order and check only (a launch's check needs no clock)
-        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed)
+        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed, scalar_flags=not compiler_sync)
         self.checker = RaceChecker(ctx, cores, compiler_sync, core_num) if sanitize else None
         self.n_issued = 0
         self.t_issue = 0.0
