@@ -4,7 +4,7 @@ Every loop is unrolled a few iterations (enough to see the dependences it carrie
 its `% m` indices and queue rotations, plus one; 3 for a loop around other loops), loop indices become
 numbers, runtime arguments stay symbolic. What the kernel does at run time is covered by *profiles*,
 one abstract run each: every `asc.cond` taking its then-branch, its else-branch, alternating between
-them (and, for up to four branches, every constant combination; for more, every pair's), each loop whose trip count is a
+them (and, for up to four branches, every constant combination; for more, every pair of nearby branches'), each loop whose trip count is a
 runtime value running zero times, inner loops all empty at once, and all of them once (so the
 dependences that jump over a loop, or across a loop's first and last iteration, are seen). The needs
 of all profiles are the scheduler's input.
@@ -32,6 +32,8 @@ from .ops import accesses as op_accesses
 
 MAX_UNROLL = 9
 MAX_ALL_COMBINATIONS = 4     # branches up to which every combination of taken / not taken is a profile
+PAIR_WINDOW = 3              # beyond that, each branch is combined with the next ones in program order
+MAX_PAIR_PROFILES = 48       # ... in at most this many profiles
 _BOOKKEEPING = frozenset({"local_tensor", "global_tensor", "tque", "tbuf", "init_buffer", "tbuf_get",
                           "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"})
 
@@ -138,13 +140,17 @@ def profiles(g: KernelGraph) -> list[Profile]:
         out += [Profile("alt"), Profile("alt2")]
     else:
         out += [Profile("then"), Profile("else"), Profile("alt"), Profile("alt2")]
-        # every pair of branches in each of its four combinations, the others all taken or all not
+        # every pair of nearby branches (within PAIR_WINDOW in program order: nested in each other or
+        # one after the other) in each of its four combinations, the others all taken or all not
+        pairs: list[Profile] = []
         for i, a in enumerate(conds):
-            for b in conds[i + 1:]:
+            for b in conds[i + 1:i + 1 + PAIR_WINDOW]:
                 for rest in (True, False):
                     others = tuple((c, rest) for c in conds if c not in (a, b))
-                    out += [Profile("fixed", ((a, x), (b, y)) + others) for x in (True, False) for y in (True, False)
-                            if (x, y) != (rest, rest)]
+                    pairs += [Profile("fixed", ((a, x), (b, y)) + others) for x in (True, False) for y in (True, False)
+                              if (x, y) != (rest, rest)]
+        step = -(-len(pairs) // MAX_PAIR_PROFILES)      # every step-th, so that the cost stays bounded
+        out += pairs[::step]
     modes = ("alt", "alt2") if conds else ("then",)
     trips: list[tuple] = [((lid, 0),) for lid in runtime]
     if runtime:

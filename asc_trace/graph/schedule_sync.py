@@ -21,6 +21,7 @@ from .sync_ids import IdAllocator
 from .sync_plan import Plan, Regions, build, plan_for
 
 MAX_ROUNDS = 64
+PRUNE_PROFILES = 24
 _TEMP_ID = 1000     # ids used while planning (every plan its own), before the real allocation
 
 
@@ -49,14 +50,22 @@ class _Scheduler:
 
     def run(self) -> KernelGraph:
         plans: list[Plan] = []
-        traces = self.first
-        for _ in range(MAX_ROUNDS):
-            per_profile = self.needs(traces)
-            if not any(per_profile):
+        g, start = self.base, 0
+        for _ in range(MAX_ROUNDS + len(self.profiles)):
+            # the first profile with needs left; adding syncs only adds order, so a profile found clean
+            # stays clean and the search goes on from where it stopped
+            needs: list[Need] = []
+            for i in range(start, len(self.profiles)):
+                tr = self.first[i] if g is self.base else abstract_trace(g, self.profiles[i])
+                needs = find_needs(tr)
+                if needs:
+                    start = i
+                    break
+            if not needs:
                 break
-            self._check_unknown(per_profile)
-            self._add_plans(plans, per_profile)
-            traces = self.traces(self.build(plans))
+            self._check_unknown([needs])
+            self._add_plans(plans, [needs])
+            g = self.build(plans)
         else:
             raise TraceError("auto_sync did not converge (please report this kernel)",
                              self.base.node(self.base.order[0]).loc)
@@ -111,13 +120,16 @@ class _Scheduler:
                     old.set_after = p.set_after
 
     def _prune(self, plans: list[Plan]) -> list[Plan]:
-        """Drop every plan the others make redundant, latest first."""
+        """Drop every plan the others make redundant, latest first. With many profiles, a removal is
+        judged on the first PRUNE_PROFILES of them; the check after the id allocation runs them all and
+        puts back whatever a wrongly dropped plan ordered."""
+        profiles = self.profiles[:PRUNE_PROFILES]
         for plan in list(reversed(plans)):
             if len(plans) == 1:
                 break
             trial = [p for p in plans if p is not plan]
             g = self.build(trial)
-            if not any(find_needs(abstract_trace(g, p)) for p in self.profiles):   # lazy: most fail at once
+            if not any(find_needs(abstract_trace(g, p)) for p in profiles):   # lazy: most fail at once
                 plans = trial
         return plans
 
