@@ -47,13 +47,8 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
         if not callable(fn):
             raise TraceError(f"asc.cond: {name} must be a function, got {type(fn).__name__}", loc,
                              hint="asc.cond(pred, lambda: ..., lambda: ...) or asc.cond(pred, then_fn, else_fn)")
-    if getattr(ctx, "eager", False):
-        return ctx.cond(pred, true_fn, false_fn, operands, loc)
-    frame = sys._getframe(1)
-    before, held = python_state.snapshot(frame), python_state.contents(frame)
-    out = ctx.cond(pred, true_fn, false_fn, operands, loc)
-    python_state.check_branches(frame, before, loc, held)
-    return out
+    return _guarded(ctx, sys._getframe(1), loc, "asc.cond",
+                    lambda: ctx.cond(pred, true_fn, false_fn, operands, loc))
 
 
 def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any) -> Any:
@@ -73,12 +68,18 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: A
         if not callable(fn):
             raise TraceError(f"asc.while_loop: {name} must be a function, got {type(fn).__name__}", loc,
                              hint="asc.while_loop(lambda x: x > 1, lambda x: x // 2, n)")
+    return _guarded(ctx, sys._getframe(1), loc, "asc.while_loop",
+                    lambda: ctx.while_loop(cond_fn, body_fn, init, loc))
+
+
+def _guarded(ctx: Any, frame: Any, loc: SourceLoc, region: str, trace: Callable[[], Any]) -> Any:
+    """Trace a region, refusing what it did to the caller's Python state (proxies/python_state.py);
+    eager runs the Python for real after its own trace has been checked."""
     if getattr(ctx, "eager", False):
-        return ctx.while_loop(cond_fn, body_fn, init, loc)
-    frame = sys._getframe(1)
+        return trace()
     before, held = python_state.snapshot(frame), python_state.contents(frame)
-    out = ctx.while_loop(cond_fn, body_fn, init, loc)
-    python_state.check_branches(frame, before, loc, held, region="asc.while_loop")
+    out = trace()
+    python_state.check_branches(frame, before, loc, held, region=region)
     return out
 
 
