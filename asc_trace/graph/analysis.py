@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from ..enums import HardEvent, TPosition
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
@@ -73,6 +73,16 @@ class Need:
 
     def describe(self) -> str:
         return f"{self.kind} %{self.a.node.id} -> %{self.b.node.id}"
+
+    def split(self, is_loop: Callable[[int], bool]) -> tuple[int, int | None]:
+        """(how many enclosing regions the two instances share, the index among them of the first loop
+        in which they run in different iterations, or None when they share every iteration)."""
+        sa, sb = self.a.node.loops, self.b.node.loops
+        common = 0
+        while common < min(len(sa), len(sb)) and sa[common] == sb[common]:
+            common += 1
+        level = next((i for i in range(common) if is_loop(sa[i]) and self.a.iters[i] != self.b.iters[i]), None)
+        return common, level
 
 
 @dataclass

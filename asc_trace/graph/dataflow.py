@@ -13,11 +13,11 @@ The edges come from the same abstract runs the scheduler plans with (graph/analy
 """
 from __future__ import annotations
 
-from .analysis import Need, Trace, find_deps
+from .analysis import Need, Trace, abstract_trace, find_deps
 from .expr import free_vars
 from .node import exprs_in
-from .regions import yield_targets
 from .kernel_graph import KernelGraph
+from .regions import yield_targets
 from .sync_plan import Plan
 
 
@@ -39,13 +39,11 @@ def dependences(g: KernelGraph, traces: list[Trace]) -> dict[tuple, dict]:
 
 
 def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
-    sa, sb = d.a.node.loops, d.b.node.loops
-    for i in range(min(len(sa), len(sb))):
-        if sa[i] != sb[i]:
-            break
-        if sa[i] in loop_ops and d.a.iters[i] != d.b.iters[i]:
-            return sa[i], d.b.iters[i] - d.a.iters[i]
-    return None, 0
+    """The loop carrying a dependence and its distance in iterations (None, 0 within an iteration)."""
+    _common, level = d.split(loop_ops.__contains__)
+    if level is None:
+        return None, 0
+    return d.a.node.loops[level], d.b.iters[level] - d.a.iters[level]
 
 
 def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:
@@ -98,5 +96,4 @@ def _value_edges(g: KernelGraph, edge) -> None:
 def dataflow(g: KernelGraph) -> KernelGraph:
     """The pass for kernels the scheduler leaves alone (auto_sync=False): the same dependence edges,
     from one abstract run (every branch's then-side, every loop its unroll)."""
-    from .analysis import abstract_trace
     return annotate(g, [abstract_trace(g)], [])

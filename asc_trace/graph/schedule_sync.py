@@ -42,9 +42,6 @@ class _Scheduler:
     def traces(self, g: KernelGraph) -> list[Trace]:
         return [abstract_trace(g, p) for p in self.profiles]
 
-    def needs(self, traces: list[Trace]) -> list[list[Need]]:
-        return [find_needs(tr) for tr in traces]
-
     def build(self, plans: list[Plan]) -> KernelGraph:
         return build(self.base, self.regions, plans)
 

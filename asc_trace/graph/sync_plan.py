@@ -105,11 +105,8 @@ class Plan:
 def plan_for(regions: Regions, need: Need, pos: dict[int, int]) -> Plan:
     """The plan that orders one need (see module docstring); `pos` is the program order position."""
     a, b = need.a, need.b
-    sa, sb = a.node.loops, b.node.loops
-    common = 0
-    while common < min(len(sa), len(sb)) and sa[common] == sb[common]:
-        common += 1
-    level = next((i for i in range(common) if regions.is_loop(sa[i]) and a.iters[i] != b.iters[i]), None)
+    sa = a.node.loops
+    common, level = need.split(regions.is_loop)
     depth = common if level is None else level + 1
     wait_before = regions.before(b.node, depth)
     if need.same_pipe:

@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
-import linecache
 import sys
-import textwrap
 from functools import lru_cache
 from types import CodeType
 from typing import Any
 
 from ..errors import TraceError
-from .context import active, current
 from . import python_state
+from .context import active, current
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
 
@@ -117,17 +114,10 @@ def intercepting_range(*args: Any) -> Any:
 def for_range_lines(code: CodeType) -> frozenset[int]:
     """Lines of `for ... in range(...)` headers in a function's source (all its lines when the
     source is not available, e.g. for functions made by exec)."""
-    try:
-        # linecache and the block finder directly: inspect.getsourcelines would first look for the
-        # code's module among every loaded one (most of a cold compile's time)
-        source = linecache.getlines(code.co_filename)
-        first = code.co_firstlineno
-        if not source or first > len(source):
-            raise OSError("no source")
-        lines = inspect.getblock(source[first - 1:])
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return frozenset(_py_range(code.co_firstlineno, code.co_firstlineno + 10_000))
+    tree = python_state.function_ast(code)
+    first = code.co_firstlineno
+    if tree is None:
+        return frozenset(_py_range(first, first + 10_000))
     out: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call):

@@ -27,7 +27,7 @@ from .scalar import Scalar
 
 
 def is_value(v: Any) -> bool:
-    return isinstance(v, (Scalar, int, float)) and not isinstance(v, bool) or isinstance(v, bool)
+    return isinstance(v, (Scalar, int, float))      # bool is an int
 
 
 def snapshot(frame: FrameType) -> dict[str, Any]:
@@ -81,17 +81,28 @@ def check_branches(frame: FrameType, before: dict[str, Any], loc: Any,
 
 
 @lru_cache(maxsize=1024)
+def function_ast(code: CodeType) -> ast.Module | None:
+    """The syntax tree of a function's source, line 1 being its first line (None without source, e.g.
+    for functions made by exec). Read through linecache and the block finder directly:
+    inspect.getsourcelines would first look for the code's module among every loaded one."""
+    source = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno
+    if not source or first > len(source):
+        return None
+    try:
+        return ast.parse(textwrap.dedent("".join(inspect.getblock(source[first - 1:]))))
+    except (SyntaxError, IndentationError, TypeError):
+        return None
+
+
+@lru_cache(maxsize=1024)
 def loop_carried(code: CodeType, line: int) -> frozenset[str]:
     """Names the `for` statement whose header is at `line` assigns in its body and reads after the loop
     or, in the body, before assigning them (an empty set when the source cannot be read)."""
-    try:
-        source = linecache.getlines(code.co_filename)
-        first = code.co_firstlineno
-        lines = inspect.getblock(source[first - 1:])
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (IndexError, SyntaxError, IndentationError, TypeError):
+    tree = function_ast(code)
+    if tree is None:
         return frozenset()
-    rel = line - first + 1
+    rel = line - code.co_firstlineno + 1
     loop = next((n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))
                  and n.iter.lineno <= rel <= (n.iter.end_lineno or n.iter.lineno)), None)
     if loop is None:
