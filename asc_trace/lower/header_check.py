@@ -19,11 +19,12 @@ from typing import Sequence
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
+from .ascendc import BISHENG_VIEW_HEADER
 from .compile_errors import compiler_error
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
 from .real_api import flags, precompiled_header
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"kernel_operator\.h"\s*$')
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"(kernel_operator|asc_trace_bisheng_view)\.h"\s*$')
 _KERNEL = re.compile(r'^extern "C" (__global__ __aicore__ void \w+\(.*)$')
 
 
@@ -57,7 +58,7 @@ def batch_source(kernels: Sequence[Kernel]) -> tuple[str, list[_Part]]:
     """One translation unit holding every kernel: the API included once, each distinct prelude once
     at file scope, each kernel function in its own namespace (a C++ function: `extern "C"` would make
     kernels of the same name collide)."""
-    out = ['#include "kernel_operator.h"']
+    out = ['#include "kernel_operator.h"', f'#include "{BISHENG_VIEW_HEADER}"']
     preludes: set[str] = set()
     parts = []
     for i, k in enumerate(kernels):

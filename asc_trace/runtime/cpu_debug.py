@@ -29,7 +29,7 @@ from ..graph.ops import read, written
 from ..lower.ascendc import lower
 from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
 from ..lower.cache import CompileCache, cache_key
-from ..lower.cexpr import c_ident
+from ..lower.cexpr import PREFIX, c_ident
 from ..lower.compile_errors import compiler_error
 from ..lower.header_check import Kernel, batch_source, diagnostics_by_kernel
 from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
@@ -47,8 +47,8 @@ _API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[
 _GM_ALIGN = 512
 
 
-_SET_GLOBAL = re.compile(r"^(\s*)t(\d+)\.SetGlobalBuffer\(")
-_LOCAL = re.compile(r"^(\s*)AscendC::LocalTensor<[^>]+> t(\d+)\(AscendC::TPosition::")
+_SET_GLOBAL = re.compile(rf"^(\s*){PREFIX}t(\d+)\.SetGlobalBuffer\(")
+_LOCAL = re.compile(rf"^(\s*)AscendC::LocalTensor<[^>]+> {PREFIX}t(\d+)\(AscendC::TPosition::")
 
 
 def instrument_gm(g: KernelGraph, source: str) -> str:
@@ -64,12 +64,12 @@ def instrument_gm(g: KernelGraph, source: str) -> str:
             out.append(f"{m.group(1)}asc_stub::gm_operand({roots[int(m.group(2))][0]});")
         m = _LOCAL.match(line)
         if m:
-            t = f"t{m.group(2)}"
+            t = f"{PREFIX}t{m.group(2)}"
             out.append(f"{m.group(1)}asc_stub::check_ub({t}.GetPhyAddr(), {t}.GetSize() * sizeof(*{t}.GetPhyAddr()), "
                        f"32, \"this LocalTensor\");")
         m = _SET_GLOBAL.match(line)
         if m:
-            t = f"t{m.group(2)}"
+            t = f"{PREFIX}t{m.group(2)}"
             out.append(f"{m.group(1)}asc_stub::gm_window({m.group(2)}, {t}.GetPhyAddr(), {t}.GetSize() * "
                        f"sizeof(*{t}.GetPhyAddr()));")
     return "\n".join(out) + "\n"

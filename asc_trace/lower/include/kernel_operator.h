@@ -82,8 +82,8 @@ struct Failure {
 struct GmRange { const uint8_t* lo; const uint8_t* hi; };
 
 struct Core {
-    int64_t block_idx = 0;
-    int64_t block_num = 1;
+    int64_t core_idx = 0;      // not block_idx: bisheng (and the host builds' bisheng view) make that a macro
+    int64_t core_count = 1;
     uint8_t ub[UB_BYTES];
     std::string out;
     int node = -1;
@@ -137,7 +137,7 @@ inline void* check_gm_elems(const void* base, uint64_t start, uint64_t count, ui
 
 }  // namespace detail
 
-inline int64_t GetBlockIdx() { return detail::core().block_idx; }
+inline int64_t GetBlockIdx() { return detail::core().core_idx; }
 }  // namespace AscendC
 
 // The failure hook of asc_trace_prelude.h's checks: stop the kernel with an asc_trace error.
@@ -147,7 +147,7 @@ inline int64_t GetBlockIdx() { return detail::core().block_idx; }
 }
 
 namespace AscendC {
-inline int64_t GetBlockNum() { return detail::core().block_num; }
+inline int64_t GetBlockNum() { return detail::core().core_count; }
 
 enum class TPosition : uint8_t {
     GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
