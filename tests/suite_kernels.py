@@ -80,5 +80,67 @@ def random_kernels() -> tuple[Kernel, ...]:
     return tuple(out)
 
 
+# Kernels that use what the examples, the registry cases and the random programs do not: a user TPipe
+# with flags of its own (their ids reserved from it), a TBuf slice, a reinterpreted tensor, printf and
+# dump_tensor, a PIPE_ALL / MTE3 barrier, and a kernel placing raw LocalTensors beside TQue buffers.
+@asc.jit(auto_sync=False)
+def own_pipe_debug(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    pipe = asc.TPipe()
+    buf = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(buf, 2048)
+    t = buf.get(asc.float32, 256)
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    asc.data_copy(t, xg, 256)
+    asc.set_flag(asc.HardEvent.MTE2_V, 0)
+    asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+    asc.muls(t, t, 2.0, 256)
+    asc.pipe_barrier(asc.PipeID.PIPE_V)
+    bits = t.reinterpret_cast(asc.int32)
+    asc.adds(bits, bits, 0, 256)
+    asc.set_flag(asc.HardEvent.V_S, 1)
+    asc.wait_flag(asc.HardEvent.V_S, 1)
+    asc.printf("n=%d first=%f\n", n, t.get_value(0))
+    asc.dump_tensor(t, 1, 8)
+    asc.dump_tensor(t, 2, 8, asc.ShapeInfo(asc.array(asc.uint32, [2, 4])))
+    asc.set_flag(asc.HardEvent.V_MTE3, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+    asc.data_copy(zg, t, 256)
+    asc.pipe_barrier(asc.PipeID.PIPE_MTE3)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@asc.jit
+def raw_beside_queue(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    que = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(que, 1, 1024)
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = que.alloc_tensor(asc.float32)
+    asc.data_copy(a, xg, 256)
+    que.enque(a)
+    b = que.deque(asc.float32)
+    out = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4096, 256)
+    asc.adds(out, b, 1.0, 256)
+    asc.data_copy(zg, out, 256)
+    que.free_tensor(b)
+
+
+MIXED = ("raw_beside_queue",)       # needs the raw LocalTensor constructor: CANN 8.5+ only
+
+
+@lru_cache(maxsize=1)
+def extra_kernels() -> tuple[Kernel, ...]:
+    x, z = np.arange(256, dtype=np.float32), np.zeros(256, np.float32)
+    out = []
+    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z))):
+        ck = asc.compile(k, args)
+        out.append(Kernel(ck.name, ck.source, ck.graph))
+    return tuple(out)
+
+
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels()
+    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels()

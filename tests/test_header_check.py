@@ -4,12 +4,15 @@ mutated the way a wrong lowering would be is rejected, at the user's line. (Find
 tested in test_cli.py.)"""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 import asc_trace as asc
 import backend_cases as B
 import suite_kernels
+from asc_trace.lower.ascendc_headers import find_ascendc_headers
 from asc_trace.lower.header_check import Kernel, check_kernels
 from asc_trace.lower.real_api import headers_if_configured
 
@@ -24,6 +27,18 @@ def test_every_example_registry_case_and_random_program_compiles_against_the_rea
     kernels = suite_kernels.all_kernels()
     assert len({k.name for k in kernels}) >= 12 + len(B.cases()) + suite_kernels.RANDOM_PROGRAMS - 1
     errors = check_kernels(kernels)
+    assert not errors, "\n\n".join(str(e) for e in errors[:3])
+
+
+@pytest.mark.skipif(not os.environ.get("ASC_TRACE_CANN81_HOME"), reason="no CANN 8.1.RC1 headers: set "
+                    "ASC_TRACE_CANN81_HOME to a toolkit home (tests/cann81_local_copy.py makes one)")
+def test_every_emitted_source_compiles_against_cann_8_1():
+    """The same, against CANN 8.1.RC1's headers, for every kernel lowered for CANN 8.x (those that place
+    raw LocalTensors beside TPipe buffers are refused for 8.x: test_api_symbols.py)."""
+    tree = find_ascendc_headers({"ASC_TRACE_ASCENDC_HOME": os.environ["ASC_TRACE_CANN81_HOME"]})
+    assert tree.generation == 8
+    kernels = [k for k in suite_kernels.all_kernels() if k.name not in suite_kernels.MIXED]
+    errors = check_kernels(kernels, tree)
     assert not errors, "\n\n".join(str(e) for e in errors[:3])
 
 

@@ -10,7 +10,6 @@ asc.while_loop a C `while`, their outputs and carried values locals declared bef
 from __future__ import annotations
 
 import hashlib
-import itertools
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,14 @@ from .. import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent
 from ..errors import TraceError
-from ..graph.expr import Const, Expr, Var, free_vars, substitute
+from ..graph.expr import Const, Expr, Var, free_vars
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
 from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
 from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
+from .ascendc_pipe import PLACEMENT, plan_pipe
 from .cexpr import BLOCK_IDX, BLOCK_NUM, CNames, c_const, c_expr, c_ident, c_string
 
 # The emitted source depends on kernel_operator.h (the Ascend C API) and on asc_trace_prelude.h
@@ -69,9 +69,6 @@ MASK_EMIT = {
     "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
 }
 _DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
-# The A2 implementations of these take event ids from the kernel's TPipe (GetTPipePtr()->FetchEventID):
-# without one they dereference a null pointer (found running them on the real headers, cpu_debug).
-_NEEDS_TPIPE = {"reduce_sum", "reduce_max", "reduce_min"}
 
 
 def c_type(dt: DataType) -> str:
@@ -79,7 +76,7 @@ def c_type(dt: DataType) -> str:
 
 
 class _Emitter:
-    def __init__(self, g: KernelGraph, overflow_param: str | None = None) -> None:
+    def __init__(self, g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> None:
         self.g = g
         self.overflow_param = overflow_param
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
@@ -91,8 +88,8 @@ class _Emitter:
         self._utext: dict[Expr, str] = {}
         self.lines: list[str] = []
         self.pre: list[str] = []
-        self.pipe_var = next((f"asct_t{n.id}" for n in g if n.op == "tpipe"), None)
-        self.event_table = self._event_table()
+        self.pipe = plan_pipe(g, generation)
+        self.pipe_var = self.pipe.var
 
     # -- helpers ----------------------------------------------------------------------------------
     def _loop_ranges(self) -> Ranges:
@@ -143,26 +140,9 @@ class _Emitter:
         return f"static_cast<{ctype}>({self.ue(x)})"
 
     # -- event ids ----------------------------------------------------------------------------------
-    def _event_table(self) -> dict[HardEvent, list[int]] | None:
-        """With a TPipe, the TQue framework takes event ids from the same pool as explicit flags, so
-        the kernel reserves its flags' ids from it (AllocEventID) and indexes them through a table."""
-        flags = [n for n in self.g if n.op in ("set_flag", "wait_flag")]
-        if self.pipe_var is None or not flags:
-            return None
-        table: dict[HardEvent, set[int]] = {}
-        for n in flags:
-            ev, eid = n.args
-            values = _possible_values(eid)
-            if values is None:
-                raise TraceError("with a TPipe, event ids must be constants or depend only on loop indices, so "
-                                 "that the kernel can reserve them from the TPipe", n.loc)
-            table.setdefault(ev, set()).update(values)
-        return {ev: sorted(ids) for ev, ids in sorted(table.items())}
-
     def event_id(self, ev: HardEvent, eid: Expr) -> str:
-        if self.event_table is None:
-            return self.cast(eid, "int32_t")
-        return f"asct_ev_{ev.name}[{self.ue(eid)}]"
+        table = self.pipe.event_id(ev, self.ue(eid))
+        return table if table is not None else self.cast(eid, "int32_t")
 
     # -- statements ---------------------------------------------------------------------------------
     def emit(self, depth: int, n: Node, text: str) -> None:
@@ -194,17 +174,13 @@ class _Emitter:
             per = 32 // dt.itemsize
             if isinstance(size, Const) and size.value % per:
                 size = Const(-(-size.value // per) * per)
+            if self.pipe.placement:     # both CANN generations (lower/ascendc_pipe.py)
+                return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = {PLACEMENT}.GetWithOffset<{c_type(dt)}>("
+                        f"{self.cast(size, 'uint32_t')}, {self.cast(addr, 'uint32_t')});")
             return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
                     f"{self.cast(addr, 'uint32_t')}, {self.cast(size, 'uint32_t')});")
         if n.op == "tpipe":
-            text = f"AscendC::TPipe asct_t{n.id};"
-            if self.event_table:
-                for ev, ids in self.event_table.items():
-                    text += f"\nint32_t asct_ev_{ev.name}[{max(ids) + 1}];"
-                    for i in ids:
-                        text += (f"\nasct_ev_{ev.name}[{i}] = static_cast<int32_t>("
-                                 f"asct_t{n.id}.AllocEventID<AscendC::HardEvent::{ev.name}>());")
-            return text
+            return "" if self.pipe.hoist else "\n".join(self.pipe.declaration())
         if n.op == "tque":
             return f"AscendC::TQue<AscendC::TPosition::{a[0].name}, {a[1].value}> asct_t{n.id};"
         if n.op == "tbuf":
@@ -447,8 +423,9 @@ class _Emitter:
             head.append(f"    const int64_t {BLOCK_IDX} = AscendC::GetBlockIdx();")
         if "block_num" in used:
             head.append(f"    const int64_t {BLOCK_NUM} = AscendC::GetBlockNum();")
-        if self.pipe_var is None and any(n.op in _NEEDS_TPIPE for n in g):
-            head.append("    AscendC::TPipe asct_pipe;   // ReduceSum/Max/Min fetch event ids from the TPipe")
+        if self.pipe.var is not None and (self.pipe.user is None or self.pipe.hoist):
+            # ReduceSum/Max/Min fetch event ids from the TPipe; raw LocalTensors are placed through it
+            head += ["    " + line for line in self.pipe.declaration()]
         depth = 1
         targets = yield_targets(g)
         for n in g:
@@ -476,11 +453,7 @@ class _Emitter:
                     self.emit(depth, n, self.yield_assign(n, targets[n.id]))
                 continue
             self.emit(depth, n, self.checks(n) + self.statement(n))
-        if self.event_table:
-            for ev, ids in self.event_table.items():
-                for i in ids:
-                    self.lines.append(f"    {self.pipe_var}.ReleaseEventID<AscendC::HardEvent::{ev.name}>("
-                                      f"asct_ev_{ev.name}[{i}]);")
+        self.lines += ["    " + line for line in self.pipe.release()]
         return "\n".join(head + self.lines + ["}", ""])
 
 
@@ -496,26 +469,12 @@ def _unparen(text: str) -> str:
     return text[1:-1]
 
 
-def _possible_values(e: Expr, limit: int = 64) -> set[int] | None:
-    """Every value an event id can take, when it depends only on loop indices (tried 0..limit-1)."""
-    vs = free_vars(e)
-    if any(v.kind != "loop" for v in vs):
-        return None
-    if not vs:
-        return {int(e.value)} if isinstance(e, Const) else None
-    out: set[int] = set()
-    for combo in itertools.product(range(limit), repeat=len(vs)):
-        r = substitute(e, dict(zip(vs, (Const(c) for c in combo))))
-        if not isinstance(r, Const):
-            return None
-        out.add(int(r.value))
-    return out if all(0 <= v < 8 for v in out) else None
-
-
-def lower(g: KernelGraph, overflow_param: str | None = None) -> str:
+def lower(g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> str:
     """The Ascend C source of a (scheduled) kernel graph; `overflow_param` names a trailing GM_ADDR
-    parameter for the overflow record, which only the NPU build with record_overflow=True declares."""
-    return _Emitter(g, overflow_param).render()
+    parameter for the overflow record, which only the NPU build with record_overflow=True declares;
+    `generation` the CANN headers it is for (8: 8.x, 9: 8.5+ and asc-devkit; None: the host backends),
+    see lower/ascendc_pipe.py."""
+    return _Emitter(g, overflow_param, generation).render()
 
 
 __all__ = ["lower", "PRELUDE", "PRELUDE_DIR", "prelude_digest", "host_view", "BISHENG_VIEW_HEADER", "c_type",

@@ -107,15 +107,15 @@ def diagnostics_by_kernel(stderr: str, parts: list[_Part]) -> dict[int, list[str
     return found
 
 
-def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
-                  batch: int = 64) -> list[ToolchainError]:
-    """Compile every kernel against the real headers (syntax and semantics, no code generation);
-    one ToolchainError per rejected kernel, naming the user's line when the graph is known."""
+def diagnostics(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
+                batch: int = 64) -> dict[int, list[str]]:
+    """Compile every kernel against the real headers (syntax and semantics, no code generation): the
+    compiler's diagnostics of each rejected kernel, by index, with lines of its own source (kernel.cpp)."""
     from ..runtime.cpp import compiler
     tree = tree or find_ascendc_headers()
     cxx, version = compiler()
     pch = precompiled_header(tree, cxx, version)
-    errors: list[ToolchainError] = []
+    found: dict[int, list[str]] = {}
     for start in range(0, len(kernels), batch):
         chunk = list(kernels[start:start + batch])
         text, parts = batch_source(chunk)
@@ -129,10 +129,17 @@ def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
         if not blamed:
             raise ToolchainError(f"g++ rejected the batch of emitted Ascend C outside any kernel:\n"
                                  f"{proc.stderr.strip()[:4000]}", None)
-        for idx, lines in sorted(blamed.items()):
-            k = chunk[idx]
-            errors.append(_error(k, "\n".join(lines), tree))
-    return errors
+        for idx, lines in blamed.items():
+            found[start + idx] = lines
+    return found
+
+
+def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
+                  batch: int = 64) -> list[ToolchainError]:
+    """One ToolchainError per kernel the real headers reject, naming the user's line when the graph is
+    known."""
+    tree = tree or find_ascendc_headers()
+    return [_error(kernels[i], "\n".join(lines), tree) for i, lines in sorted(diagnostics(kernels, tree, batch).items())]
 
 
 def _error(k: Kernel, stderr: str, tree: AscendCHeaders) -> ToolchainError:

@@ -228,7 +228,7 @@ class NpuRuntime(Runtime):
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> NpuArtifact:
         tc = find_toolchain()
         record_overflow = options.get("record_overflow") is True
-        source = lower(graph, OVERFLOW_PARAM if record_overflow else None)
+        source = lower(graph, OVERFLOW_PARAM if record_overflow else None, generation=tc.generation)
         key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity, "prelude": prelude_digest(),
                          "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type",
                                                                  "record_overflow")}})

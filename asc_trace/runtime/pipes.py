@@ -22,7 +22,9 @@ class PipeModel:
                  compiler_sync: bool = False, core_num: int = 1, timing: bool = True) -> None:
         self.plat = platform
         self.timing = timing               # False: order and check only (a launch's check needs no clock)
-        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed, scalar_flags=not compiler_sync)
+        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed, scalar_flags=not compiler_sync,
+                               own_pipe=ctx.own_pipe, full=ctx.full_events)
+        self.clock.on_step = self._issued
         self.checker = RaceChecker(ctx, cores, compiler_sync, core_num) if sanitize else None
         self.n_issued = 0
         self.t_issue = 0.0
@@ -57,12 +59,15 @@ class PipeModel:
         self._run = None
 
     def issue(self, ins: Instr) -> None:
+        self._issued(ins)
+        self.clock.issue(ins)
+
+    def _issued(self, ins: Instr) -> None:
         ins.t_issue = self.t_issue
         self.n_issued += 1
         ins.order = self.n_issued
         if self.checker is not None and ins.kind != "op":
             self.checker.issued(ins)
-        self.clock.issue(ins)
 
     def finish(self) -> None:
         self.clock.finish()

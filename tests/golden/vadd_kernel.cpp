@@ -10,6 +10,9 @@ extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR 
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
     const int64_t asct_block_idx = AscendC::GetBlockIdx();
+    AscendC::TPipe asct_pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> asct_ub;
+    asct_pipe.InitBuffer(asct_ub, static_cast<uint32_t>(196352));
     // vadd.py:22 (%0)
     ASC_CHECK_RANGE(asct_block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
     ASC_CHECK_RANGE(block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer length");
@@ -23,13 +26,13 @@ extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR 
     asct_t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd.py:28 (%3)
     ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 2, 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_UB, "the LocalTensor length");
-    AscendC::LocalTensor<float> asct_t3(AscendC::TPosition::VECIN, static_cast<uint32_t>(0), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2));
+    AscendC::LocalTensor<float> asct_t3 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(0));
     // vadd.py:29 (%4)
     ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 8, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
-    AscendC::LocalTensor<float> asct_t4(AscendC::TPosition::VECIN, static_cast<uint32_t>(asct_floordiv(block_length, 16) * 8), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2));
+    AscendC::LocalTensor<float> asct_t4 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 8));
     // vadd.py:30 (%5)
     ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 16, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
-    AscendC::LocalTensor<float> asct_t5(AscendC::TPosition::VECOUT, static_cast<uint32_t>(asct_floordiv(block_length, 16) * 16), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2));
+    AscendC::LocalTensor<float> asct_t5 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 16));
     // vadd.py:31 (%6)
     for (int64_t asct_i0 = 0; asct_i0 < 16; asct_i0 += 1) {
         // vadd.py:33 (%7)

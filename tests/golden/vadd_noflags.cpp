@@ -10,6 +10,9 @@ extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
     const int64_t asct_block_idx = AscendC::GetBlockIdx();
+    AscendC::TPipe asct_pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> asct_ub;
+    asct_pipe.InitBuffer(asct_ub, static_cast<uint32_t>(196352));
     // vadd_noflags.py:17 (%0)
     ASC_CHECK_RANGE(asct_block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
     ASC_CHECK_RANGE(block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer length");
@@ -22,11 +25,11 @@ extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR
     AscendC::GlobalTensor<float> asct_t2;
     asct_t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd_noflags.py:21 (%3)
-    AscendC::LocalTensor<float> asct_t3(AscendC::TPosition::VECIN, static_cast<uint32_t>(0), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t3 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(0));
     // vadd_noflags.py:22 (%4)
-    AscendC::LocalTensor<float> asct_t4(AscendC::TPosition::VECIN, static_cast<uint32_t>(1024), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t4 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(1024));
     // vadd_noflags.py:23 (%5)
-    AscendC::LocalTensor<float> asct_t5(AscendC::TPosition::VECOUT, static_cast<uint32_t>(2048), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t5 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(2048));
     // vadd_noflags.py:24 (%19)  auto: prime for loop %6
     AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(0));
     // vadd_noflags.py:24 (%20)  auto: prime for loop %6
@@ -39,11 +42,11 @@ extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR
     int64_t asct_i0 = 0;
     for (uint64_t asct_i0_n = asct_trip_count(asct_i0, asct_floordiv(block_length, 256), 1); asct_i0_n != 0; --asct_i0_n, asct_i0 += 1) {
         // vadd_noflags.py:21 (%12)  multi-buffer of %3, 2 copies
-        AscendC::LocalTensor<float> asct_t12(AscendC::TPosition::VECIN, static_cast<uint32_t>((asct_i0 % 2) * 3072), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t12 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>((asct_i0 % 2) * 3072));
         // vadd_noflags.py:22 (%13)  multi-buffer of %4, 2 copies
-        AscendC::LocalTensor<float> asct_t13(AscendC::TPosition::VECIN, static_cast<uint32_t>(1024 + ((asct_i0 % 2) * 3072)), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t13 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(1024 + ((asct_i0 % 2) * 3072)));
         // vadd_noflags.py:23 (%14)  multi-buffer of %5, 2 copies
-        AscendC::LocalTensor<float> asct_t14(AscendC::TPosition::VECOUT, static_cast<uint32_t>(2048 + ((asct_i0 % 2) * 3072)), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t14 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(2048 + ((asct_i0 % 2) * 3072)));
         // vadd_noflags.py:25 (%21)  auto: WAR %9 (vadd_noflags.py:27) -> %7 (vadd_noflags.py:25) +2, carried 2 iteration(s) by loop %6
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:25 (%7)

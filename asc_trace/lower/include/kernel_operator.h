@@ -385,6 +385,20 @@ public:
         t.set(base_, len, pos);
         return t;
     }
+    // `size` elements at byte `bufOffset` of the buffer (how the lowering places raw LocalTensors:
+    // lower/ascendc_pipe.py); the same checks as the raw constructor, then the buffer's own end
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset)
+    {
+        if (!ready_) detail::fail("queue", "TBuf::GetWithOffset before InitBuffer");
+        const uint64_t nbytes = static_cast<uint64_t>(size) * sizeof(T);
+        detail::check_ub(static_cast<uint64_t>(base_) + bufOffset, nbytes, "this LocalTensor");
+        if (static_cast<uint64_t>(bufOffset) + nbytes > len_)
+            detail::fail("ub", "this LocalTensor spans bytes [%u, %llu) of a TBuf of %u bytes", bufOffset,
+                         static_cast<unsigned long long>(bufOffset + nbytes), len_);
+        LocalTensor<T> t;
+        t.set(base_ + bufOffset, size, pos);
+        return t;
+    }
     void init(uint32_t base, uint32_t len)
     {
         if (ready_) detail::fail("queue", "InitBuffer called twice for the same TBuf");
