@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from pyasc_compat.jsonio import dumps  # noqa: E402
 from pyasc_compat.kernels import scan, shadowed_lines  # noqa: E402
 from pyasc_compat.report import FileResult, build, table  # noqa: E402
 from pyasc_compat.sources import find_files, write_tree  # noqa: E402
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(result, a.top))
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        a.json.write_text(dumps(result))
     return 0
 
 

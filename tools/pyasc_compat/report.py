@@ -89,9 +89,13 @@ def build(files: list[FileResult], records: list[dict], methods: dict[str, list[
                 err["issue"] = owner(err["name"]) if err.get("name") and err["category"] not in OTHER else fam
             kernels.append({"file": f.rel, "group": f.group, "kernel": k.qualname, "line": k.line, "family": fam,
                             "options": k.options, "names": dict(sorted(names.items())), **st})
+    # the outcomes of the reference tests (a unit test's outcome says nothing: its launches are only compiled)
+    group = {f.rel: f.group for f in files}
     file_tests = {rel: [{k: t[k] for k in ("nodeid", "outcome", "when") if k in t} | (
-        {"error": t["error"]} if "error" in t else {}) for t in ts] for rel, ts in tests.items()}
-    return {"kernels": kernels, "tests": file_tests, "scripts": scripts, "imports": imports,
+        {"error": t["error"]} if "error" in t else {}) for t in ts] for rel, ts in tests.items()
+        if group.get(rel) == "reference"}
+    failed_imports = {rel: r for rel, r in imports.items() if not r["ok"]}
+    return {"kernels": kernels, "tests": file_tests, "scripts": scripts, "imports": failed_imports,
             "summary": summarise(kernels, files, tests, scripts),
             "blockers": blockers(kernels), "names": name_use(files, methods)}
 
@@ -141,19 +145,28 @@ def blockers(kernels: list[dict]) -> list[dict[str, Any]]:
 
 def name_use(files: list[FileResult], methods: dict[str, list[str]]) -> dict[str, Any]:
     """For every pyasc name the kernels use: in how many kernels and files of each group, how often,
-    and with which keywords."""
+    and with which keywords. A name counts for its prefixes too (`TPosition.VECIN` for `TPosition`,
+    `adv.softmax` for `adv`), once per kernel."""
     out: dict[str, Any] = {}
     for f in files:
         for k in f.kernels:
+            seen: set[str] = set()
             for raw, uses in k.names.items():
                 name = _method_name(raw, methods)
-                u = out.setdefault(name, {"issue": owner(name), "unit": {"kernels": 0, "files": set(), "uses": 0},
-                                          "reference": {"kernels": 0, "files": set(), "uses": 0}, "keywords": Counter()})
-                g = u[f.group]
-                g["kernels"] += 1
-                g["files"].add(f.rel)
-                g["uses"] += uses
-                u["keywords"].update(k.keywords.get(raw, {}))
+                parts = name.split(".")
+                keys = [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i])]
+                for key in keys:
+                    u = out.setdefault(key, {"issue": owner(key), "keywords": Counter(),
+                                             "unit": {"kernels": 0, "files": set(), "uses": 0},
+                                             "reference": {"kernels": 0, "files": set(), "uses": 0}})
+                    g = u[f.group]
+                    if key not in seen:
+                        g["kernels"] += 1
+                        seen.add(key)
+                    g["files"].add(f.rel)
+                    g["uses"] += uses
+                    if key == name:
+                        u["keywords"].update(k.keywords.get(raw, {}))
     for u in out.values():
         for g in ("unit", "reference"):
             u[g]["files"] = len(u[g]["files"])

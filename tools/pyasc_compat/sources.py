@@ -54,7 +54,7 @@ _IMPORT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(\s*)import asc\.language as asc\b"), r"\1import asc_trace as asc"),
     (re.compile(r"^(\s*)from asc\.runtime\.jit import "), rf"\1from {GLUE_MODULE} import "),
     (re.compile(r"^(\s*)import asc\.([\w.]+) as (\w+)"), r"\1import asc_trace.\2 as \3"),
-    (re.compile(r"^(\s*)import asc\.([\w.]+)\s*$"), r"\1import asc_trace.\2, asc_trace as asc"),
+    (re.compile(r"^(\s*)import asc\.([\w.]+)[ \t]*$", re.M), r"\1import asc_trace.\2, asc_trace as asc"),
     (re.compile(r"^(\s*)import asc\b(?!_)"), r"\1import asc_trace as asc"),
     (re.compile(r"^(\s*)from asc((?:\.[\w]+)*) import "), r"\1from asc_trace\2 import "),
 )
