@@ -1,7 +1,8 @@
 """The pyasc census: run pyasc's own kernels with only `import asc` changed to asc_trace, and say which
 trace, lower (and, for the reference-checked ones, run and pass), and what stops the others.
 
-    python tools/pyasc_census.py /tmp/pyasc-src [--json docs/pyasc-census.json] [--group unit] [-k vadd]
+    python tools/pyasc_census.py /tmp/pyasc-src [--json docs/pyasc-census.json] [--markdown docs/pyasc-census.md]
+                                                [--group unit] [-k vadd]
 
 The checkout is pyasc's repository (`fetch` hicann/pyasc, then `git archive <commit> | tar -x`); its
 files are rewritten into a temporary folder, never into this repository. The kernels run in a child
@@ -25,7 +26,7 @@ sys.path.insert(0, str(HERE))
 
 from pyasc_compat.jsonio import dumps  # noqa: E402
 from pyasc_compat.kernels import scan, shadowed_lines  # noqa: E402
-from pyasc_compat.report import FileResult, build, table  # noqa: E402
+from pyasc_compat.report import FileResult, build, markdown, table  # noqa: E402
 from pyasc_compat.sources import find_files, write_tree  # noqa: E402
 
 SURFACE = REPO / "docs" / "pyasc-surface.json"
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkout", type=Path, help="a pyasc checkout (its python/ folder holds the kernels)")
     p.add_argument("--json", type=Path, help="write the result here")
+    p.add_argument("--markdown", type=Path, help="write the summary and every blocking name here")
     p.add_argument("--group", choices=("unit", "reference", "all"), default="all")
     p.add_argument("-k", dest="pattern", help="only files whose path contains this")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds for the child process")
@@ -105,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(dumps(result))
+    if a.markdown:
+        a.markdown.write_text(markdown(result))
     return 0
 
 
