@@ -10,6 +10,7 @@ from .kernels import Kernel, closure
 from .owners import FAMILY, family, owner
 
 OTHER = ("refused", "crash", "script")
+MAX_USED_BY = 40
 CATEGORIES = ("missing-name", "missing-method", "signature", *OTHER)
 
 
@@ -156,13 +157,14 @@ def name_use(files: list[FileResult], methods: dict[str, list[str]]) -> dict[str
                 parts = name.split(".")
                 keys = [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i])]
                 for key in keys:
-                    u = out.setdefault(key, {"issue": owner(key), "keywords": Counter(),
+                    u = out.setdefault(key, {"issue": owner(key), "keywords": Counter(), "used_by": [],
                                              "unit": {"kernels": 0, "files": set(), "uses": 0},
                                              "reference": {"kernels": 0, "files": set(), "uses": 0}})
                     g = u[f.group]
                     if key not in seen:
                         g["kernels"] += 1
                         seen.add(key)
+                        u["used_by"].append(f"{f.rel.rsplit('/', 1)[-1]}::{k.qualname.split('.')[-1]}")
                     g["files"].add(f.rel)
                     g["uses"] += uses
                     if key == name:
@@ -171,6 +173,8 @@ def name_use(files: list[FileResult], methods: dict[str, list[str]]) -> dict[str
         for g in ("unit", "reference"):
             u[g]["files"] = len(u[g]["files"])
         u["keywords"] = dict(sorted(u["keywords"].items()))
+        # which kernels (file::kernel) use it; for the few names nearly every kernel uses, only the count
+        u["used_by"] = sorted(u["used_by"]) if len(u["used_by"]) <= MAX_USED_BY else f"{len(u['used_by'])} kernels"
     return dict(sorted(out.items()))
 
 

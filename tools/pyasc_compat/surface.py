@@ -87,7 +87,7 @@ def build_records(raw: dict[str, Any], usage: dict[str, Any]) -> list[dict[str, 
             "name": name, "kind": e["kind"], "layer": layer(e), "family": family(e), "issue": owner(name),
             "ascendc": ascendc_name(name, e), "overloads": e.get("overloads", []), "methods": methods,
             "members": [m["name"] for m in e.get("members", [])], "status": st["status"], "notes": st["notes"],
-            "usage": _use(u), "keywords": u.get("keywords", {}),
+            "usage": _use(u), "keywords": u.get("keywords", {}), "used_by": u.get("used_by", []),
         })
     return records
 
