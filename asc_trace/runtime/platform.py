@@ -147,8 +147,10 @@ DEFAULT_PLATFORM = "Ascend910B2"
 
 
 def platform(name: str | None = None, **overrides: float) -> Platform:
-    """A preset (Ascend910B1-B4; None: the default), optionally with parameters overridden (e.g. flag_latency=20)."""
-    name = name or DEFAULT_PLATFORM
+    """A preset (Ascend910B1-B4; None: the one `asc_trace.runtime.config.set_platform` chose, else the
+    default), optionally with parameters overridden (e.g. flag_latency=20)."""
+    from ..config import process_platform
+    name = name or process_platform() or DEFAULT_PLATFORM
     if name not in PRESETS:
         from ..errors import LaunchError
         raise LaunchError(f"unknown platform {name!r}; presets: {', '.join(PRESETS)}", None)
