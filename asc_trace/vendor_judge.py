@@ -193,17 +193,22 @@ def explain(graph: KernelGraph, label: str, drop: Callable[[Any], bool]) -> str:
         if b.args[0].name == "PIPE_ALL":
             return ("the vendor ends every kernel with PipeBarrier<PIPE_ALL>; the end of a kernel drains every "
                     "pipe in our model")
-        prev, nxt = _neighbour(graph, b.id, "V", -1), _neighbour(graph, b.id, "V", 1)
+        pipe = b.pipe.value
+        prev, nxt = _neighbour(graph, b.id, pipe, -1), _neighbour(graph, b.id, pipe, 1)
+        if any(n is not None and n.op in ("axpy", "leaky_relu") for n in (prev, nxt)):
+            return ("it orders the two vector steps of an axpy / leaky_relu through the lowering's scratch buffer, "
+                    "which is one instruction in the graph")
         order = graph.order
         between = (order[order.index(prev.id) + 1:order.index(nxt.id)]
                    if prev is not None and nxt is not None else [])
         if any(graph.node(i).op in ("set_flag", "wait_flag") and graph.node(i).pipe is not None
-               and graph.node(i).pipe.value == "V" for i in between):
-            return ("a set/wait on V already stands between the two V instructions: our model takes it as a "
-                    "separator (graph/hazards.py, assumed), the vendor adds the barrier anyway")
+               and graph.node(i).pipe.value == pipe for i in between):
+            return (f"a set/wait on {pipe} already stands between the two {pipe} instructions: our model takes it "
+                    "as a separator (graph/hazards.py, assumed), the vendor adds the barrier anyway")
         if prev is None or nxt is None or not (_buffers(graph, prev) & _buffers(graph, nxt)):
-            return "the V instructions on either side of it touch no common buffer"
-        return ("the V instructions on either side share a buffer, and the vendor's other syncs already keep "
+            return (f"the {pipe} instructions on either side touch different buffers (the vendor cannot prove views "
+                    "at run-time offsets, or across loop iterations, disjoint)")
+        return (f"the {pipe} instructions on either side share a buffer, and the vendor's other syncs already keep "
                 "them apart")
     ev = group[0].args[0].name
     src, dst = ev.split("_")
