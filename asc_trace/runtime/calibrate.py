@@ -54,7 +54,7 @@ def _grid(lo: float, hi: float, step: float) -> list[float]:
 
 
 def fit(cases: Sequence[Case], base: Platform) -> Platform:
-    """`base` with l2_gbytes_per_s and hbm_gbytes_per_s fitted to `cases` (GB/s, to 5 GB/s)."""
+    """`base` with l2_gbytes_per_s and hbm_gbytes_per_s fitted to `cases` (GB/s, to 4 GB/s)."""
     if not cases:
         raise ValueError("nothing to fit to")
     peak = base.hbm_peak_gbytes_per_s

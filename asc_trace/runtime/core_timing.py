@@ -23,7 +23,6 @@ Per core, the model is a discrete-event simulation of the in-order pipes:
 """
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +39,6 @@ ISSUE_COST, LOOP_COST = 0, 1
 OP, SET, WAIT, BARRIER, BARRIER_ALL, NOP = range(6)
 KIND_CODES = {"op": OP, "set": SET, "wait": WAIT, "barrier": BARRIER, "barrier_all": BARRIER_ALL, "nop": NOP}
 S_PIPE, MTE2_PIPE, V_PIPE, MTE3_PIPE = range(4)
-_EPS = 1e-9
 
 
 @dataclass(slots=True)

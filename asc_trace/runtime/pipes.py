@@ -9,7 +9,7 @@ import numpy as np
 
 from ..graph.hazards import SEPARATORS
 from ..graph.hb import MTE2, MTE3, PIDX, S, V, Instr, PipeClock
-from ..graph.node import Node, Pipe
+from ..graph.node import Node
 from ..graph.ops import VecCost, vec_cost
 from .core_timing import EXEC, ISSUE, KIND_CODES, SCALAR
 from .platform import Platform

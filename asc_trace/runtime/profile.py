@@ -59,7 +59,9 @@ class Profile:
 
     def retimed(self, platform: Platform | str | None = None, **overrides: float) -> "Profile":
         """The same launch timed on other parameters (a preset name or a Platform, and overrides such as
-        hbm_gbytes_per_s=1400), without simulating it again: what runs after what does not depend on time."""
+        hbm_gbytes_per_s=1400), without simulating it again: what runs after what does not depend on time.
+        Which copies were gm_align_bytes-aligned, and the vector instructions' costs (op records), are
+        as recorded."""
         plat = platform if isinstance(platform, Platform) else (make_platform(platform) if platform else self.platform)
         if overrides:
             plat = with_overrides(plat, **overrides)
