@@ -6,12 +6,12 @@ PY     := $(VENV)/bin/python
 # exactly this CPU build, the one this machine's package index serves without a CUDA download.
 TORCH_VERSION := 2.13.0
 
-.PHONY: venv demo test bench clean
+.PHONY: venv demo test bench vendor-judge census surface clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test]'
+	$(VENV)/bin/pip install -q -e '.[test,vendor-ir]'
 	$(VENV)/bin/pip install -q torch==$(TORCH_VERSION)
 	touch $@
 
@@ -34,6 +34,22 @@ bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/frontend.py
 	$(PY) benchmarks/cpp_vs_cpu_debug.py
+	$(PY) benchmarks/vendor_sync.py
+
+# The vendor's compiler as a second judge: its auto-sync on every example against ours (README).
+vendor-judge: venv
+	$(PY) -m pytest -q tests/test_vendor_ir.py
+	$(PY) benchmarks/vendor_sync.py --why
+
+# pyasc compatibility (docs/pyasc-compat.md): the census runs pyasc's own kernels from a checkout
+# (PYASC_SRC, e.g. `git archive` of hicann/pyasc at its 1.1.1 commit); the surface list reads the
+# installed pyasc 1.1.1 of .venv-pyasc.
+PYASC_SRC ?= /tmp/pyasc-src
+census: venv
+	$(PY) tools/pyasc_census.py $(PYASC_SRC) --json docs/pyasc-census.json --markdown docs/pyasc-census.md
+
+surface: venv .venv-pyasc/bin/python
+	$(PY) tools/pyasc_surface.py --pyasc-python .venv-pyasc/bin/python
 
 clean:
 	rm -rf $(VENV) .venv-pyasc .pytest_cache .hypothesis

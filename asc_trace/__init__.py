@@ -11,9 +11,9 @@ from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, 
                      uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
                     TPosition)
-from .errors import (AlignmentError, AscTraceError, DTypeError, LaunchError, OptionError, OutOfBoundsError,
-                     QueueError, RaceError, ScalarError, SyncError, ToolchainError, TorchOpError, TraceError,
-                     UBOverflowError)
+from .errors import (AlignmentError, AscTraceError, DTypeError, LaunchError, NotProvidedError, OptionError,
+                     OutOfBoundsError, QueueError, RaceError, ScalarError, SyncError, ToolchainError, TorchOpError,
+                     TraceError, UBOverflowError)
 from .graph.kernel_graph import KernelGraph
 from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit, profile
 from .runtime.profile import Profile
@@ -29,6 +29,7 @@ from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataC
 from .proxies.scalar import Scalar
 from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
 from .torch_library import torch_op
+from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 
 __version__ = "0.1.0"
 

@@ -30,8 +30,26 @@ def env_int(name: str, default: int = 0) -> int:
         return default
 
 
+# The process-wide target a pyasc host script chooses with `asc_trace.runtime.config.set_platform`:
+# the backend its Backend maps to, and the timing preset its soc_version names.
+_TARGET: dict[str, str | None] = {"backend": None, "platform": None}
+
+
+def set_process_target(backend: str | None, platform: str | None) -> None:
+    """Record set_platform's choice (None, None: forget it)."""
+    _TARGET["backend"], _TARGET["platform"] = backend, platform
+
+
+def process_platform() -> str | None:
+    """The timing preset set_platform chose, if any."""
+    return _TARGET["platform"]
+
+
 def backend_from_env() -> str:
-    return env_str("ASC_TRACE_BACKEND", "auto").strip().lower() or "auto"
+    """The backend of a kernel that names none: ASC_TRACE_BACKEND when set (so an unchanged pyasc
+    script can be run on any backend), else the one set_platform chose, else auto."""
+    env = env_str("ASC_TRACE_BACKEND").strip().lower()
+    return env or _TARGET["backend"] or "auto"
 
 
 def debug_level() -> int:

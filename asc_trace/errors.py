@@ -78,6 +78,11 @@ class OptionError(TraceError, ValueError):
     """An `asc.jit` option that does not exist, or a value it does not accept (the message lists what it takes)."""
 
 
+class NotProvidedError(TraceError, AttributeError):
+    """A pyasc name asc_trace does not provide (yet); the message says what to use instead. An
+    AttributeError too, so `hasattr` and `from ... import` behave as for any missing name."""
+
+
 class DTypeError(TraceError):
     """An operand's dtype does not fit the operation (mismatch, or not supported on the target)."""
 

@@ -19,7 +19,8 @@ from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
-from .options import DEFAULT_OPTIONS, describe as describe_options, validate as validate_options
+from .options import DEFAULT_OPTIONS, describe as describe_options, resolve as resolve_options
+from .options import validate as validate_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
 from .torch_library import launch as torch_launch
 
@@ -87,7 +88,7 @@ class JitFunction:
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
         self.fn = fn
         self.__asc_jit_fn__ = fn
-        self.options = {**DEFAULT_OPTIONS, **validate_options(options, user_loc())}
+        self.options = resolve_options({**DEFAULT_OPTIONS, **validate_options(options, user_loc())})
         self.name = fn.__name__
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}

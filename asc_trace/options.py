@@ -57,13 +57,24 @@ def _opt_level(v: Any) -> int:
 
 
 def _kernel_type(v: Any) -> Any:
-    if v is None or v in KERNEL_TYPES:
+    if v is None or (isinstance(v, str) and v in KERNEL_TYPES):
         return v
+    from .runtime.config import KernelType
+    if isinstance(v, KernelType):
+        if v is KernelType.AIV_ONLY:
+            return "KERNEL_TYPE_AIV_ONLY"
+        raise OptionError(f"asc.jit option kernel_type=KernelType.{v.name} is not accepted: asc_trace builds vector-only "
+                          "kernels (KernelType.AIV_ONLY); cube and mixed cube + vector kernels are not provided yet",
+                          None, hint="leave kernel_type unset, or pass KernelType.AIV_ONLY")
     raise ValueError
 
 
-def _platform(v: Any) -> str:
-    if isinstance(v, str) and v in PRESETS:
+def _insert_sync(v: Any) -> bool | None:
+    return None if v is None else _bool(v)
+
+
+def _platform(v: Any) -> str | None:
+    if v is None or (isinstance(v, str) and v in PRESETS):
         return v
     raise ValueError
 
@@ -84,12 +95,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("backend", None, "<backends>", "where launches run: sim, eager, cpp, npu or auto (README, Backends)",
            _backend),
     Option("opt_level", 3, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
-    Option("kernel_type", None, "None or one of " + ", ".join(repr(k) for k in KERNEL_TYPES),
+    Option("kernel_type", None, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
+           + ", ".join(repr(k) for k in KERNEL_TYPES),
            "the kernel type; asc_trace builds vector-only kernels (KERNEL_TYPE_AIV_ONLY)", _kernel_type),
+    Option("insert_sync", None, "None, True or False",
+           "pyasc's compiler-inserted synchronisation (LocalTensorAuto kernels). Here the scheduler derives every "
+           "sync, so True means auto_sync=True, even next to auto_sync=False (pyasc then syncs in its own pass); "
+           "None and False leave auto_sync as it is", _insert_sync),
     Option("record_overflow", False, "True or False",
            "NPU build: -cce-aicore-record-overflow and its argument slot (lower/bisheng.py)", _bool),
-    Option("platform", DEFAULT_PLATFORM, "one of " + ", ".join(repr(p) for p in PRESETS),
-           "the timing model's hardware preset (asc.profile)", _platform),
+    Option("platform", None, "None or one of " + ", ".join(repr(p) for p in PRESETS),
+           "the timing model's hardware preset (asc.profile); None: the one asc_trace.runtime.config.set_platform "
+           f"chose, else {DEFAULT_PLATFORM!r}", _platform),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 DEFAULT_OPTIONS: dict[str, Any] = {o.name: o.default for o in OPTIONS}
@@ -108,15 +125,43 @@ def validate(options: dict[str, Any], loc: SourceLoc | None) -> dict[str, Any]:
     out = {}
     for name, value in options.items():
         opt = BY_NAME.get(name)
+        if opt is None and name in PYASC_ONLY:
+            raise OptionError(f"pyasc's asc.jit option {name!r} has no counterpart in asc_trace", loc,
+                              hint=PYASC_ONLY[name])
         if opt is None:
             raise OptionError(f"unknown asc.jit option {name!r}", loc,
                               hint=f"the options are {', '.join(BY_NAME)} (help(asc.jit) says what each does)")
         try:
             out[name] = opt.check(value)
+        except OptionError as e:
+            raise OptionError(e.msg, loc, hint=e.hint) from None
         except ValueError:
             raise OptionError(f"asc.jit option {name}={value!r} is not accepted: {name} takes {_accepted(opt)}",
                               loc) from None
     return out
+
+
+def resolve(options: dict[str, Any]) -> dict[str, Any]:
+    """The options a kernel runs with: `insert_sync=True` (pyasc's compiler-managed synchronisation)
+    turns the scheduler on."""
+    if options.get("insert_sync"):
+        return {**options, "auto_sync": True}
+    return options
+
+
+# pyasc 1.1's other CodegenOptions / CompileOptions, and what to use instead.
+PYASC_ONLY: dict[str, str] = {
+    "matmul_cube_only": "cube kernels are not provided yet; asc_trace builds vector kernels",
+    "debug": "run the kernel with backend='eager' to step through it in pdb, or read ck.source",
+    "strip_loc": "the emitted source always carries the user's file:line comments",
+    "verify_sync": "every launch on sim, eager and cpp is checked for races and unmatched flags (ASC_TRACE_SANITIZE)",
+    "print_ir_before_all": "ASC_TRACE_DEBUG=2 prints the graph after each pass",
+    "run_passes": "the scheduling passes always run; auto_sync=False keeps them from adding synchronisation",
+    "auto_sync_log": "print(asc.compile(kernel, args).graph) shows every inserted sync and the dependence it serves",
+    "bisheng_options": "opt_level sets bisheng's -O level; other bisheng flags are chosen by lower/bisheng.py",
+    "capture_exceptions": "errors always name the kernel's file and line",
+    "ir_multithreading": "tracing runs in the calling thread; there is no MLIR context to configure",
+}
 
 
 def describe() -> str:

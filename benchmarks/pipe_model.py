@@ -6,7 +6,8 @@
    serialises its tiles);
 3. at a large size (8 cores x 1 Mi float32, 16 KB tiles) at least 90 % of the model's own memory
    roofline (bytes moved / MTE bandwidth).
-The first two compare the cores' time (`Profile.core_cycles`): the launch floor both pay is left out.
+The first two compare the cores' time (`Profile.core_cycles`) without the fixed costs no overlap can
+hide: the launch floor, and the first copy's latency (first_copy_latency_us) each core waits once.
 Every figure comes from the same run; the parameters are in asc_trace/runtime/platform.py.
 """
 from __future__ import annotations
@@ -33,11 +34,14 @@ def main() -> None:
     assert np.array_equal(z, x + y)
     seed = asc.profile(vadd_kernel, x, y, z, per_core, core_num=cores)
     busiest = max(auto.pipe_busy[p] for p in ("MTE2", "V", "MTE3"))
-    over = auto.core_cycles / busiest - 1
-    ratio = auto.core_cycles / seed.core_cycles
-    print(f"flag-free vadd, auto-synced, {cores} x {per_core} f32, 256-element tiles: {auto.core_cycles:,.0f} cycles; "
-          f"busiest pipe {busiest:,.0f} -> {over:+.1%} (goal: within 10%) -> {'met' if over <= 0.10 else 'NOT met'}")
-    print(f"seed manual vadd, same data: {seed.core_cycles:,.0f} cycles; flag-free / seed = {ratio:.2f} "
+    latency = auto.platform.us_to_cycles(auto.platform.first_copy_latency_us)
+    work, seed_work = auto.core_cycles - latency, seed.core_cycles - latency
+    over = work / busiest - 1
+    ratio = work / seed_work
+    print(f"flag-free vadd, auto-synced, {cores} x {per_core} f32, 256-element tiles: {work:,.0f} cycles after the "
+          f"first copy's latency ({latency:,.0f}); busiest pipe {busiest:,.0f} -> {over:+.1%} (goal: within 10%) -> "
+          f"{'met' if over <= 0.10 else 'NOT met'}")
+    print(f"seed manual vadd, same data: {seed_work:,.0f} cycles; flag-free / seed = {ratio:.2f} "
           f"(goal: <= 0.75) -> {'met' if ratio <= 0.75 else 'NOT met'}")
 
     n = 1 << 20

@@ -28,6 +28,13 @@ def vadd_noflags(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddres
         asc.data_copy(z_gm[i * tile:], z_local, tile)
 
 
+def __asc_examples__() -> dict:
+    """Inputs for `python -m asc_trace inspect` and the vendor-IR judge (benchmarks/vendor_sync.py)."""
+    cores, per_core, tile = 8, 4096, 256
+    x = np.random.default_rng(0).random(cores * per_core, dtype=np.float32)
+    return {"vadd_noflags": {"args": (x, x.copy(), np.zeros_like(x), per_core, tile), "core_num": cores}}
+
+
 if __name__ == "__main__":
     cores, per_core, tile = 8, 4096, 256
     rng = np.random.default_rng(0)

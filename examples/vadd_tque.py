@@ -62,6 +62,14 @@ def copy_out(i: int, z_gm: asc.GlobalTensor, out_queue_z: asc.TQue, tile_length:
     asc.data_copy(z_gm[i * tile_length:], z_local, tile_length)
     out_queue_z.free_tensor(z_local)
 
+def __asc_examples__() -> dict:
+    """Inputs for `python -m asc_trace inspect` and the vendor-IR judge (benchmarks/vendor_sync.py)."""
+    x = np.random.default_rng(0).random(USE_CORE_NUM * 2048, dtype=np.float32)
+    block_length = 2048
+    return {"vadd_kernel": {"args": (x, x.copy(), np.zeros_like(x), block_length,
+                                     block_length // TILE_NUM // BUFFER_NUM), "core_num": USE_CORE_NUM}}
+
+
 def vadd(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     z = np.zeros_like(x)
     block_length = x.size // USE_CORE_NUM

@@ -162,9 +162,11 @@ def test_flag_free_vadd_is_pipelined_and_exact():
     prof = asc.profile(k, x, y, z, 4096, 256, core_num=8)
     seed = asc.profile(vadd.vadd_kernel, x, y, z, 4096, core_num=8)
     busiest = max(prof.pipe_busy[p] for p in ("MTE2", "V", "MTE3"))
-    assert prof.core_cycles <= 1.10 * busiest
-    assert prof.core_cycles <= 0.75 * seed.core_cycles
-    assert prof.bound == "launch overhead" and prof.work_bound == "MTE2 pipe"
+    # the overlap of the pipes, without the first copy's latency no overlap can hide
+    latency = prof.platform.us_to_cycles(prof.platform.first_copy_latency_us)
+    assert prof.core_cycles - latency <= 1.10 * busiest
+    assert prof.core_cycles - latency <= 0.75 * (seed.core_cycles - latency)
+    assert prof.bound == "launch floor" and prof.work_bound == "MTE2 pipe"
 
 
 def test_multi_buffer_option():
@@ -246,8 +248,8 @@ def test_platform_presets_change_the_model():
     x, y, z = _xyz()
     b2 = asc.profile(vadd.vadd_kernel, x, y, z, x.size // 8, core_num=8, platform="Ascend910B2")
     b4 = asc.profile(vadd.vadd_kernel, x, y, z, x.size // 8, core_num=8, platform="Ascend910B4")
-    assert b2.core_cycles == pytest.approx(b4.core_cycles)    # the same cycles on the cores ...
-    assert b4.time_us > b2.time_us                            # ... at a slower clock
+    assert b4.time_us > b2.time_us            # a slower clock, half the GM bandwidth
+    assert b2.retimed("Ascend910B4").cycles == pytest.approx(b4.cycles)     # the same launch, re-timed
     from asc_trace.runtime.platform import PARAMETERS, platform
     assert all(src for _, src in PARAMETERS.values())
     assert {name for name, _, _ in platform("Ascend910B3").table()} == set(PARAMETERS)

@@ -13,6 +13,7 @@ import softmax
 import vadd
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.graph.node import Pipe
+from asc_trace.runtime.memory_levels import levels
 from asc_trace.runtime.platform import PARAMETERS, PRESETS, platform
 from helpers import rand
 
@@ -119,13 +120,20 @@ def test_blocks_beyond_the_vector_cores_run_in_waves(tmp_path):
         profs[blocks] = asc.profile(tiny, x, z, 256, core_num=blocks)
         np.testing.assert_array_equal(z, np.maximum(x, 0))
     assert [profs[b].waves for b in (48, 49, 96, 100)] == [1, 2, 2, 3]
-    block = profs[48].core_cycles                    # every block does the same work
+    block = profs[48].core_cycles                    # every block does the same work ...
     wave = B2.us_to_cycles(B2.wave_us)
     for b, p in profs.items():
-        assert p.core_cycles == pytest.approx(p.waves * block)
+        assert p.launch.streaming == tuple(min(48, b - 48 * w) for w in range(p.waves))
+        # ... at its wave's share of the chip's GM rate: a full wave's blocks at 1/48 of it each
+        assert p.launch.wave_cycles[0] == pytest.approx(block)
         assert p.cycles == pytest.approx(B2.us_to_cycles(B2.launch_us) + (p.waves - 1) * wave
                                          + max(p.core_cycles, p.gm_bound_cycles))
+    assert profs[96].core_cycles == pytest.approx(2 * block)
     assert profs[96].time_us - profs[48].time_us == pytest.approx(B2.wave_us + B2.cycles_to_us(block))
+    # a last wave of 1 or 4 blocks streams alone or nearly: each block's share is larger, the wave shorter
+    alone = asc.profile(tiny, x[:256], z[:256], 256, core_num=1)
+    assert profs[49].launch.wave_cycles[1] == pytest.approx(alone.core_cycles) and alone.core_cycles < block
+    assert profs[100].launch.wave_cycles[2] < block
     assert "96 blocks on 48 cores in 2 waves" in profs[96].summary()
     assert "1 extra wave(s) 2.00 us" in profs[96].summary()
     data = json.loads(profs[100].save_chrome_trace(tmp_path / "t.json").read_text())
@@ -144,8 +152,9 @@ def test_blocks_beyond_the_vector_cores_run_in_waves(tmp_path):
 def test_bound_by_names_what_bounds_the_time():
     tiny = _tiny_kernel()
     x = rand(8 * 256, np.float32)
-    assert asc.profile(tiny, x, np.zeros_like(x), 256, core_num=8).bound == "launch overhead"
-    assert cann.profile("sigmoid", 2048, 2048, "float32").bound == "chip GM bandwidth"
+    assert asc.profile(tiny, x, np.zeros_like(x), 256, core_num=8).bound == "launch floor"
+    assert cann.profile("sigmoid", 2048, 2048, "float32").bound == "L2 bandwidth"
+    assert cann.profile("sigmoid", 8192, 8192, "float32").bound == "HBM bandwidth"
 
     @asc.jit
     def copy_heavy(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
@@ -214,16 +223,33 @@ def test_small_and_unaligned_copies_are_derated():
     assert copies[(4096, 8)] - start == pytest.approx((best - start) / B2.gm_unaligned_efficiency)
     unaligned = profs[(4096, 8)]
     assert "lost to GM addresses not 512 B-aligned" in unaligned.summary()
-    assert unaligned.launch.gm_effective_bytes > unaligned.gm_bytes
+    assert unaligned.launch.levels.traffic > unaligned.gm_bytes == unaligned.launch.levels.moved
 
 
-def test_working_set_beyond_the_l2_runs_at_the_hbm_rate():
+def test_memory_levels_cold_reads_write_backs_and_misses():
     l2 = B2.l2_mib * (1 << 20)
-    l2_rate, hbm_rate = (B2.gm_bytes_per_cycle(w) * B2.clock_mhz / 1e6 for w in (l2, 1e12))
-    assert l2_rate == pytest.approx(B2.l2_gbytes_per_s / 1e3)
-    assert hbm_rate == pytest.approx(B2.hbm_gbytes_per_s / 1e3, rel=1e-3)
-    mid = B2.gm_bytes_per_cycle(2 * l2)       # half of the traffic through the L2
-    assert 1 / mid == pytest.approx(0.5 / B2.gm_bytes_per_cycle(l2) + 0.5 / B2.gm_bytes_per_cycle(1e15), rel=1e-3)
+    per_cycle = 1e3 / B2.clock_mhz       # GB/s -> bytes per cycle
+    # a stream in -> out that fits the L2: every byte crosses the L2, the HBM serves the cold reads only
+    lv = levels(B2, {0: 100e6}, {1: 100e6}, {0: 100e6, 1: 100e6})
+    assert lv.working_set == 200e6 and lv.hbm_traffic == 100e6
+    assert lv.l2_cycles == pytest.approx(200e6 / (B2.l2_gbytes_per_s * per_cycle))
+    assert lv.hbm_cycles == pytest.approx(100e6 / (B2.hbm_gbytes_per_s * per_cycle))
+    assert lv.bound == "L2" and lv.rate == pytest.approx(B2.l2_gbytes_per_s * per_cycle)
+    # beyond the L2: the part of the working set that does not fit is written back during the launch
+    big = levels(B2, {0: 150e6}, {1: 150e6}, {0: 150e6, 1: 150e6})
+    assert big.hbm_traffic == pytest.approx(150e6 + (300e6 - l2))
+    huge_out = levels(B2, {0: 300e6}, {1: 300e6}, {0: 300e6, 1: 300e6})
+    assert huge_out.hbm_traffic == pytest.approx(600e6)          # at most what was written goes back
+    assert big.bound == "HBM" and big.rate < B2.hbm_peak_gbytes_per_s * per_cycle * big.traffic / big.hbm_traffic
+    # reading an array 3 times: hits while it fits, a share of the re-reads misses when it does not
+    again = levels(B2, {0: 3 * 50e6}, {}, {0: 50e6})
+    assert again.hbm_traffic == 50e6 and again.working_set == 50e6
+    huge = 2 * l2
+    miss = levels(B2, {0: 3 * huge}, {}, {0: huge})
+    assert miss.hbm_traffic == pytest.approx(huge + 2 * huge * 0.5)
+    # the share of each of n cores streaming at once
+    assert lv.core_share(48) == pytest.approx(lv.rate / 48)
+    assert levels(B2, {}, {}, {}).rate == float("inf")
 
 
 def test_vector_costs_come_from_the_op_records():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import config
+from .. import config as _env  # not `config`: that name is pyasc's host module below
 from ..errors import LaunchError
 from .base import LaunchJob, Runtime
 
@@ -74,7 +74,9 @@ def _make(name: str) -> Runtime:
 
 
 def default_backend() -> str:
-    return config.backend_from_env()
+    return _env.backend_from_env()
 
 
-__all__ = ["BACKENDS", "current_stream", "get_runtime", "Runtime", "LaunchJob", "HostStream"]
+from . import config  # noqa: E402 - pyasc's `asc.runtime.config` (Backend, KernelType, set_platform)
+
+__all__ = ["BACKENDS", "current_stream", "get_runtime", "Runtime", "LaunchJob", "HostStream", "config"]

@@ -15,6 +15,9 @@ import numpy as np
 
 _PTO = "fitted: PTO-ISA cost model for A2/A3 (timing facts, include/pto/costmodel/arch_config.hpp)"
 
+_FIT = ("fitted: least squares of this model over the six whole-kernel times of the timing facts "
+        "(benchmarks/calibration.py, which also predicts each one left out from the other five): ")
+
 # name -> (value, source)
 PARAMETERS: dict[str, tuple[float, str]] = {
     "aiv_cores": (48, "spec: 910B2 has 24 AI Cube + 48 AI Vector cores (CANN platform ini, timing facts)"),
@@ -31,12 +34,17 @@ PARAMETERS: dict[str, tuple[float, str]] = {
     "gm_unaligned_efficiency": (0.7, "measured: a GM address aligned to 32 B only can reach as little as 70 % of "
                                      "the bandwidth of a 512 B-aligned one (official best practices)"),
     "l2_mib": (192, "spec: 910B2 L2 192 MiB (CANN platform ini, timing facts)"),
-    "l2_gbytes_per_s": (2450, "fitted: t = 3.5 us + bytes / 2.45 TB/s, least squares over the 910B2 Sigmoid "
-                              "cases up to 100 MB (an L2-assisted rate, timing facts)"),
-    "hbm_gbytes_per_s": (1500, "measured: past the L2 the large 910B2 Sigmoid cases run at about 1.5 TB/s "
-                               "(spec: HBM 1.6 TB/s; timing facts)"),
-    "launch_us": (3.5, "fitted: the intercept of the same fit; 'a tiny kernel has a device-side floor of "
-                       "about 3 us' (timing facts)"),
+    "l2_gbytes_per_s": (2300, _FIT + "the bandwidth at which the L2 serves all GM traffic"),
+    "hbm_gbytes_per_s": (1488, _FIT + "what the HBM sustains for the launches' mix of reads and write-backs, at most "
+                               "the spec's 1.6 TB/s"),
+    "hbm_peak_gbytes_per_s": (1600, "spec: HBM 1.6 TB/s on 910B2/B3 (third-party simulator configuration, timing "
+                                    "facts); the sustained rate above never exceeds it"),
+    "launch_us": (2.75, "derived: 'a tiny kernel has a device-side floor of about 3 us' (timing facts), less the "
+                        "first-copy latency that floor contains, so that each is counted once"),
+    "first_copy_latency_us": (0.25, "assumed: a core's first GM copy waits this long before its bytes move (the cold "
+                                    "path to the HBM, a few hundred ns as on other HBM devices; not published for "
+                                    "the 910B); later copies queue behind earlier ones, and copy_best_efficiency "
+                                    "bounds what each still pays"),
     "wave_us": (2.0, "measured: each extra wave of small blocks costs about 2 us (tilelang-ascend PR #1791, "
                      "910B3, CANN 9.0.0)"),
     "issue_cycles": (2, "assumed: scalar-unit cycles to issue one instruction"),
@@ -61,7 +69,9 @@ class Platform:
     l2_mib: float
     l2_gbytes_per_s: float
     hbm_gbytes_per_s: float
+    hbm_peak_gbytes_per_s: float
     launch_us: float
+    first_copy_latency_us: float
     wave_us: float
     issue_cycles: float
     loop_cycles: float
@@ -88,14 +98,12 @@ class Platform:
             return (start * itemsize) % self.gm_align_bytes == 0
         return not bool(((np.asarray(start) * itemsize) % self.gm_align_bytes).any())
 
-    def gm_bytes_per_cycle(self, working_set: float) -> float:
-        """Chip-wide GM bandwidth in bytes per cycle for a launch touching `working_set` bytes: the
-        L2-assisted rate for the part of the traffic the L2 holds, the HBM rate for the rest."""
-        l2 = self.l2_mib * (1 << 20)
-        hit = 1.0 if working_set <= l2 else l2 / working_set
-        l2_rate = self.l2_gbytes_per_s * 1e3 / self.clock_mhz     # GB/s over MHz = bytes per cycle x 1e-3
-        hbm_rate = self.hbm_gbytes_per_s * 1e3 / self.clock_mhz
-        return 1.0 / (hit / l2_rate + (1 - hit) / hbm_rate)
+    def core_key(self) -> tuple:
+        """The figures one core's timing depends on (runtime/core_timing.py); the chip-level ones (GM
+        levels, launch floor, waves) only decide each core's share and what comes on top."""
+        return (self.clock_mhz, self.mte2_bytes_per_cycle, self.mte3_bytes_per_cycle, self.copy_best_bytes,
+                self.copy_best_efficiency, self.gm_unaligned_efficiency, self.first_copy_latency_us,
+                self.issue_cycles, self.loop_cycles, self.flag_cycles, self.flag_latency, self.scalar_ub_cycles)
 
     def us_to_cycles(self, us: float) -> float:
         return us * self.clock_mhz
@@ -125,8 +133,8 @@ PRESETS: dict[str, dict[str, float]] = {
     "Ascend910B1": {"aiv_cores": 48, "clock_mhz": 1850},
     "Ascend910B2": {},
     "Ascend910B3": {"aiv_cores": 40},
-    "Ascend910B4": {"aiv_cores": 40, "clock_mhz": 1500, "l2_mib": 96, "hbm_gbytes_per_s": 750,
-                    "l2_gbytes_per_s": 1225},
+    "Ascend910B4": {"aiv_cores": 40, "clock_mhz": 1500, "l2_mib": 96, "hbm_peak_gbytes_per_s": 800,
+                    "hbm_gbytes_per_s": _BASE["hbm_gbytes_per_s"] * 0.5, "l2_gbytes_per_s": _BASE["l2_gbytes_per_s"] * 0.5},
 }
 _PRESET_SOURCES: dict[str, dict[str, str]] = {
     "Ascend910B1": {"aiv_cores": "spec: 910B1 has 24 AIC + 48 AIV (ascendc-facts §1)",
@@ -137,8 +145,9 @@ _PRESET_SOURCES: dict[str, dict[str, str]] = {
     "Ascend910B4": {"aiv_cores": "spec: 910B4 has 20 AIC + 40 AIV (timing facts)",
                     "clock_mhz": "spec: 910B4 1,500 MHz (timing facts)",
                     "l2_mib": "spec: 910B4 L2 96 MiB (timing facts)",
-                    "hbm_gbytes_per_s": "derived: spec 0.8 TB/s (timing facts) x the 910B2's measured / spec "
-                                        "ratio 1.5 / 1.6",
+                    "hbm_gbytes_per_s": "derived: the 910B2's fitted rate x the HBM spec ratio 0.8 / 1.6 "
+                                        "(timing facts)",
+                    "hbm_peak_gbytes_per_s": "spec: HBM 0.8 TB/s on 910B4 (timing facts)",
                     "l2_gbytes_per_s": "assumed: the 910B2 fit scaled by the HBM ratio (0.8 / 1.6)"},
 }
 
@@ -147,8 +156,10 @@ DEFAULT_PLATFORM = "Ascend910B2"
 
 
 def platform(name: str | None = None, **overrides: float) -> Platform:
-    """A preset (Ascend910B1-B4; None: the default), optionally with parameters overridden (e.g. flag_latency=20)."""
-    name = name or DEFAULT_PLATFORM
+    """A preset (Ascend910B1-B4; None: the one `asc_trace.runtime.config.set_platform` chose, else the
+    default), optionally with parameters overridden (e.g. flag_latency=20)."""
+    from ..config import process_platform
+    name = name or process_platform() or DEFAULT_PLATFORM
     if name not in PRESETS:
         from ..errors import LaunchError
         raise LaunchError(f"unknown platform {name!r}; presets: {', '.join(PRESETS)}", None)

@@ -1,7 +1,7 @@
 """Profiles: modeled cycles per block and pipe, the launch's chip-level costs (runtime/launch_model.py),
-a summary in the spirit of msprof op's pipe ratios, a Chrome trace-event export (Perfetto,
-chrome://tracing) and a PNG timeline. Both exports show every pipe, the scalar unit's issue included,
-and place each block on its physical core in its wave."""
+a summary in the spirit of msprof op's pipe ratios that names what bounds the time, a Chrome
+trace-event export (Perfetto, chrome://tracing) and a PNG timeline. Both exports show every pipe, the
+scalar unit's issue included, and place each block on its physical core in its wave."""
 from __future__ import annotations
 
 import json
@@ -11,33 +11,16 @@ from typing import Any, Iterator
 
 from ..errors import AscTraceError
 from ..graph.node import Node
-from .launch_model import LaunchTiming, model_launch
-from .platform import Platform
+from .core_timing import IssueRun
+from .launch_model import CoreTimeline, LaunchRecord, LaunchTiming, time_launch
+from .platform import Platform, platform as make_platform, with_overrides
 
 PIPE_NAMES = ("S", "MTE2", "V", "MTE3")
-# A pipe busy at least this share of its core's time is what bounds that core; below it, the time
-# goes to the pipes waiting on each other (dependences, event latency, pipeline fill).
+# A bound that accounts for at least this share of the time is what limits it; below it, the time goes
+# to the pipes waiting on each other (dependences, event latency, pipeline fill).
 BOUND_SHARE = 0.8
 
-
-class IssueRun:
-    """A stretch of time in which the scalar unit issues instructions back to back (one trace slice)."""
-
-    __slots__ = ("start", "end", "node", "count")
-
-    def __init__(self, start: float, end: float, node: Node | None) -> None:
-        self.start, self.end, self.node, self.count = start, end, node, 1
-
-
-@dataclass
-class CoreTimeline:
-    core: int                                       # the block index
-    cycles: float
-    busy: list[float]                               # by pipe index (S, MTE2, V, MTE3)
-    slices: list[tuple[int, float, float, Any]]     # (pipe, start, end, Node or IssueRun)
-    gm_bytes: list[float]                           # GM bytes moved, by pipe index
-    gm_extra: list[float] = field(default_factory=lambda: [0.0] * 4)   # bandwidth lost to unaligned copies
-    gm_params: set[int] = field(default_factory=set)                   # GM arguments touched
+__all__ = ["Profile", "CoreTimeline", "IssueRun", "PIPE_NAMES"]
 
 
 @dataclass
@@ -45,32 +28,44 @@ class Profile:
     """The modeled execution of one launch.
 
     cycles: total modeled cycles: the launch floor, extra waves, and the larger of the blocks' time
-        (wave after wave) and the chip-wide GM bound.
+        (wave after wave) and the GM traffic's bound at its memory level.
     core_cycles: the blocks' part (the slowest block of each wave, summed over waves).
-    gm_bound_cycles: all blocks' GM traffic over the chip's GM bandwidth for the launch's working set.
+    gm_bound_cycles: the launch's GM traffic over the bandwidth of the level that bounds it.
     time_us: cycles at the platform clock.
     pipe_busy: pipe name -> busy cycles on the busiest block.
     utilization: pipe name -> busy / the slowest block's cycles.
+    bound: what limits the time: "launch floor", "HBM bandwidth", "L2 bandwidth", "<pipe> pipe" or
+        "pipe dependences (...)".
     executed: False when profiled with timing_only=True (nothing was computed or written).
     """
 
     kernel: str
     platform: Platform
     core_num: int
-    cores: list[CoreTimeline]
-    arg_bytes: dict[int, int] = field(default_factory=dict)
+    record: LaunchRecord
     executed: bool = True
     launch: LaunchTiming = field(init=False)
-    cycles: float = 0.0
-    pipe_busy: dict[str, float] = field(default_factory=dict)
-    utilization: dict[str, float] = field(default_factory=dict)
+    cores: list[CoreTimeline] = field(init=False)
+    cycles: float = field(init=False)
+    pipe_busy: dict[str, float] = field(init=False)
+    utilization: dict[str, float] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.launch = model_launch(self.platform, self.cores, self.arg_bytes)
+        self.launch, self.cores = time_launch(self.platform, self.record)
         self.cycles = self.launch.cycles
         slowest = self.slowest_block_cycles
         self.pipe_busy = {name: max(c.busy[i] for c in self.cores) for i, name in enumerate(PIPE_NAMES)}
         self.utilization = {name: (busy / slowest if slowest else 0.0) for name, busy in self.pipe_busy.items()}
+
+    def retimed(self, platform: Platform | str | None = None, **overrides: float) -> "Profile":
+        """The same launch timed on other parameters (a preset name or a Platform, and overrides such as
+        hbm_gbytes_per_s=1400), without simulating it again: what runs after what does not depend on time.
+        Which copies were gm_align_bytes-aligned, and the vector instructions' costs (op records), are
+        as recorded."""
+        plat = platform if isinstance(platform, Platform) else (make_platform(platform) if platform else self.platform)
+        if overrides:
+            plat = with_overrides(plat, **overrides)
+        return Profile(self.kernel, plat, self.core_num, self.record, self.executed)
 
     @property
     def time_us(self) -> float:
@@ -82,7 +77,7 @@ class Profile:
 
     @property
     def slowest_block_cycles(self) -> float:
-        return max(c.cycles for c in self.cores)
+        return max((c.cycles for c in self.cores), default=0.0)
 
     @property
     def gm_bound_cycles(self) -> float:
@@ -98,14 +93,16 @@ class Profile:
 
     @property
     def memory_roofline_cycles(self) -> float:
-        """The model's memory roofline: each wave's largest per-core copy time at the MTE rates, or the
-        chip-wide GM bound if that is higher. No kernel can beat it in the model."""
+        """The model's memory roofline: each wave's largest per-core copy time (at the MTE pipes' peak
+        rates, and at the core's share of the chip's GM rate for both together), or the GM traffic's
+        bound at its level if that is higher. No kernel can beat it in the model."""
         plat = self.platform
         per_wave = [0.0] * self.launch.waves
         for c in self.cores:
             w = c.core // max(1, int(plat.aiv_cores))
-            per_wave[w] = max(per_wave[w], c.gm_bytes[1] / plat.mte2_bytes_per_cycle,
-                              c.gm_bytes[3] / plat.mte3_bytes_per_cycle)
+            read, written = c.gm_bytes[1], c.gm_bytes[3]
+            per_wave[w] = max(per_wave[w], read / plat.mte2_bytes_per_cycle, written / plat.mte3_bytes_per_cycle,
+                              (read + written) / c.share)
         return max(sum(per_wave), self.gm_bound_cycles)
 
     @property
@@ -117,55 +114,78 @@ class Profile:
 
     @property
     def bound(self) -> str:
-        """What limits the modeled time: the launch's fixed costs when they outweigh the work, else
+        """What limits the modeled time: the launch floor when the fixed costs outweigh the work, else
         what bounds the work (`work_bound`)."""
         lt = self.launch
         if lt.overhead_cycles >= lt.body_cycles:
-            return "launch overhead"
+            return "launch floor"
         return self.work_bound
 
     @property
     def work_bound(self) -> str:
-        """What limits the work beyond the fixed launch costs: the chip's GM bandwidth, a pipe busy at
-        least BOUND_SHARE of its core's time, or else the pipes waiting on each other."""
+        """What limits the work beyond the fixed launch costs: the bandwidth of the memory level the GM
+        traffic lives in (HBM or L2) when its bound accounts for at least BOUND_SHARE of the work, else a
+        pipe busy at least BOUND_SHARE of its core's time, else the pipes waiting on each other."""
         lt = self.launch
-        if lt.gm_bound_cycles >= lt.core_cycles:
-            return "chip GM bandwidth"
+        if lt.levels.traffic and lt.gm_bound_cycles >= BOUND_SHARE * lt.body_cycles:
+            return f"{lt.levels.bound} bandwidth"
         name, share = self._busiest_pipe()
         if share >= BOUND_SHARE:
             return f"{name} pipe"
         return f"pipe dependences (busiest: {name} at {share:.0%})"
 
     def _busiest_pipe(self) -> tuple[str, float]:
+        """The busiest pipe of the slowest block, and its share of that block's time once its first copy's
+        latency is over (a fixed wait no pipe can use)."""
         slowest = max(self.cores, key=lambda c: c.cycles)
         i = max(range(4), key=lambda k: slowest.busy[k])
-        return PIPE_NAMES[i], (slowest.busy[i] / slowest.cycles if slowest.cycles else 0.0)
+        span = slowest.cycles - slowest.latency
+        return PIPE_NAMES[i], (slowest.busy[i] / span if span > 0 else 0.0)
 
     def summary(self) -> str:
-        lt, us = self.launch, self.platform.cycles_to_us
-        l2 = self.platform.l2_mib * (1 << 20)
-        fits = "fits the L2" if lt.working_set <= l2 else f"{l2 / lt.working_set:.0%} of it fits the L2"
+        lt, plat = self.launch, self.platform
+        us, lv = plat.cycles_to_us, lt.levels
         head = f"kernel {self.kernel} on {self.core_num} core(s)"
         if lt.waves > 1:
-            head = f"kernel {self.kernel}: {self.core_num} blocks on {self.platform.aiv_cores} cores in {lt.waves} waves"
-        lines = [f"{head}, {self.platform.name} model ({self.platform.clock_mhz:.0f} MHz)"
-                 + ("" if self.executed else ", timing only"),
+            head = f"kernel {self.kernel}: {self.core_num} blocks on {plat.aiv_cores} cores in {lt.waves} waves"
+        latency = max((c.latency for c in self.cores), default=0.0)
+        lines = [f"{head}, {plat.name} model ({plat.clock_mhz:.0f} MHz)" + ("" if self.executed else ", timing only"),
                  f"  total: {self.cycles:,.0f} cycles = {self.time_us:.2f} us; bound by {self.bound}"
                  + (f" (the work: by {self.work_bound})" if self.bound != self.work_bound else ""),
                  f"  launch floor {us(lt.floor_cycles):.2f} us"
                  + (f" + {lt.waves - 1} extra wave(s) {us(lt.wave_overhead_cycles):.2f} us" if lt.waves > 1 else "")
-                 + f"; blocks {us(lt.core_cycles):.2f} us; chip GM bound {us(lt.gm_bound_cycles):.2f} us",
-                 f"  GM traffic: {lt.gm_bytes / 1e6:,.2f} MB at {lt.gm_bytes_per_cycle * self.platform.clock_mhz / 1e6:.2f}"
-                 f" TB/s (working set {lt.working_set / 1e6:,.1f} MB, {fits})"
-                 + (f"; {lt.gm_effective_bytes / lt.gm_bytes - 1:.0%} lost to GM addresses not "
-                    f"{self.platform.gm_align_bytes} B-aligned" if lt.gm_effective_bytes > lt.gm_bytes else ""),
-                 f"  memory roofline {self.memory_roofline_cycles:,.0f} cycles ({self.roofline_efficiency:.1%} of it "
-                 "reached)",
-                 "  pipe    busy cycles   share of the slowest block",
-                 ]
+                 + f"; blocks {us(lt.core_cycles):.2f} us"
+                 + (f" (from the first copy's latency {plat.first_copy_latency_us:.2f} us on)" if latency else "")
+                 + f"; GM bound {us(lt.gm_bound_cycles):.2f} us"]
+        if lv.traffic:
+            lines += self._gm_lines()
+        lines += [f"  memory roofline {self.memory_roofline_cycles:,.0f} cycles ({self.roofline_efficiency:.1%} of "
+                  "it reached)",
+                  "  pipe    busy cycles   share of the slowest block"]
         for name in ("MTE2", "V", "MTE3", "S"):
             lines.append(f"  {name:<6} {self.pipe_busy[name]:>12,.0f}   {self.utilization[name]:6.1%}")
         return "\n".join(lines)
+
+    def _gm_lines(self) -> list[str]:
+        lt, plat = self.launch, self.platform
+        us, lv = plat.cycles_to_us, lt.levels
+        l2 = plat.l2_mib * (1 << 20)
+        fits = "fits the L2" if lv.working_set <= l2 else f"{l2 / lv.working_set:.0%} of it fits the L2"
+        lost = lv.traffic / lv.moved - 1
+        streaming = max(lt.streaming)
+        share = lv.core_share(streaming)
+        peaks = plat.mte2_bytes_per_cycle + plat.mte3_bytes_per_cycle
+        return [
+            f"  GM traffic {lv.moved / 1e6:,.2f} MB (working set {lv.working_set / 1e6:,.1f} MB, {fits})"
+            + (f"; {lost:.0%} more lost to GM addresses not {plat.gm_align_bytes} B-aligned" if lost > 1e-9 else ""),
+            f"    L2 level : {lv.traffic / 1e6:,.2f} MB at {plat.l2_gbytes_per_s / 1e3:.2f} TB/s = {us(lv.l2_cycles):.2f} us",
+            f"    HBM level: {lv.hbm_traffic / 1e6:,.2f} MB (cold reads, misses, write-backs) at "
+            f"{plat.hbm_gbytes_per_s / 1e3:.2f} TB/s = {us(lv.hbm_cycles):.2f} us -> the {lv.bound} bounds it, "
+            f"{lv.rate * plat.clock_mhz / 1e6:.2f} TB/s sustained",
+            f"    per core: 1/{streaming} of it = {share:,.1f} B/cycle for MTE2 + MTE3 together "
+            f"(pipe peaks {plat.mte2_bytes_per_cycle:.1f} + {plat.mte3_bytes_per_cycle:.1f}"
+            + ("; the share binds)" if share < peaks else "; the peaks bind)"),
+        ]
 
     def __str__(self) -> str:
         return self.summary()
@@ -203,7 +223,7 @@ class Profile:
         ev: list[dict[str, Any]] = [
             {"name": "process_name", "ph": "M", "pid": pid, "args": {"name": "chip"}},
             {"name": "thread_name", "ph": "M", "pid": pid, "tid": 0, "args": {"name": "launch"}},
-            {"name": "thread_name", "ph": "M", "pid": pid, "tid": 1, "args": {"name": "GM bandwidth"}},
+            {"name": "thread_name", "ph": "M", "pid": pid, "tid": 1, "args": {"name": "GM bound"}},
             {"name": "launch floor", "cat": "launch", "ph": "X", "pid": pid, "tid": 0, "ts": 0.0,
              "dur": us(lt.floor_cycles), "args": {"cycles": lt.floor_cycles}},
         ]
@@ -212,9 +232,11 @@ class Profile:
             end = lt.wave_starts[w]
             ev.append({"name": f"wave {w} start", "cat": "launch", "ph": "X", "pid": pid, "tid": 0,
                        "ts": us(end - wave_cost), "dur": us(wave_cost), "args": {"cycles": wave_cost}})
-        ev.append({"name": "GM traffic at the chip's bandwidth", "cat": "GM", "ph": "X", "pid": pid, "tid": 1,
+        lv = lt.levels
+        ev.append({"name": f"GM traffic at the {lv.bound}'s bandwidth", "cat": "GM", "ph": "X", "pid": pid, "tid": 1,
                    "ts": us(lt.floor_cycles), "dur": max(us(lt.gm_bound_cycles), 1e-3),
-                   "args": {"bytes": lt.gm_bytes, "working_set": lt.working_set, "cycles": lt.gm_bound_cycles}})
+                   "args": {"bytes": lv.moved, "working_set": lv.working_set, "hbm_bytes": lv.hbm_traffic,
+                            "cycles": lt.gm_bound_cycles}})
         return ev
 
     def save_chrome_trace(self, path: str | Path) -> Path:

@@ -23,9 +23,11 @@ from .batch import BatchInterpreter
 from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason
 from .machine import GmJournal, Machine, NullJournal
 from .pipes import PipeModel, RaceContext, check_cross_core
+from .core_timing import ISSUE_COST, LOOP_COST
+from .launch_model import GroupRecord, LaunchRecord
 from .platform import Platform, platform
 from .printf import emit_output
-from .profile import CoreTimeline, Profile
+from .profile import Profile
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
@@ -43,12 +45,12 @@ class Simulator(Interpreter):
         self.execute = True      # False: time the instructions without their data effects
         self.timed = True
 
-    def run_group(self, m: Machine, plat: Platform, sanitize: bool, trace: bool, execute: bool = True,
+    def run_group(self, m: Machine, plat: Platform, sanitize: bool, execute: bool = True,
                   compiler_sync: bool = False, timing: bool = True) -> PipeModel:
         """Run one group of cores through the pipe model (`compiler_sync`: bisheng's own auto-sync is on
         in this kernel's build, as for auto_sync=False, so its V barriers are not the kernel's to place;
-        `timing`: model time as well, for profiles)."""
-        self.model = PipeModel(plat, self.ctx, m.cores, sanitize, trace, compiler_sync, m.core_num, timing)
+        `timing`: record the execution order for the timing model as well, for profiles)."""
+        self.model = PipeModel(plat, self.ctx, m.cores, sanitize, compiler_sync, m.core_num, timing)
         m.data = execute
         self.timed = timing
         self.execute = execute
@@ -66,7 +68,7 @@ class Simulator(Interpreter):
         if model is None:
             return super().run_node(st, m)
         if self.timed:
-            model.scalar(model.plat.issue_cycles, st.node)
+            model.scalar(ISSUE_COST, st.node)
         ins = st.fn(m)
         if ins is not None:
             ins.where = self.where
@@ -76,11 +78,11 @@ class Simulator(Interpreter):
 
     def iteration(self, st: LoopStep | WhileStep) -> None:
         if self.model is not None and self.timed:
-            self.model.scalar(self.model.plat.loop_cycles, st.node)
+            self.model.scalar(LOOP_COST, st.node)
 
     def branch(self, st: CondStep) -> None:
         if self.model is not None and self.timed:      # the compare and the jump of the C `if`
-            self.model.scalar(self.model.plat.issue_cycles, st.node)
+            self.model.scalar(ISSUE_COST, st.node)
 
 
 class SimArtifact:
@@ -159,28 +161,30 @@ def _run_group(job: LaunchJob, cores: np.ndarray, run_group: Callable[[Machine, 
 
 def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, trace: bool,
              execute: bool = True, emit: bool = True, timing: bool = True,
-             stats: dict | None = None) -> list[CoreTimeline]:
-    """Run every core through the pipe model; returns each core's timeline. With execute=False the
-    instructions are checked and timed but have no data effect (the caller's arrays are not touched);
-    with emit=False printf output is dropped; with timing=False nothing is timed (a launch's check).
+             stats: dict | None = None) -> list[GroupRecord]:
+    """Run every core through the pipe model; with `timing`, returns what each group of cores recorded
+    for the timing model (runtime/launch_model.py times it). With execute=False the instructions are
+    checked and recorded but have no data effect (the caller's arrays are not touched); with
+    emit=False printf output is dropped; timing=False records nothing (a launch's check); trace=False
+    leaves the timeline's slices out.
     `stats["deferred"]` counts the instructions that ran out of program order (behind a wait)."""
-    timelines: list[CoreTimeline] = []
+    records: list[GroupRecord] = []
     gm_records: list = []
     compiler_sync = not job.options.get("auto_sync", True)
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
-        model = art.sim.run_group(m, plat, sanitize, trace, execute, compiler_sync, timing)
+        model = art.sim.run_group(m, plat, sanitize, execute, compiler_sync, timing)
         if stats is not None:
             stats["deferred"] = stats.get("deferred", 0) + model.clock.deferred
         if model.checker is not None:
             gm_records.extend(model.checker.records)
-        for c in cores:
-            timelines.append(CoreTimeline(int(c), model.cycles, list(model.busy), model.slices or [],
-                                          list(model.gm_bytes), list(model.gm_extra), model.gm_params))
+        if timing:
+            records.append(GroupRecord(tuple(int(c) for c in cores), tuple(model.log), model.nodes if trace else {},
+                                       model.gm_bytes, model.gm_unaligned, model.gm_reads, model.gm_writes))
 
     _run_cores(art, job, run_group, (lambda: check_cross_core(gm_records, art.sim.ctx.names)) if sanitize else None,
                emit)
-    return timelines
+    return records
 
 
 def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool) -> None:
@@ -279,6 +283,6 @@ class SimRuntime(Runtime):
         _run_verified(art, job, aliased)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
-        cores = simulate(art, job, plat, config.sanitize(), True, execute)
+        groups = simulate(art, job, plat, config.sanitize(), True, execute)
         arg_bytes = {i: a.nbytes for i, a in enumerate(job.bound.arrays) if a is not None}
-        return Profile(job.name, plat, job.core_num, cores, arg_bytes=arg_bytes, executed=execute)
+        return Profile(job.name, plat, job.core_num, LaunchRecord(groups, arg_bytes), executed=execute)
