@@ -17,7 +17,6 @@ from asc_trace.lower.api_symbols import GENERATIONS, declares, emitted_symbols, 
 from asc_trace.lower.ascendc import lower
 from asc_trace.lower.real_api import headers_if_configured
 
-DEVKIT = Path(__file__).resolve().parents[1].parent / "shared" / "vendor" / "asc-devkit"
 CANN81 = os.environ.get("ASC_TRACE_CANN81_HOME")
 
 
