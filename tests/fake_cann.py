@@ -10,14 +10,16 @@ were read in the real toolkits; nothing here is invented):
   `<arch>-linux/asc/` (github.com/cannmirror/asc-devkit `scripts/package/asc-devkit/asc-devkit.xml`,
   `cmake/version.h.in`), `share/info/runtime/version.info` (github.com/hicann/runtime).
 
-bisheng and ld.lld are Python scripts that append their argv to `calls.jsonl`; the runtime libraries
-are compiled here from a small C file whose functions have the headers' signatures and record what
-they were called with.
+bisheng and ld.lld are Python scripts that append their argv to `calls.jsonl`; bisheng also judges the
+source as the real one of its generation would where we can (tests/fake_bisheng.py) and fails as it
+would. The runtime libraries are compiled here from a small C file whose functions have the headers'
+signatures and record what they were called with.
 """
 from __future__ import annotations
 
 import atexit
 import json
+import os
 import platform
 import shutil
 import stat
@@ -35,6 +37,12 @@ Path({log!r}).open("a").write(json.dumps(sys.argv) + "\\n")
 if "-c" in sys.argv:   # keep what bisheng was given (the build folder is renamed afterwards)
     src = next(a for a in sys.argv if a.endswith(".cce"))
     Path({log!r}).with_name("last_kernel.cce").write_text(Path(src).read_text())
+    sys.path[:0] = {paths!r}
+    import fake_bisheng
+    errors = fake_bisheng.judge(Path(src).read_text(), {generation!r}, {headers!r})
+    if errors:
+        sys.stderr.write(errors)
+        sys.exit(1)
 if {fail!r} and "-c" in sys.argv:
     line = next(i for i, t in enumerate(Path(src).read_text().splitlines(), 1) if "AscendC::Add(" in t)
     sys.stderr.write(f"kernel.cce:{{line}}:9: error: something bisheng dislikes\\n")
@@ -133,10 +141,24 @@ int32_t rtKernelLaunch(const void *stub, uint32_t blocks, void *args, uint32_t s
 """
 
 
-def _write_tool(path: Path, log: Path, fail: bool) -> None:
+def _write_tool(path: Path, log: Path, fail: bool, generation: int) -> None:
+    """bisheng / ld.lld of a toolkit of `generation`: bisheng judges the source it gets as that generation's
+    bisheng would where we can (fake_bisheng.py), against the headers of that generation when they are here."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(TOOL.format(python=sys.executable, log=str(log), fail=fail, name=path.name))
+    paths = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+    path.write_text(TOOL.format(python=sys.executable, log=str(log), fail=fail, name=path.name, paths=paths,
+                                generation=generation, headers=fake_bisheng_headers(generation)))
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def fake_bisheng_headers(generation: int) -> str | None:
+    """The real Ascend C headers a fake bisheng of `generation` checks against: asc-devkit for CANN 9 (the
+    suite's ASC_TRACE_ASCENDC_HOME), a CANN 8.1.RC1 copy for CANN 8 (ASC_TRACE_CANN81_HOME); None when
+    they are not here."""
+    if generation == 8:
+        return os.environ.get("ASC_TRACE_CANN81_HOME") or None
+    home = os.environ.get("ASC_TRACE_ASCENDC_HOME")
+    return home if home and (Path(home) / "include" / "kernel_operator.h").is_file() else None
 
 
 _BUILT: dict[tuple[str, ...], Path] = {}
@@ -164,9 +186,9 @@ def _link(link: Path, target: str) -> None:
     link.symlink_to(target)
 
 
-def _tools(arch: Path, root: Path, fail: bool) -> None:
+def _tools(arch: Path, root: Path, fail: bool, generation: int) -> None:
     for name in ("bisheng", "ld.lld"):
-        _write_tool(arch / "ccec_compiler" / "bin" / name, root / "calls.jsonl", fail)
+        _write_tool(arch / "ccec_compiler" / "bin" / name, root / "calls.jsonl", fail, generation)
 
 
 def _arch_files(home: Path, header: str, header_text: str, libs: dict[str, tuple[str, ...]],
@@ -196,7 +218,7 @@ def cann8(root: Path, release: str = "8.1.RC1", inner: str = "7.7.0.1.238", libs
     top = root / "Ascend" / "ascend-toolkit"
     rel = top / release
     arch = rel / ARCH
-    _tools(arch, root, fail)
+    _tools(arch, root, fail, 8)
     _link(rel / "compiler" / "ccec_compiler", f"../{ARCH}/ccec_compiler")
     basic = arch / "ascendc" / "include" / "basic_api"
     (basic / "impl").mkdir(parents=True)
@@ -233,7 +255,7 @@ def cann9(root: Path, release: str = "9.0.0", libs: dict | None = None, fail: bo
     """A CANN 9 toolkit; returns `.../Ascend/cann` (what its set_env.sh exports)."""
     home = root / "Ascend" / f"cann-{release}"
     arch = home / ARCH
-    _tools(arch, root, fail)
+    _tools(arch, root, fail, 9)
     _link(home / "compiler" / "ccec_compiler", f"../{ARCH}/ccec_compiler")
     asc = arch / "asc"
     for rel in ("include/adv_api", "include/basic_api/reg_compute", "include/aicpu_api", "include/c_api",

@@ -580,10 +580,10 @@ def test_the_dump_shows_the_regions():
 
 def test_the_c_code_has_if_else_and_while():
     src = asc.compile(collatz, (np.zeros(8, np.int32), 5), core_num=1).source
-    assert "int64_t l0 = p_n + block_idx;" in src or "int64_t l0 = n + block_idx;" in src
-    assert "while (l0 != 1) {" in src
-    assert "int64_t l2 = 0;" in src and "} else {" in src
-    assert "l0 = l2;" in src and "l1 = l1 + 1;" in src
+    assert "int64_t asct_l0 = n + asct_block_idx;" in src
+    assert "while (asct_l0 != 1) {" in src
+    assert "int64_t asct_l2 = 0;" in src and "} else {" in src
+    assert "asct_l0 = asct_l2;" in src and "asct_l1 = asct_l1 + 1;" in src
 
 
 def test_carried_values_swap_through_temporaries():
@@ -592,7 +592,7 @@ def test_carried_values_swap_through_temporaries():
         _, b, _ = asc.while_loop(lambda a, b, i: i < n, lambda a, b, i: (b, a + b, i + 1), (0, 1, 0))
         _store_int(out, b)
     src = asc.compile(fib, (np.zeros(8, np.int32), 5)).source
-    assert "asc_next0" in src
+    assert "asct_next0" in src
     for backend in ALL_BACKENDS:
         out = np.zeros(8, np.int32)
         asc.jit(fib, backend=backend)[1](out, 10)

@@ -169,8 +169,8 @@ def _inject(monkeypatch, statement: str) -> None:
     import asc_trace.runtime.cpu_debug as cd
     real = cd.lower
 
-    def lower(g):
-        return real(g).replace("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
+    def lower(g, **kw):
+        return real(g, **kw).replace("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
                                "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n    " + statement, 1)
     monkeypatch.setattr(cd, "lower", lower)
 

@@ -4,13 +4,15 @@ mutated the way a wrong lowering would be is rejected, at the user's line. (Find
 tested in test_cli.py.)"""
 from __future__ import annotations
 
-import importlib
+import os
 
 import numpy as np
 import pytest
 
 import asc_trace as asc
 import backend_cases as B
+import suite_kernels
+from asc_trace.lower.ascendc_headers import find_ascendc_headers
 from asc_trace.lower.header_check import Kernel, check_kernels
 from asc_trace.lower.real_api import headers_if_configured
 
@@ -18,42 +20,25 @@ needs_headers = pytest.mark.skipif(headers_if_configured() is None, reason="no A
                                    "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
 
 
-def _example_kernels() -> list[Kernel]:
-    """Every @asc.jit kernel of examples/, compiled with the arguments its module runs it with."""
-    import vadd
-    import vadd_noflags
-    import vadd_tque
-    x = np.zeros(8 * 2048, np.float32)
-    out = [Kernel(k.name, asc.compile(k, args).source, asc.compile(k, args).graph) for k, args in (
-        (vadd.vadd_kernel, (x, x, x, 2048)), (vadd_tque.vadd_kernel, (x, x, x, 2048, 128)),
-        (vadd_noflags.vadd_noflags, (x, x, x, 2048, 256)))]
-    for name in ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
-                 "halving"):
-        launched = []
-        real = asc.jit
-
-        def spy(kernel=None, **options):           # the kernels run() launches, with their arguments
-            if kernel is None:                     # `@asc.jit(...)` decorating at import: not a launch
-                return real(**options)
-            launched.append(real(kernel, **options))
-            return launched[-1]
-        asc.jit = spy
-        try:
-            importlib.import_module(name).run("sim")
-        finally:
-            asc.jit = real
-        out += [Kernel(ck.name, ck.source, ck.graph) for fn in launched for _deps, ck in fn._cache.values()]
-        assert launched, name
-    return out
-
-
 @needs_headers
-def test_every_example_and_registry_case_compiles_against_the_real_headers():
-    kernels = _example_kernels()
-    kernels += [Kernel(c.id, ck.source, ck.graph) for c in B.cases()
-                for ck in (asc.compile(c.kernel, c.make_args(), core_num=c.cores),)]
-    assert len({k.name for k in kernels}) >= 8 + len(B.cases()) - 1
+def test_every_example_registry_case_and_random_program_compiles_against_the_real_headers():
+    """Seen as bisheng sees it (its predefined macros in front of the kernel: prelude/
+    asc_trace_bisheng_view.h), every emitted source of the suite resolves against the real API."""
+    kernels = suite_kernels.all_kernels()
+    assert len({k.name for k in kernels}) >= 12 + len(B.cases()) + suite_kernels.RANDOM_PROGRAMS - 1
     errors = check_kernels(kernels)
+    assert not errors, "\n\n".join(str(e) for e in errors[:3])
+
+
+@pytest.mark.skipif(not os.environ.get("ASC_TRACE_CANN81_HOME"), reason="no CANN 8.1.RC1 headers: set "
+                    "ASC_TRACE_CANN81_HOME to a toolkit home (tests/cann81_local_copy.py makes one)")
+def test_every_emitted_source_compiles_against_cann_8_1():
+    """The same, against CANN 8.1.RC1's headers, for every kernel lowered for CANN 8.x (those that place
+    raw LocalTensors beside TPipe buffers are refused for 8.x: test_api_symbols.py)."""
+    tree = find_ascendc_headers({"ASC_TRACE_ASCENDC_HOME": os.environ["ASC_TRACE_CANN81_HOME"]})
+    assert tree.generation == 8
+    kernels = [k for k in suite_kernels.all_kernels() if k.name not in suite_kernels.MIXED]
+    errors = check_kernels(kernels, tree)
     assert not errors, "\n\n".join(str(e) for e in errors[:3])
 
 
@@ -80,7 +65,7 @@ def _source() -> tuple[str, object]:
     # a float scalar to Adds on half: T is deduced as both half and float
     ("static_cast<half>(alpha)", "alpha", "MARK-check-adds"),
     # a const mask array to Add, whose mask parameter is non-const
-    ("uint64_t asc_mask", "const uint64_t asc_mask", "MARK-check-mask"),
+    ("uint64_t asct_mask", "const uint64_t asct_mask", "MARK-check-mask"),
     # a partial DataCopyExtParams: the struct has only a default and an all-fields constructor
     (", static_cast<uint32_t>(0), static_cast<uint32_t>(0), static_cast<uint32_t>(0))",
      ", static_cast<uint32_t>(0), static_cast<uint32_t>(0))", "MARK-check-pad"),

@@ -41,7 +41,7 @@ def test_source_shape():
     assert 'extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)' \
         in src
     assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);" in src
-    assert "for (int64_t i0 = 0; i0 < 16; i0 += 1) {" in src
+    assert "for (int64_t asct_i0 = 0; asct_i0 < 16; asct_i0 += 1) {" in src
     assert "AscendC::SetFlag<AscendC::HardEvent::MTE2_V>" in src
     body = src.split("{", 1)[1]
     statements = [ln for ln in body.splitlines() if ln.strip().startswith("AscendC::") and "(" in ln]
@@ -54,7 +54,7 @@ def test_source_shape():
                 k -= 1
             assert lines[k].strip().startswith("// vadd.py:"), ln
     assert '#include "asc_trace_prelude.h"' in src
-    assert 'ASC_CHECK_RANGE(asc_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ' \
+    assert 'ASC_CHECK_RANGE(asct_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ' \
            'ASC_TRACE_KIND_BOUNDS, "the element count");' in src
 
 
@@ -83,7 +83,7 @@ def test_runtime_loop_source_does_not_grow(constant_bound):
         np.testing.assert_array_equal(z, x * np.float32(3))
         sources.append(asc.compile(k, (x, z, trip)).source)
     if constant_bound:    # only the bound differs
-        assert sources[0].replace("i0 < 2;", "i0 < 64;") == sources[1]
+        assert sources[0].replace("asct_i0 < 2;", "asct_i0 < 64;") == sources[1]
     else:
         assert sources[0] == sources[1]
 
@@ -201,9 +201,9 @@ def test_the_prelude_stands_alone_with_checks_on_or_compiled_out(tmp_path, defin
     src.write_text("#include <cstdint>\n#define __aicore__\n#include \"asc_trace_prelude.h\"\n"
                    f"static_assert(ASC_TRACE_CHECKS == {int(checks)}, \"default\");\n"
                    "int64_t f(int64_t a, int64_t b) { ASC_CHECK_RANGE(a, 0, 7, ASC_TRACE_KIND_BOUNDS, "
-                   "ASC_TRACE_KIND_BOUNDS, \"a\"); ASC_CHECK_EVAL(asc_floordiv(a, b));\n"
-                   "  return asc_mod(a, b) + asc_shl(a, 3) + static_cast<int64_t>(asc_trip_count(a, b, 1))"
-                   " + asc_f2i(asc_max<float>(1.0f, asc_ffloordiv(2.0f, 3.0f))); }\n")
+                   "ASC_TRACE_KIND_BOUNDS, \"a\"); ASC_CHECK_EVAL(asct_floordiv(a, b));\n"
+                   "  return asct_mod(a, b) + asct_shl(a, 3) + static_cast<int64_t>(asct_trip_count(a, b, 1))"
+                   " + asct_f2i(asct_max<float>(1.0f, asct_ffloordiv(2.0f, 3.0f))); }\n")
     proc = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", *defines,
                            f"-I{PRELUDE_DIR}", str(src)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -16,6 +16,7 @@ from asc_trace.lower.bisheng import OVERFLOW_PARAM, compile_commands, find_toolc
 from asc_trace.lower.cann_layout import INCLUDES_8, INCLUDES_9, read_version
 from asc_trace.runtime import get_runtime
 from asc_trace.runtime.npu import NpuRuntime
+from helpers import assert_points_at
 
 
 def _compiled(auto_sync=True, **opts):
@@ -249,3 +250,59 @@ def test_vadd_on_the_npu():
     zs = np.zeros_like(xs)
     asc.jit(vadd.vadd_kernel, backend="npu")[8](xs, ys, zs, 2048)
     np.testing.assert_array_equal(zs, xs + ys)
+
+
+# -- the fake bisheng judges the source as the real one would (tests/fake_bisheng.py) -----------------------
+
+def _lowered_as_before(monkeypatch, old: str, new: str):
+    """The NPU build's lowering with one change back to what it emitted before issue 19."""
+    import asc_trace.runtime.npu as npu
+    real = npu.lower
+    monkeypatch.setattr(npu, "lower", lambda *a, **k: real(*a, **k).replace(old, new))
+
+
+@pytest.mark.parametrize("layout", [cann8, cann9])
+def test_the_fake_bisheng_rejects_a_block_idx_local(tmp_path, monkeypatch, layout):
+    """What the lowering emitted before: `const int64_t block_idx = ...`, a syntax error under bisheng's
+    `#define block_idx get_block_idx()` (the declaration is at the top of the kernel, before any statement
+    of the user's, so the error names no line of theirs)."""
+    _lowered_as_before(monkeypatch, "asct_block_idx", "block_idx")
+    with pytest.raises(asc.ToolchainError, match="block_idx") as ei:
+        _prepare(monkeypatch, tmp_path, layout(tmp_path))
+    assert "bisheng rejected the Ascend C emitted for vadd_kernel" in str(ei.value)
+    assert len(calls(tmp_path)) == 2          # the compile and pyasc's retry; nothing linked
+
+
+def test_the_fake_cann_8_bisheng_rejects_the_raw_localtensor_constructor(tmp_path, monkeypatch):
+    """CANN 8.1.RC1's kernel_tensor.h has no LocalTensor(TPosition, addr, size): what was emitted before."""
+    import re
+    import asc_trace.runtime.npu as npu
+    real = npu.lower
+
+    def raw(*a, **k):
+        return re.sub(r" = asct_ub\.GetWithOffset<(\w+)>\((.*), (static_cast<uint32_t>\(.*\))\);$",
+                      r"(AscendC::TPosition::VECIN, \3, \2);", real(*a, **k), flags=re.M)
+    monkeypatch.setattr(npu, "lower", raw)
+    with pytest.raises(asc.ToolchainError, match="LocalTensor/3 is not declared by the Ascend C headers of "
+                                                 "CANN 8.1|no matching function") as ei:
+        _prepare(monkeypatch, tmp_path, cann8(tmp_path))
+    assert ei.value.loc is not None and ei.value.loc.short.startswith("vadd.py:")
+    _prepare(monkeypatch, tmp_path / "9", cann9(tmp_path / "9"))      # CANN 8.5+ has it
+
+
+def test_printf_is_refused_on_the_npu_backend(tmp_path, monkeypatch):
+    @asc.jit
+    def chatty(x: asc.GlobalAddress):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 8)
+        asc.data_copy(t, g, 8)
+        asc.printf("core %d\n", asc.get_block_idx())  # MARK-npu-printf
+
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(cann9(tmp_path)))
+    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(tmp_path / "cache"))
+    ck = asc.compile(chatty, (np.zeros(8, np.float32),))
+    with pytest.raises(asc.ToolchainError, match="does not print on the npu backend") as ei:
+        NpuRuntime().prepare(ck.graph, ck.options)
+    assert_points_at(ei.value, "MARK-npu-printf")
+    assert calls(tmp_path) == []              # refused before anything was built

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..enums import HardEvent, TPosition
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
-from .hb import PIDX, QUE_PIPES, Instr, PipeClock
+from .hb import API_EVENT_ID, PIDX, QUE_PIPES, Instr, PipeClock, api_events, api_steps
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -188,7 +188,8 @@ class _AbstractRun:
         self.roots: dict[int, tuple] = {}
         self.ques: dict[int, dict] = {}
         # the scheduler's kernels are built with bisheng's auto-sync off: scalar accesses need flags too
-        self.clock = PipeClock(self._on_exec, strict=False, scalar_flags=True)
+        self.clock = PipeClock(self._on_exec, strict=False, scalar_flags=True,
+                               own_pipe=any(n.op == "tpipe" for n in g))
         self.subst: dict[Var, Expr] = {}
         self.subst_key: tuple = ()
 
@@ -300,10 +301,24 @@ class _AbstractRun:
             return
         accs = self.accesses(n)
         if accs is not None and n.pipe is not None:
-            self.emit(n, n.pipe, "op", None, accs, iters)
+            self.emit(n, n.pipe, "op", None, accs, iters, self.api(n))
 
-    def emit(self, n: Node, pipe: Pipe, kind: str, key: Any, accs: tuple, iters: tuple[int, ...]) -> None:
+    def api(self, n: Node) -> tuple:
+        """The sets and waits an API call makes itself (graph/hb.py api_steps): the scheduler keeps their
+        ids (API_EVENT_ID) out of its own flags, and orders by them only where the call surely makes them."""
+        for ev in api_events(n):
+            self.trace.user_ids.setdefault(ev, set()).add(API_EVENT_ID)
+        steps = api_steps(n, self._int)
+        return steps or ()
+
+    def _int(self, e: Expr) -> int | None:
+        v = self.ev(e)
+        return v.value if isinstance(v, Const) and isinstance(v.value, int) else None
+
+    def emit(self, n: Node, pipe: Pipe, kind: str, key: Any, accs: tuple, iters: tuple[int, ...],
+             api: tuple = ()) -> None:
         ins = AInstr(n, pipe, kind, key, accs, iters, len(self.trace.instrs))
+        ins.api = api
         self.trace.instrs.append(ins)
         self.clock.issue(ins)
 

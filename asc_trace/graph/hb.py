@@ -7,7 +7,10 @@ Happens-before is tracked with vector clocks, one per pipe (S, MTE2, V, MTE3):
 - TQue operations are the same flags, keyed by queue buffer (facts §6);
 - the scalar unit issues every instruction in program order, so whatever the scalar unit has done
   (its own UB reads/writes, the waits it blocked on) happens before everything issued after it;
-- `pipe_barrier(PIPE_ALL)` orders everything before it before everything after it.
+- `pipe_barrier(PIPE_ALL)` orders everything before it before everything after it;
+- an API call that sets and waits events inside (its op record's `api_sync`: ReduceSum/Max/Min) is
+  followed by those sets and waits, on the ids the API takes (`API_EVENT_ID`, see PipeClock), so that
+  they order what they order on the device and clash with the kernel's own flags as they would there.
 
 A wait whose flag is not set yet blocks its pipe: later instructions of that pipe queue up behind it
 while the other pipes go on (so a wait may precede its set in program order, as on hardware).
@@ -18,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..enums import TPosition
+from ..enums import HardEvent, TPosition
 from ..errors import SyncError
 from .node import Node, Pipe
 
@@ -31,6 +34,29 @@ S, MTE2, V, MTE3 = range(4)
 # (V_MTE2 / MTE3_V) that a later alloc_tensor of the same buffer waits on.
 QUE_PIPES = {TPosition.VECIN: (Pipe.MTE2, Pipe.V), TPosition.VECOUT: (Pipe.V, Pipe.MTE3)}
 
+# The id an API call's own synchronisation takes: `GetTPipePtr()->FetchEventID(evt)` returns the first id
+# of the event its TPipe has not reserved with AllocEventID (asc-devkit impl/basic_api/kernel_tpipe_impl.h
+# FetchEventID; CANN 8.1.RC1 impl/kernel_tpipe_impl.h), which is 0 for a TPipe that reserved nothing: the
+# one the lowering adds when the kernel has none (lower/ascendc_pipe.py). A kernel with its own TPipe
+# reserves every id its flags use from it, so there the API's id is one no flag has (key ("api", event)).
+API_EVENT_ID = 0
+ApiStep = tuple[Pipe, str, HardEvent]        # (pipe, "set" | "wait", event), in program order
+
+
+def api_events(node: Node) -> tuple[HardEvent, ...]:
+    """The events whose ids an API call takes for its own synchronisation (op record `api_events`)."""
+    from .ops import REGISTRY
+    op = REGISTRY.get(node.op)
+    return op.api_events if op is not None else ()
+
+
+def api_steps(node: Node, value: Callable[[Any], int | None]) -> tuple[ApiStep, ...] | None:
+    """The sets and waits an API call makes after its work; None when that depends on an operand
+    `value` cannot evaluate (the op record's `api_sync`)."""
+    from .ops import REGISTRY
+    op = REGISTRY.get(node.op)
+    return () if op is None or op.api_sync is None else op.api_sync(node, value)
+
 
 class Instr:
     """One instruction as the pipes see it.
@@ -42,10 +68,11 @@ class Instr:
     """
 
     __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
-                 "start", "end", "tag", "where", "order", "seq")
+                 "start", "end", "tag", "where", "order", "seq", "api", "inside", "prompt")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
-                 ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None) -> None:
+                 ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None,
+                 api: tuple[ApiStep, ...] = ()) -> None:
         self.node = node
         self.pipe = pipe
         self.kind = kind
@@ -63,6 +90,9 @@ class Instr:
         self.where: tuple = ()      # the simulator's (loop node, index value) pairs, for error messages
         self.order = 0              # position in program (issue) order, set by the simulator
         self.seq = 0                # position in execution order among memory accesses (race checker)
+        self.api = api              # the sets and waits the API call makes itself, after this instruction
+        self.inside = False         # a set or wait made inside an API call (one of another's `api`)
+        self.prompt = False         # a wait that runs as soon as its flag is set (see PipeClock.issue)
 
 
 @dataclass(slots=True)
@@ -78,13 +108,26 @@ class WaitMark:
     epoch: int
     pipe: int
     node: Node
+    inside: bool = False
 
 
 def describe_key(key: Any) -> str:
     if isinstance(key, tuple) and key and key[0] == "que":
         return f"the TQue %{key[1]} buffer {key[2]} ({key[3]} event)"
+    if isinstance(key, tuple) and key and key[0] == "api":
+        return f"HardEvent.{key[1].name} (the id the TPipe has left free)"
     ev, i = key
     return f"HardEvent.{ev.name} id {i}"
+
+
+def _inside(ins: Any, always: bool = False) -> str:
+    """How a set or wait came about, when an API call made it."""
+    if not (always or getattr(ins, "inside", False)):
+        return ""
+    from .ops import REGISTRY
+    name = REGISTRY[ins.node.op].c_name if ins.node.op in REGISTRY else ins.node.op
+    return (f" (made inside {name}, which synchronises the scalar unit with V itself and takes the first id "
+            f"of the event its TPipe has not reserved)")
 
 
 class PipeClock:
@@ -95,7 +138,8 @@ class PipeClock:
     """
 
     def __init__(self, on_exec: Callable[[Instr, list[int]], None], strict: bool = True,
-                 scalar_flags: bool = False) -> None:
+                 scalar_flags: bool = False, own_pipe: bool = False,
+                 full: frozenset[HardEvent] = frozenset()) -> None:
         self.vc = [[0] * 4 for _ in range(4)]
         # The scalar unit's own UB reads and writes reach the other pipes only through S_X / X_S flags
         # when bisheng's auto-sync (which inserts those, facts §3) is off, as in the build of a kernel
@@ -110,9 +154,32 @@ class PipeClock:
         self.strict = strict          # raise on double sets (the simulator) or only note them (the scheduler)
         self.problems: list[SyncError] = []
         self.problem_pairs: list[tuple[Node, Node]] = []   # (this set, the set / wait it clashes with)
+        # the key of an API call's id (see API_EVENT_ID): with the kernel's own TPipe, an id no flag has
+        self.own_pipe = own_pipe
+        self.full = full        # events whose 8 ids the kernel's own flags all take (its TPipe reserves them)
+        self.on_step: Callable[[Instr], None] | None = None   # sees each API step before it issues
 
     # -- issue ------------------------------------------------------------------------------------
     def issue(self, ins: Instr) -> None:
+        self._issue(ins)
+        for pipe, kind, ev in ins.api:
+            if self.own_pipe and ev in self.full and self.strict:
+                raise SyncError(f"{_inside(ins, True).strip(' ()')}: but the kernel's own flags take all 8 ids of "
+                                f"HardEvent.{ev.name}, which its TPipe reserves for them, so the call finds none",
+                                node=ins.node, hint=f"leave one HardEvent.{ev.name} id unused")
+            step = Instr(ins.node, pipe, kind, ("api", ev) if self.own_pipe else (ev, API_EVENT_ID))
+            step.inside = True
+            # The call's V_S handshake has drained V, so its wait on V is alone in V's queue with its flag
+            # set: it runs at once, and whatever the scalar unit issues next comes after it. (A wait on
+            # MTE3 may queue behind copies still running: there the model keeps the order unproven.)
+            step.prompt = kind == "wait" and pipe is Pipe.V
+            step.where = ins.where
+            step.order = ins.order
+            if self.on_step is not None:
+                self.on_step(step)
+            self._issue(step)
+
+    def _issue(self, ins: Instr) -> None:
         p = PIDX[ins.pipe]
         if p == S:
             if ins.kind == "wait" and ins.key not in self.flags:
@@ -185,7 +252,10 @@ class PipeClock:
             for i in range(4):
                 if fvc[i] > vc[i]:
                     vc[i] = fvc[i]
-            self.last_wait[ins.key] = WaitMark(vc[p], p, ins.node)
+            if ins.prompt:
+                self.last_wait.pop(ins.key, None)
+            else:
+                self.last_wait[ins.key] = WaitMark(vc[p], p, ins.node, ins.inside)
             ins.tag = flag
         elif kind == "set":
             self._check_set(ins, vc)
@@ -204,17 +274,21 @@ class PipeClock:
         key = ins.key
         prev = self.flags.get(key)
         if prev is not None:
-            err = SyncError(f"set_flag of {describe_key(key)} while the flag is still set: nothing waited for the "
-                            "previous set (two sets without a wait are undefined behaviour on the NPU)", node=ins.node,
-                            related=[("the previous set", prev.node.loc)],
-                            hint="each set_flag needs exactly one wait_flag before the same event id is set again")
+            err = SyncError(f"set_flag of {describe_key(key)}{_inside(ins)} while the flag is still set: nothing "
+                            "waited for the previous set (two sets without a wait are undefined behaviour on the NPU)",
+                            node=ins.node, related=[(f"the previous set{_inside(prev.ins)}", prev.node.loc)],
+                            hint="each set_flag needs exactly one wait_flag before the same event id is set again"
+                            + ("; the kernel's own flags must not hold that id across the call: use another id"
+                               if ins.inside or getattr(prev.ins, "inside", False) else ""))
             if self.strict:
                 raise err
             self.problems.append(err)
             self.problem_pairs.append((ins.node, prev.node))
             return
         mark = self.last_wait.get(key)
-        if mark is not None and vc[mark.pipe] < mark.epoch:
+        # An API call's own set-then-wait pairs may follow each other faster than a busy pipe runs its wait
+        # (the vendor's code does so in every loop); between them the model only checks the double set.
+        if mark is not None and vc[mark.pipe] < mark.epoch and not (ins.inside and mark.inside):
             err = SyncError(f"set_flag of {describe_key(key)} can run before the wait_flag that consumes the "
                             "previous set: nothing orders that wait before this set, so on the NPU the flag may be "
                             "set twice", node=ins.node, related=[("the previous wait", mark.node.loc)],

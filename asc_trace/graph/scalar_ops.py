@@ -158,7 +158,7 @@ def _ieee_pick(a: Any, b: Any, pick_max: bool) -> Any:
 def first_nan(fn: Any) -> Any:
     """An arithmetic ufunc whose NaN result, when both operands are NaN, is the first operand's NaN
     (quieted): the rule of the C model and of x86 (NumPy's vector loops may pick either). With one NaN
-    operand, every implementation returns that operand's NaN. Our choice (README, Numerics): the prelude's asc_fadd..., and the model's arithmetic, do the same."""
+    operand, every implementation returns that operand's NaN. Our choice (README, Numerics): the prelude's asct_fadd..., and the model's arithmetic, do the same."""
     def op(a: Any, b: Any) -> np.ndarray:
         r = fn(a, b)
         if r.dtype.kind != "f" or not np.isnan(r).any():

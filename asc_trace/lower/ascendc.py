@@ -10,7 +10,6 @@ asc.while_loop a C `while`, their outputs and carried values locals declared bef
 from __future__ import annotations
 
 import hashlib
-import itertools
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,14 +18,15 @@ from .. import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent
 from ..errors import TraceError
-from ..graph.expr import Const, Expr, Var, free_vars, substitute
+from ..graph.expr import Const, Expr, Var, free_vars
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
 from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
 from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
-from .cexpr import CNames, c_const, c_expr, c_ident, c_string
+from .ascendc_pipe import PLACEMENT, plan_pipe
+from .cexpr import BLOCK_IDX, BLOCK_NUM, CNames, c_const, c_expr, c_ident, c_string
 
 # The emitted source depends on kernel_operator.h (the Ascend C API) and on asc_trace_prelude.h
 # (lower/prelude/: the scalar helpers and the ASC_CHECK_* macros, compiled out on the NPU).
@@ -35,8 +35,25 @@ PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 
 @lru_cache(maxsize=1)
 def prelude_digest() -> str:
-    """Part of every compile-cache key: the emitted source depends on the prelude's text."""
-    return hashlib.sha256((PRELUDE_DIR / "asc_trace_prelude.h").read_bytes()).hexdigest()
+    """Part of every compile-cache key: the emitted source depends on the prelude's text (and the host
+    builds on the bisheng view)."""
+    h = hashlib.sha256()
+    for name in ("asc_trace_prelude.h", BISHENG_VIEW_HEADER):
+        h.update((PRELUDE_DIR / name).read_bytes())
+    return h.hexdigest()
+
+
+# The host builds (cpp, cpu_debug, the header check) see the kernel as bisheng does: its predefined
+# macros (prelude/asc_trace_bisheng_view.h) come between the API headers and the kernel's own text.
+BISHENG_VIEW_HEADER = "asc_trace_bisheng_view.h"
+_API_INCLUDE = '#include "kernel_operator.h"\n'
+
+
+def host_view(source: str) -> str:
+    """The emitted source as a host build compiles it: the bisheng view right after the API include."""
+    if _API_INCLUDE not in source:
+        raise ValueError("not an emitted Ascend C source: no kernel_operator.h include")
+    return source.replace(_API_INCLUDE, f'{_API_INCLUDE}#include "{BISHENG_VIEW_HEADER}"\n', 1)
 
 
 PRELUDE = """\
@@ -52,9 +69,6 @@ MASK_EMIT = {
     "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
 }
 _DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
-# The A2 implementations of these take event ids from the kernel's TPipe (GetTPipePtr()->FetchEventID):
-# without one they dereference a null pointer (found running them on the real headers, cpu_debug).
-_NEEDS_TPIPE = {"reduce_sum", "reduce_max", "reduce_min"}
 
 
 def c_type(dt: DataType) -> str:
@@ -62,7 +76,7 @@ def c_type(dt: DataType) -> str:
 
 
 class _Emitter:
-    def __init__(self, g: KernelGraph, overflow_param: str | None = None) -> None:
+    def __init__(self, g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> None:
         self.g = g
         self.overflow_param = overflow_param
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
@@ -74,8 +88,8 @@ class _Emitter:
         self._utext: dict[Expr, str] = {}
         self.lines: list[str] = []
         self.pre: list[str] = []
-        self.pipe_var = next((f"t{n.id}" for n in g if n.op == "tpipe"), None)
-        self.event_table = self._event_table()
+        self.pipe = plan_pipe(g, generation)
+        self.pipe_var = self.pipe.var
 
     # -- helpers ----------------------------------------------------------------------------------
     def _loop_ranges(self) -> Ranges:
@@ -105,7 +119,7 @@ class _Emitter:
         return text
 
     def ref(self, r: TensorRef) -> str:
-        base = f"t{r.root}"
+        base = f"asct_t{r.root}"
         root = self.nodes.get(r.root)
         if root is not None and root.attr("dtype") is not None and root.attr("dtype") is not r.dtype:
             base = f"{base}.ReinterpretCast<{c_type(r.dtype)}>()"
@@ -126,26 +140,9 @@ class _Emitter:
         return f"static_cast<{ctype}>({self.ue(x)})"
 
     # -- event ids ----------------------------------------------------------------------------------
-    def _event_table(self) -> dict[HardEvent, list[int]] | None:
-        """With a TPipe, the TQue framework takes event ids from the same pool as explicit flags, so
-        the kernel reserves its flags' ids from it (AllocEventID) and indexes them through a table."""
-        flags = [n for n in self.g if n.op in ("set_flag", "wait_flag")]
-        if self.pipe_var is None or not flags:
-            return None
-        table: dict[HardEvent, set[int]] = {}
-        for n in flags:
-            ev, eid = n.args
-            values = _possible_values(eid)
-            if values is None:
-                raise TraceError("with a TPipe, event ids must be constants or depend only on loop indices, so "
-                                 "that the kernel can reserve them from the TPipe", n.loc)
-            table.setdefault(ev, set()).update(values)
-        return {ev: sorted(ids) for ev, ids in sorted(table.items())}
-
     def event_id(self, ev: HardEvent, eid: Expr) -> str:
-        if self.event_table is None:
-            return self.cast(eid, "int32_t")
-        return f"asc_ev_{ev.name}[{self.ue(eid)}]"
+        table = self.pipe.event_id(ev, self.ue(eid))
+        return table if table is not None else self.cast(eid, "int32_t")
 
     # -- statements ---------------------------------------------------------------------------------
     def emit(self, depth: int, n: Node, text: str) -> None:
@@ -167,9 +164,9 @@ class _Emitter:
             ptr = f"reinterpret_cast<__gm__ {c_type(dt)}*>({self.names.params[param.index]})"
             if not (isinstance(off, Const) and off.value == 0):
                 ptr = f"{ptr} + {self.e(off)}"
-            bind = (f"t{n.id}.SetGlobalBuffer({ptr});" if size is None else
-                    f"t{n.id}.SetGlobalBuffer({ptr}, {self.cast(size, 'uint64_t')});")
-            return f"AscendC::GlobalTensor<{c_type(dt)}> t{n.id};\n{bind}"
+            bind = (f"asct_t{n.id}.SetGlobalBuffer({ptr});" if size is None else
+                    f"asct_t{n.id}.SetGlobalBuffer({ptr}, {self.cast(size, 'uint64_t')});")
+            return f"AscendC::GlobalTensor<{c_type(dt)}> asct_t{n.id};\n{bind}"
         if n.op == "local_tensor":
             pos, addr, size = a
             # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any
@@ -177,40 +174,36 @@ class _Emitter:
             per = 32 // dt.itemsize
             if isinstance(size, Const) and size.value % per:
                 size = Const(-(-size.value // per) * per)
-            return (f"AscendC::LocalTensor<{c_type(dt)}> t{n.id}(AscendC::TPosition::{pos.name}, "
+            if self.pipe.placement:     # both CANN generations (lower/ascendc_pipe.py)
+                return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = {PLACEMENT}.GetWithOffset<{c_type(dt)}>("
+                        f"{self.cast(size, 'uint32_t')}, {self.cast(addr, 'uint32_t')});")
+            return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
                     f"{self.cast(addr, 'uint32_t')}, {self.cast(size, 'uint32_t')});")
         if n.op == "tpipe":
-            text = f"AscendC::TPipe t{n.id};"
-            if self.event_table:
-                for ev, ids in self.event_table.items():
-                    text += f"\nint32_t asc_ev_{ev.name}[{max(ids) + 1}];"
-                    for i in ids:
-                        text += (f"\nasc_ev_{ev.name}[{i}] = static_cast<int32_t>("
-                                 f"t{n.id}.AllocEventID<AscendC::HardEvent::{ev.name}>());")
-            return text
+            return "" if self.pipe.hoist else "\n".join(self.pipe.declaration())
         if n.op == "tque":
-            return f"AscendC::TQue<AscendC::TPosition::{a[0].name}, {a[1].value}> t{n.id};"
+            return f"AscendC::TQue<AscendC::TPosition::{a[0].name}, {a[1].value}> asct_t{n.id};"
         if n.op == "tbuf":
-            return f"AscendC::TBuf<AscendC::TPosition::{a[0].name}> t{n.id};"
+            return f"AscendC::TBuf<AscendC::TPosition::{a[0].name}> asct_t{n.id};"
         if n.op == "init_buffer":
             if self.pipe_var is None:
                 raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
             obj, num, length = a
             if obj.kind == "tbuf":
-                return f"{self.pipe_var}.InitBuffer(t{obj.root}, {self.cast(length, 'uint32_t')});"
-            return (f"{self.pipe_var}.InitBuffer(t{obj.root}, {self.cast(num, 'uint8_t')}, "
+                return f"{self.pipe_var}.InitBuffer(asct_t{obj.root}, {self.cast(length, 'uint32_t')});"
+            return (f"{self.pipe_var}.InitBuffer(asct_t{obj.root}, {self.cast(num, 'uint8_t')}, "
                     f"{self.cast(length, 'uint32_t')});")
         if n.op in ("alloc_tensor", "deque"):
             method = "AllocTensor" if n.op == "alloc_tensor" else "DeQue"
-            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.{method}<{c_type(dt)}>();"
+            return f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = asct_t{a[0].root}.{method}<{c_type(dt)}>();"
         if n.op == "enque":
-            return f"t{a[0].root}.EnQue(t{a[1].root});"
+            return f"asct_t{a[0].root}.EnQue(asct_t{a[1].root});"
         if n.op == "free_tensor":
-            return f"t{a[0].root}.FreeTensor(t{a[1].root});"
+            return f"asct_t{a[0].root}.FreeTensor(asct_t{a[1].root});"
         if n.op == "tbuf_get":
             length = a[1]
             inner = "" if length is None else self.cast(length, "uint32_t")
-            return f"AscendC::LocalTensor<{c_type(dt)}> t{n.id} = t{a[0].root}.Get<{c_type(dt)}>({inner});"
+            return f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = asct_t{a[0].root}.Get<{c_type(dt)}>({inner});"
         if n.op in ("set_flag", "wait_flag"):
             return op.emit.format(event=a[0].name, id=self.event_id(a[0], a[1]))
         if n.op == "pipe_barrier":
@@ -220,7 +213,7 @@ class _Emitter:
         if n.op == "get_value":
             ref, index = a
             ctype = "float" if ref.dtype.is_float else "int64_t"
-            return (f"const {ctype} v{n.id} = static_cast<{ctype}>({self.ref(ref)}.GetValue("
+            return (f"const {ctype} asct_v{n.id} = static_cast<{ctype}>({self.ref(ref)}.GetValue("
                     f"{self.cast(index, 'uint32_t')}));")
         if n.op == "set_value":
             ref, index, value = a
@@ -231,8 +224,8 @@ class _Emitter:
             if shape is None:
                 return call + ");"
             dims = ", ".join(str(d) for d in shape.shape)
-            return (f"{{\n    uint32_t asc_shape{n.id}[] = {{{dims}}};\n    {call}, "
-                    f"AscendC::ShapeInfo({len(shape.shape)}, asc_shape{n.id}));\n}}")
+            return (f"{{\n    uint32_t asct_shape{n.id}[] = {{{dims}}};\n    {call}, "
+                    f"AscendC::ShapeInfo({len(shape.shape)}, asct_shape{n.id}));\n}}")
         self.pre = []
         fields = self.fields(n, op.family)
         template = op.emit
@@ -303,7 +296,7 @@ class _Emitter:
         """A mask operand: a count, or a named uint64_t[2] array declared before the statement."""
         if m.bits is None:
             return self.cast(m.count, "int32_t" if const else "uint64_t")
-        name = f"asc_mask{n.id}"
+        name = f"asct_mask{n.id}"
         self.pre.append(f"{'const ' if const else ''}uint64_t {name}[2] = {{{m.bits[0]}ULL, {m.bits[1]}ULL}};")
         return name
 
@@ -363,7 +356,7 @@ class _Emitter:
 
     def loop_header(self, n: Node) -> str:
         """`range(start, stop, step)` as a C loop. Constant bounds give the plain loop; otherwise the
-        trip count is computed first (asc_trip_count: no overflow, a zero step is an error), so
+        trip count is computed first (asct_trip_count: no overflow, a zero step is an error), so
         that the index never wraps past `stop`."""
         var, start, stop, step = n.args
         i = self.names.var(var)
@@ -372,7 +365,7 @@ class _Emitter:
             cond = f"{i} > {self.e(stop)}" if step.value < 0 else f"{i} < {self.e(stop)}"
             return f"for (int64_t {i} = {self.ue(start)}; {cond}; {i} += {self.ue(step)}) {{"
         return (f"int64_t {i} = {self.ue(start)};\n"
-                f"for (uint64_t {i}_n = asc_trip_count({i}, {self.ue(stop)}, {self.ue(step)}); {i}_n != 0; "
+                f"for (uint64_t {i}_n = asct_trip_count({i}, {self.ue(stop)}, {self.ue(step)}); {i}_n != 0; "
                 f"--{i}_n, {i} += {self.ue(step)}) {{")
 
     def local_type(self, v: Var) -> str:
@@ -399,9 +392,9 @@ class _Emitter:
         values = [self.ue(e) for e in n.args]     # same kinds (verify); a bool converts to int64_t
         names = [self.names.var(v) for v in targets]
         if len(targets) > 1 and any(free_vars(e) & set(targets[:i]) for i, e in enumerate(n.args)):
-            tmp = [f"const {self.local_type(v)} asc_next{i} = {x};" for i, (v, x) in enumerate(zip(targets, values))]
+            tmp = [f"const {self.local_type(v)} asct_next{i} = {x};" for i, (v, x) in enumerate(zip(targets, values))]
             return "{\n" + "\n".join("    " + t for t in tmp) + "\n" + "\n".join(
-                f"    {name} = asc_next{i};" for i, name in enumerate(names)) + "\n}"
+                f"    {name} = asct_next{i};" for i, name in enumerate(names)) + "\n}"
         return "\n".join(f"{name} = {x};" for name, x in zip(names, values))
 
     # -- the kernel --------------------------------------------------------------------------------
@@ -424,12 +417,15 @@ class _Emitter:
                 '#include "kernel_operator.h"', PRELUDE,
                 f'extern "C" __global__ __aicore__ void {c_ident(g.name)}({", ".join(params)})', "{",
                 "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);"]
+        # bisheng defines block_idx / block_num as macros in every aicore compile (its force-included
+        # __clang_cce_aicore_builtin_vars.h): the locals take the reserved prefix like every other name
         if "block_idx" in used:
-            head.append("    const int64_t block_idx = AscendC::GetBlockIdx();")
+            head.append(f"    const int64_t {BLOCK_IDX} = AscendC::GetBlockIdx();")
         if "block_num" in used:
-            head.append("    const int64_t block_num = AscendC::GetBlockNum();")
-        if self.pipe_var is None and any(n.op in _NEEDS_TPIPE for n in g):
-            head.append("    AscendC::TPipe asc_pipe;   // ReduceSum/Max/Min fetch event ids from the TPipe")
+            head.append(f"    const int64_t {BLOCK_NUM} = AscendC::GetBlockNum();")
+        if self.pipe.var is not None and (self.pipe.user is None or self.pipe.hoist):
+            # ReduceSum/Max/Min fetch event ids from the TPipe; raw LocalTensors are placed through it
+            head += ["    " + line for line in self.pipe.declaration()]
         depth = 1
         targets = yield_targets(g)
         for n in g:
@@ -457,11 +453,7 @@ class _Emitter:
                     self.emit(depth, n, self.yield_assign(n, targets[n.id]))
                 continue
             self.emit(depth, n, self.checks(n) + self.statement(n))
-        if self.event_table:
-            for ev, ids in self.event_table.items():
-                for i in ids:
-                    self.lines.append(f"    {self.pipe_var}.ReleaseEventID<AscendC::HardEvent::{ev.name}>("
-                                      f"asc_ev_{ev.name}[{i}]);")
+        self.lines += ["    " + line for line in self.pipe.release()]
         return "\n".join(head + self.lines + ["}", ""])
 
 
@@ -477,26 +469,13 @@ def _unparen(text: str) -> str:
     return text[1:-1]
 
 
-def _possible_values(e: Expr, limit: int = 64) -> set[int] | None:
-    """Every value an event id can take, when it depends only on loop indices (tried 0..limit-1)."""
-    vs = free_vars(e)
-    if any(v.kind != "loop" for v in vs):
-        return None
-    if not vs:
-        return {int(e.value)} if isinstance(e, Const) else None
-    out: set[int] = set()
-    for combo in itertools.product(range(limit), repeat=len(vs)):
-        r = substitute(e, dict(zip(vs, (Const(c) for c in combo))))
-        if not isinstance(r, Const):
-            return None
-        out.add(int(r.value))
-    return out if all(0 <= v < 8 for v in out) else None
-
-
-def lower(g: KernelGraph, overflow_param: str | None = None) -> str:
+def lower(g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> str:
     """The Ascend C source of a (scheduled) kernel graph; `overflow_param` names a trailing GM_ADDR
-    parameter for the overflow record, which only the NPU build with record_overflow=True declares."""
-    return _Emitter(g, overflow_param).render()
+    parameter for the overflow record, which only the NPU build with record_overflow=True declares;
+    `generation` the CANN headers it is for (8: 8.x, 9: 8.5+ and asc-devkit; None: the host backends),
+    see lower/ascendc_pipe.py."""
+    return _Emitter(g, overflow_param, generation).render()
 
 
-__all__ = ["lower", "PRELUDE", "PRELUDE_DIR", "prelude_digest", "c_type", "c_const"]
+__all__ = ["lower", "PRELUDE", "PRELUDE_DIR", "prelude_digest", "host_view", "BISHENG_VIEW_HEADER", "c_type",
+           "c_const"]

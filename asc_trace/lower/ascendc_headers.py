@@ -36,6 +36,7 @@ class AscendCHeaders:
     include_dirs: tuple[Path, ...]
     kernel_operator: Path
     cpu_stub: Path | None
+    generation: int = 9          # the CANN generation of the API (8: CANN 8.x tikcfw; 9: 8.5+ / asc-devkit)
 
     def describe(self) -> str:
         stub = f", CPU stub layer {self.cpu_stub}" if self.cpu_stub else ", no CPU stub layer (tikicpulib)"
@@ -76,7 +77,7 @@ def find_ascendc_headers(env: dict[str, str] | None = None) -> AscendCHeaders:
             stub = root / "tools" / "tikicpulib"
             return AscendCHeaders(root, var, "cann", cann, next(d / "kernel_operator.h" for d in cann
                                                                  if (d / "kernel_operator.h").is_file()),
-                                  stub if stub.is_dir() else None)
+                                  stub if stub.is_dir() else None, ascendc_layout(root).generation)
         looked.append(f"{var}={value} has no kernel_operator.h")
     if not looked:
         raise ToolchainError(f"no Ascend C headers: none of {', '.join(ENV_VARS)} is set", None, hint=HINT)

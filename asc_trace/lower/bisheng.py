@@ -200,7 +200,8 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
             # so we build them the way the vendor builds and tests those headers: with the transform.
             "-mllvm", "-cce-aicore-addr-transform",
             "-mllvm", "-cce-aicore-dcci-insert-for-scalar=false",
-            f"-DASCENDC_DUMP={1 if options.get('dump') else 0}", "-D__NPU_TILING__", "-DTILING_KEY_VAR=0"]
+            # no dump workspace: printf / dump_tensor are refused on the npu backend (npu.refuse_device_output)
+            "-DASCENDC_DUMP=0", "-D__NPU_TILING__", "-DTILING_KEY_VAR=0"]
     cmd += sync_flags(bool(options.get("auto_sync", True)))
     link = [str(tc.ld_lld), "-m", "aicorelinux", "-Ttext=0", str(obj), "-static", "-o", str(elf)]
     return [cmd, link]

@@ -19,11 +19,12 @@ from typing import Sequence
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
+from .ascendc import BISHENG_VIEW_HEADER
 from .compile_errors import compiler_error
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
 from .real_api import flags, precompiled_header
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"kernel_operator\.h"\s*$')
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"(kernel_operator|asc_trace_bisheng_view)\.h"\s*$')
 _KERNEL = re.compile(r'^extern "C" (__global__ __aicore__ void \w+\(.*)$')
 
 
@@ -57,7 +58,7 @@ def batch_source(kernels: Sequence[Kernel]) -> tuple[str, list[_Part]]:
     """One translation unit holding every kernel: the API included once, each distinct prelude once
     at file scope, each kernel function in its own namespace (a C++ function: `extern "C"` would make
     kernels of the same name collide)."""
-    out = ['#include "kernel_operator.h"']
+    out = ['#include "kernel_operator.h"', f'#include "{BISHENG_VIEW_HEADER}"']
     preludes: set[str] = set()
     parts = []
     for i, k in enumerate(kernels):
@@ -106,15 +107,15 @@ def diagnostics_by_kernel(stderr: str, parts: list[_Part]) -> dict[int, list[str
     return found
 
 
-def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
-                  batch: int = 64) -> list[ToolchainError]:
-    """Compile every kernel against the real headers (syntax and semantics, no code generation);
-    one ToolchainError per rejected kernel, naming the user's line when the graph is known."""
+def diagnostics(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
+                batch: int = 64) -> dict[int, list[str]]:
+    """Compile every kernel against the real headers (syntax and semantics, no code generation): the
+    compiler's diagnostics of each rejected kernel, by index, with lines of its own source (kernel.cpp)."""
     from ..runtime.cpp import compiler
     tree = tree or find_ascendc_headers()
     cxx, version = compiler()
     pch = precompiled_header(tree, cxx, version)
-    errors: list[ToolchainError] = []
+    found: dict[int, list[str]] = {}
     for start in range(0, len(kernels), batch):
         chunk = list(kernels[start:start + batch])
         text, parts = batch_source(chunk)
@@ -128,10 +129,17 @@ def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
         if not blamed:
             raise ToolchainError(f"g++ rejected the batch of emitted Ascend C outside any kernel:\n"
                                  f"{proc.stderr.strip()[:4000]}", None)
-        for idx, lines in sorted(blamed.items()):
-            k = chunk[idx]
-            errors.append(_error(k, "\n".join(lines), tree))
-    return errors
+        for idx, lines in blamed.items():
+            found[start + idx] = lines
+    return found
+
+
+def check_kernels(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
+                  batch: int = 64) -> list[ToolchainError]:
+    """One ToolchainError per kernel the real headers reject, naming the user's line when the graph is
+    known."""
+    tree = tree or find_ascendc_headers()
+    return [_error(kernels[i], "\n".join(lines), tree) for i, lines in sorted(diagnostics(kernels, tree, batch).items())]
 
 
 def _error(k: Kernel, stderr: str, tree: AscendCHeaders) -> ToolchainError:

@@ -111,7 +111,7 @@ def prepare_with_tikicpulib(tree: AscendCHeaders, graph: KernelGraph, options: d
                              "package (find_package(tikicpulib))", None,
                              hint="install cmake, or unset ASCEND_HOME_PATH and set ASC_TRACE_ASCENDC_HOME to use "
                                   "asc_trace's own stub layer")
-    files = cmake_project(tree, lower(graph), graph)
+    files = cmake_project(tree, lower(graph, generation=tree.generation), graph)
     key = cache_key({"kind": "cpu_debug-tikicpulib", "files": files, "tree": identity(tree)})
 
     def build(tmp: Path) -> Path:

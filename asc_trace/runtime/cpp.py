@@ -17,7 +17,7 @@ from .. import config
 from ..errors import AscTraceError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
-from ..lower.ascendc import PRELUDE_DIR, lower, prelude_digest
+from ..lower.ascendc import PRELUDE_DIR, host_view, lower, prelude_digest
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
 from ..lower.compile_errors import NODE_COMMENT, compiler_error
@@ -72,9 +72,10 @@ def precompiled_header(cache_root: str) -> Path | None:
 
 
 def instrument(source: str) -> str:
-    """Mark every statement with its node (the model reports failures by node)."""
+    """Mark every statement with its node (the model reports failures by node), the kernel seen as
+    bisheng sees it (lower/ascendc.host_view)."""
     out = []
-    for line in source.splitlines():
+    for line in host_view(source).splitlines():
         out.append(line)
         m = NODE_COMMENT.match(line)
         if m:
@@ -114,8 +115,8 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
     asc_trace_out.assign(static_cast<size_t>(core_num), std::string());
     for (int32_t c = 0; c < core_num; ++c) {{
         auto& st = AscendC::detail::core();
-        st.block_idx = c;
-        st.block_num = core_num;
+        st.core_idx = c;
+        st.core_count = core_num;
         std::memset(st.ub, 0xFF, sizeof st.ub);
         st.out.clear();
         st.node = -1;

@@ -29,7 +29,7 @@ from ..graph.ops import read, written
 from ..lower.ascendc import lower
 from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
 from ..lower.cache import CompileCache, cache_key
-from ..lower.cexpr import c_ident
+from ..lower.cexpr import PREFIX, c_ident
 from ..lower.compile_errors import compiler_error
 from ..lower.header_check import Kernel, batch_source, diagnostics_by_kernel
 from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
@@ -47,8 +47,8 @@ _API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[
 _GM_ALIGN = 512
 
 
-_SET_GLOBAL = re.compile(r"^(\s*)t(\d+)\.SetGlobalBuffer\(")
-_LOCAL = re.compile(r"^(\s*)AscendC::LocalTensor<[^>]+> t(\d+)\(AscendC::TPosition::")
+_SET_GLOBAL = re.compile(rf"^(\s*){PREFIX}t(\d+)\.SetGlobalBuffer\(")
+_LOCAL = re.compile(rf"^(\s*)AscendC::LocalTensor<[^>]+> {PREFIX}t(\d+)(\(AscendC::TPosition::| = {PREFIX}ub\.)")
 
 
 def instrument_gm(g: KernelGraph, source: str) -> str:
@@ -64,21 +64,23 @@ def instrument_gm(g: KernelGraph, source: str) -> str:
             out.append(f"{m.group(1)}asc_stub::gm_operand({roots[int(m.group(2))][0]});")
         m = _LOCAL.match(line)
         if m:
-            t = f"t{m.group(2)}"
+            t = f"{PREFIX}t{m.group(2)}"
             out.append(f"{m.group(1)}asc_stub::check_ub({t}.GetPhyAddr(), {t}.GetSize() * sizeof(*{t}.GetPhyAddr()), "
                        f"32, \"this LocalTensor\");")
         m = _SET_GLOBAL.match(line)
         if m:
-            t = f"t{m.group(2)}"
+            t = f"{PREFIX}t{m.group(2)}"
             out.append(f"{m.group(1)}asc_stub::gm_window({m.group(2)}, {t}.GetPhyAddr(), {t}.GetSize() * "
                        f"sizeof(*{t}.GetPhyAddr()));")
     return "\n".join(out) + "\n"
 
 
-def program(graphs: list[KernelGraph]) -> str:
-    """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source)
-    and the `main` that runs kernel i (its first argument) through asc_stub::run_launch."""
-    text, parts = batch_source([Kernel(g.name, instrument_gm(g, lower(g)), g) for g in graphs])
+def program(graphs: list[KernelGraph], generation: int | None = None) -> str:
+    """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source),
+    lowered for the headers' CANN `generation`, and the `main` that runs kernel i (its first argument)
+    through asc_stub::run_launch."""
+    text, parts = batch_source([Kernel(g.name, instrument_gm(g, lower(g, generation=generation)), g)
+                                for g in graphs])
     calls = [f"static void asc_call_{i}(void** a) {{ asc_check_{i}::{c_ident(g.name)}({call_args(g, 'a')}); }}"
              for i, g in enumerate(graphs)]
     table = ", ".join(f"&asc_call_{i}" for i in range(len(graphs)))
@@ -109,14 +111,15 @@ _PREBUILT: dict[str, tuple[Path, int]] = {}
 
 def _key(tree: AscendCHeaders, version: str, graph: KernelGraph) -> str:
     """A kernel's identity among prebuilt kernels (the executable's cache key covers its whole text)."""
-    return cache_key({"source": instrument_gm(graph, lower(graph)), "tree": identity(tree), "stub": stub_digest(),
+    return cache_key({"source": instrument_gm(graph, lower(graph, generation=tree.generation)), "tree": identity(tree),
+                      "stub": stub_digest(),
                       "cxx": version})
 
 
 def _build(tree: AscendCHeaders, graphs: list[KernelGraph], always: bool = False) -> tuple[Path, bool]:
     """The executable of `graphs` (from the disk cache when it is there)."""
     cxx, version = compiler()
-    source = program(graphs)
+    source = program(graphs, tree.generation)
     key = cache_key({"kind": "cpu_debug", "source": source, "tree": identity(tree), "stub": stub_digest(),
                      "cxx": version, "flags": flags(tree)})
 
@@ -129,7 +132,7 @@ def _build(tree: AscendCHeaders, graphs: list[KernelGraph], always: bool = False
                               cwd=tmp, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             if len(graphs) == 1:
-                single = instrument_gm(graphs[0], lower(graphs[0]))
+                single = instrument_gm(graphs[0], lower(graphs[0], generation=tree.generation))
                 lines = diagnostics_by_kernel(proc.stderr.replace("kernels.cpp", "batch.cpp"), batch_source(
                     [Kernel(graphs[0].name, single, graphs[0])])[1]).get(0, [proc.stderr])
                 raise compiler_error("g++ with the real Ascend C headers", graphs[0], single, "kernel.cpp",

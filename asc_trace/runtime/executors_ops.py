@@ -10,7 +10,7 @@ import numpy as np
 
 from ..dtypes import DataType, from_compute, to_compute
 from ..errors import AlignmentError, OutOfBoundsError
-from ..graph.hb import Instr
+from ..graph.hb import Instr, api_steps
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
@@ -162,7 +162,7 @@ def _bind_reduce(node: Node, op: OpDef) -> Step:
         nb = dt.itemsize
         return Instr(node, Pipe.V, "op", apply=apply, work=count,
                      ub=((aa, count * nb, False), (at, max(per, reps) * nb, True),
-                         (ad, (2 if with_index else 1) * nb, True)))
+                         (ad, (2 if with_index else 1) * nb, True)), api=api_steps(node, lambda _e: count))
     return run
 
 

@@ -218,6 +218,22 @@ class NpuArtifact:
     record_overflow: bool = False
 
 
+def refuse_device_output(graph: KernelGraph) -> None:
+    """printf and dump_tensor are refused on the npu backend, before anything is built. On the device they
+    write records into a dump workspace that the launch passes as a hidden trailing argument and the host
+    reads back and formats after the stream syncs (asc-devkit impl/basic_api/kernel_operator_dump_tensor_*;
+    ASCENDC_DUMP=1 builds); asc_trace builds with -DASCENDC_DUMP=0 and allocates no workspace, so the calls
+    would print nothing. The record layout is in the headers, but the formatting of the host side is CANN's
+    runtime's, which no machine here can run: rather than a reader never checked against a device, a clear
+    error. The same kernel prints on sim, eager, cpp and cpu_debug."""
+    node = next((n for n in graph if n.op in ("printf", "dump_tensor")), None)
+    if node is not None:
+        raise ToolchainError(f"asc.{node.op} does not print on the npu backend: asc_trace's device build has no "
+                             "dump workspace (-DASCENDC_DUMP=0), so the output would be lost", node=node,
+                             hint="run the kernel on backend='sim' (or eager, cpp, cpu_debug) to see what it prints, "
+                                  "or remove the call for the NPU")
+
+
 class NpuRuntime(Runtime):
     name = "npu"
 
@@ -226,9 +242,10 @@ class NpuRuntime(Runtime):
         return npu_usable()
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> NpuArtifact:
+        refuse_device_output(graph)
         tc = find_toolchain()
         record_overflow = options.get("record_overflow") is True
-        source = lower(graph, OVERFLOW_PARAM if record_overflow else None)
+        source = lower(graph, OVERFLOW_PARAM if record_overflow else None, generation=tc.generation)
         key = cache_key({"kind": "npu", "source": source, "toolchain": tc.identity, "prelude": prelude_digest(),
                          "options": {k: options.get(k) for k in ("opt_level", "auto_sync", "kernel_type",
                                                                  "record_overflow")}})

@@ -24,7 +24,9 @@ class PipeModel:
                  compiler_sync: bool = False, core_num: int = 1, timing: bool = True) -> None:
         self.plat = platform
         self.timing = timing               # False: order and check only (a launch's check needs no clock)
-        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed, scalar_flags=not compiler_sync)
+        self.clock = PipeClock(self._on_exec if timing else self._on_exec_untimed, scalar_flags=not compiler_sync,
+                               own_pipe=ctx.own_pipe, full=ctx.full_events)
+        self.clock.on_step = self._issued
         self.checker = RaceChecker(ctx, cores, compiler_sync, core_num) if sanitize else None
         self.n_issued = 0
         self.log: list[tuple] = []         # the execution order (core_timing's log format), when timing
@@ -45,13 +47,17 @@ class PipeModel:
         self.log.append((SCALAR, what, node.id))
 
     def issue(self, ins: Instr) -> None:
+        self._issued(ins)
+        self.clock.issue(ins)
+
+    def _issued(self, ins: Instr) -> None:
+        """Number an instruction (and each set / wait an API call makes inside: PipeClock.on_step)."""
         self.n_issued += 1
         ins.order = self.n_issued
         if self.timing:
             self.log.append((ISSUE, ins.order))
         if self.checker is not None and ins.kind != "op":
             self.checker.issued(ins)
-        self.clock.issue(ins)
 
     def finish(self) -> None:
         self.clock.finish()

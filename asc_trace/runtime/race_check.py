@@ -133,6 +133,12 @@ class RaceContext:
     names: dict[int, str]                         # GM argument index -> name
     event_ids: dict[HardEvent, set[int]] = field(default_factory=dict)   # constant ids the kernel uses
     pos: dict[int, int] = field(default_factory=dict)                     # node id -> place in program order
+    own_pipe: bool = False                        # the kernel creates its TPipe (graph/hb.py API_EVENT_ID)
+
+    @property
+    def full_events(self) -> frozenset[HardEvent]:
+        """Events whose 8 ids the kernel's own flags all take."""
+        return frozenset(ev for ev, ids in self.event_ids.items() if len(ids) >= 8)
 
     @classmethod
     def of(cls, graph: KernelGraph) -> "RaceContext":
@@ -144,7 +150,7 @@ class RaceContext:
             elif n.op in ("set_flag", "wait_flag") and isinstance(n.args[1], Const):
                 ids.setdefault(n.args[0], set()).add(n.args[1].value)
         return cls({n.id: n for n in graph}, frozenset(written_params(graph)), names, ids,
-                   {nid: i for i, nid in enumerate(graph.order)})
+                   {nid: i for i, nid in enumerate(graph.order)}, any(n.op == "tpipe" for n in graph))
 
 
 class GmLog:

@@ -9,51 +9,54 @@
 extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    const int64_t block_idx = AscendC::GetBlockIdx();
+    const int64_t asct_block_idx = AscendC::GetBlockIdx();
+    AscendC::TPipe asct_pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> asct_ub;
+    asct_pipe.InitBuffer(asct_ub, static_cast<uint32_t>(196352));
     // vadd.py:22 (%0)
-    ASC_CHECK_RANGE(block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
+    ASC_CHECK_RANGE(asct_block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
     ASC_CHECK_RANGE(block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer length");
-    AscendC::GlobalTensor<float> t0;
-    t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t0;
+    asct_t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd.py:23 (%1)
-    AscendC::GlobalTensor<float> t1;
-    t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t1;
+    asct_t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd.py:24 (%2)
-    AscendC::GlobalTensor<float> t2;
-    t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t2;
+    asct_t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd.py:28 (%3)
-    ASC_CHECK_RANGE(asc_floordiv(block_length, 16) * 2, 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_UB, "the LocalTensor length");
-    AscendC::LocalTensor<float> t3(AscendC::TPosition::VECIN, static_cast<uint32_t>(0), static_cast<uint32_t>(asc_floordiv(block_length, 16) * 2));
+    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 2, 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_UB, "the LocalTensor length");
+    AscendC::LocalTensor<float> asct_t3 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(0));
     // vadd.py:29 (%4)
-    ASC_CHECK_RANGE(asc_floordiv(block_length, 16) * 8, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
-    AscendC::LocalTensor<float> t4(AscendC::TPosition::VECIN, static_cast<uint32_t>(asc_floordiv(block_length, 16) * 8), static_cast<uint32_t>(asc_floordiv(block_length, 16) * 2));
+    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 8, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
+    AscendC::LocalTensor<float> asct_t4 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 8));
     // vadd.py:30 (%5)
-    ASC_CHECK_RANGE(asc_floordiv(block_length, 16) * 16, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
-    AscendC::LocalTensor<float> t5(AscendC::TPosition::VECOUT, static_cast<uint32_t>(asc_floordiv(block_length, 16) * 16), static_cast<uint32_t>(asc_floordiv(block_length, 16) * 2));
+    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 16, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
+    AscendC::LocalTensor<float> asct_t5 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 16));
     // vadd.py:31 (%6)
-    for (int64_t i0 = 0; i0 < 16; i0 += 1) {
+    for (int64_t asct_i0 = 0; asct_i0 < 16; asct_i0 += 1) {
         // vadd.py:33 (%7)
-        ASC_CHECK_RANGE((i0 % 2) * asc_floordiv(block_length, 16), 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of dst");
-        ASC_CHECK_RANGE(i0 * asc_floordiv(block_length, 16), 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of src0");
-        ASC_CHECK_RANGE(asc_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the element count");
-        AscendC::DataCopy(t3[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], t0[static_cast<uint64_t>(i0 * asc_floordiv(block_length, 16))], static_cast<uint32_t>(asc_floordiv(block_length, 16)));
+        ASC_CHECK_RANGE((asct_i0 % 2) * asct_floordiv(block_length, 16), 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of dst");
+        ASC_CHECK_RANGE(asct_i0 * asct_floordiv(block_length, 16), 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of src0");
+        ASC_CHECK_RANGE(asct_floordiv(block_length, 16), 0, 2147483647, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the element count");
+        AscendC::DataCopy(asct_t3[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], asct_t0[static_cast<uint64_t>(asct_i0 * asct_floordiv(block_length, 16))], static_cast<uint32_t>(asct_floordiv(block_length, 16)));
         // vadd.py:34 (%8)
-        AscendC::DataCopy(t4[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], t1[static_cast<uint64_t>(i0 * asc_floordiv(block_length, 16))], static_cast<uint32_t>(asc_floordiv(block_length, 16)));
+        AscendC::DataCopy(asct_t4[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], asct_t1[static_cast<uint64_t>(asct_i0 * asct_floordiv(block_length, 16))], static_cast<uint32_t>(asct_floordiv(block_length, 16)));
         // vadd.py:35 (%9)
-        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(asct_i0 % 2));
         // vadd.py:36 (%10)
-        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(asct_i0 % 2));
         // vadd.py:37 (%11)
-        AscendC::Add(t5[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], t3[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], t4[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], static_cast<int32_t>(asc_floordiv(block_length, 16)));
+        AscendC::Add(asct_t5[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], asct_t3[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], asct_t4[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], static_cast<int32_t>(asct_floordiv(block_length, 16)));
         // vadd.py:39 (%12)
-        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(asct_i0 % 2));
         // vadd.py:40 (%13)
-        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(asct_i0 % 2));
         // vadd.py:41 (%14)
-        AscendC::DataCopy(t2[static_cast<uint64_t>(i0 * asc_floordiv(block_length, 16))], t5[static_cast<uint32_t>((i0 % 2) * asc_floordiv(block_length, 16))], static_cast<uint32_t>(asc_floordiv(block_length, 16)));
+        AscendC::DataCopy(asct_t2[static_cast<uint64_t>(asct_i0 * asct_floordiv(block_length, 16))], asct_t5[static_cast<uint32_t>((asct_i0 % 2) * asct_floordiv(block_length, 16))], static_cast<uint32_t>(asct_floordiv(block_length, 16)));
         // vadd.py:42 (%15)
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(static_cast<int32_t>(asct_i0 % 2));
         // vadd.py:43 (%16)
-        AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(static_cast<int32_t>(asct_i0 % 2));
     }
 }

@@ -9,24 +9,27 @@
 extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    const int64_t block_idx = AscendC::GetBlockIdx();
+    const int64_t asct_block_idx = AscendC::GetBlockIdx();
+    AscendC::TPipe asct_pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> asct_ub;
+    asct_pipe.InitBuffer(asct_ub, static_cast<uint32_t>(196352));
     // vadd_noflags.py:17 (%0)
-    ASC_CHECK_RANGE(block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
+    ASC_CHECK_RANGE(asct_block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
     ASC_CHECK_RANGE(block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer length");
-    AscendC::GlobalTensor<float> t0;
-    t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t0;
+    asct_t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd_noflags.py:18 (%1)
-    AscendC::GlobalTensor<float> t1;
-    t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t1;
+    asct_t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd_noflags.py:19 (%2)
-    AscendC::GlobalTensor<float> t2;
-    t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (block_idx * block_length), static_cast<uint64_t>(block_length));
+    AscendC::GlobalTensor<float> asct_t2;
+    asct_t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (asct_block_idx * block_length), static_cast<uint64_t>(block_length));
     // vadd_noflags.py:21 (%3)
-    AscendC::LocalTensor<float> t3(AscendC::TPosition::VECIN, static_cast<uint32_t>(0), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t3 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(0));
     // vadd_noflags.py:22 (%4)
-    AscendC::LocalTensor<float> t4(AscendC::TPosition::VECIN, static_cast<uint32_t>(1024), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t4 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(1024));
     // vadd_noflags.py:23 (%5)
-    AscendC::LocalTensor<float> t5(AscendC::TPosition::VECOUT, static_cast<uint32_t>(2048), static_cast<uint32_t>(256));
+    AscendC::LocalTensor<float> asct_t5 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(2048));
     // vadd_noflags.py:24 (%19)  auto: prime for loop %6
     AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(0));
     // vadd_noflags.py:24 (%20)  auto: prime for loop %6
@@ -36,39 +39,39 @@ extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR
     // vadd_noflags.py:24 (%26)  auto: prime for loop %6
     AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(1));
     // vadd_noflags.py:24 (%6)
-    int64_t i0 = 0;
-    for (uint64_t i0_n = asc_trip_count(i0, asc_floordiv(block_length, 256), 1); i0_n != 0; --i0_n, i0 += 1) {
+    int64_t asct_i0 = 0;
+    for (uint64_t asct_i0_n = asct_trip_count(asct_i0, asct_floordiv(block_length, 256), 1); asct_i0_n != 0; --asct_i0_n, asct_i0 += 1) {
         // vadd_noflags.py:21 (%12)  multi-buffer of %3, 2 copies
-        AscendC::LocalTensor<float> t12(AscendC::TPosition::VECIN, static_cast<uint32_t>((i0 % 2) * 3072), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t12 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>((asct_i0 % 2) * 3072));
         // vadd_noflags.py:22 (%13)  multi-buffer of %4, 2 copies
-        AscendC::LocalTensor<float> t13(AscendC::TPosition::VECIN, static_cast<uint32_t>(1024 + ((i0 % 2) * 3072)), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t13 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(1024 + ((asct_i0 % 2) * 3072)));
         // vadd_noflags.py:23 (%14)  multi-buffer of %5, 2 copies
-        AscendC::LocalTensor<float> t14(AscendC::TPosition::VECOUT, static_cast<uint32_t>(2048 + ((i0 % 2) * 3072)), static_cast<uint32_t>(256));
+        AscendC::LocalTensor<float> asct_t14 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(256), static_cast<uint32_t>(2048 + ((asct_i0 % 2) * 3072)));
         // vadd_noflags.py:25 (%21)  auto: WAR %9 (vadd_noflags.py:27) -> %7 (vadd_noflags.py:25) +2, carried 2 iteration(s) by loop %6
-        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:25 (%7)
-        ASC_CHECK_RANGE(i0 * 256, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of src0");
-        AscendC::DataCopy(t12, t0[static_cast<uint64_t>(i0 * 256)], static_cast<uint32_t>(256));
+        ASC_CHECK_RANGE(asct_i0 * 256, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the offset of src0");
+        AscendC::DataCopy(asct_t12, asct_t0[static_cast<uint64_t>(asct_i0 * 256)], static_cast<uint32_t>(256));
         // vadd_noflags.py:26 (%8)
-        AscendC::DataCopy(t13, t1[static_cast<uint64_t>(i0 * 256)], static_cast<uint32_t>(256));
+        AscendC::DataCopy(asct_t13, asct_t1[static_cast<uint64_t>(asct_i0 * 256)], static_cast<uint32_t>(256));
         // vadd_noflags.py:26 (%15)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +4
-        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:27 (%16)  auto: RAW %8 (vadd_noflags.py:26) -> %9 (vadd_noflags.py:27) +4
-        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:27 (%27)  auto: WAR %10 (vadd_noflags.py:28) -> %9 (vadd_noflags.py:27) +2, carried 2 iteration(s) by loop %6
-        AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:27 (%9)
-        AscendC::Add(t14, t12, t13, static_cast<int32_t>(256));
+        AscendC::Add(asct_t14, asct_t12, asct_t13, static_cast<int32_t>(256));
         // vadd_noflags.py:27 (%17)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +4
-        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:27 (%22)  auto: WAR %9 (vadd_noflags.py:27) -> %7 (vadd_noflags.py:25) +2, carried 2 iteration(s) by loop %6
-        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:28 (%18)  auto: RAW %9 (vadd_noflags.py:27) -> %10 (vadd_noflags.py:28) +4
-        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(i0 % 2));
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(static_cast<int32_t>(asct_i0 % 2));
         // vadd_noflags.py:28 (%10)
-        AscendC::DataCopy(t2[static_cast<uint64_t>(i0 * 256)], t14, static_cast<uint32_t>(256));
+        AscendC::DataCopy(asct_t2[static_cast<uint64_t>(asct_i0 * 256)], asct_t14, static_cast<uint32_t>(256));
         // vadd_noflags.py:28 (%28)  auto: WAR %10 (vadd_noflags.py:28) -> %9 (vadd_noflags.py:27) +2, carried 2 iteration(s) by loop %6
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(i0 % 2));
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(static_cast<int32_t>(asct_i0 % 2));
     }
     // vadd_noflags.py:24 (%23)  auto: drain after loop %6
     AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(static_cast<int32_t>(0));

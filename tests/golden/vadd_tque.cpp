@@ -9,64 +9,64 @@
 extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
-    const int64_t block_idx = AscendC::GetBlockIdx();
+    const int64_t asct_block_idx = AscendC::GetBlockIdx();
     // vadd_tque.py:20 (%0)
-    ASC_CHECK_RANGE(block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
-    AscendC::GlobalTensor<float> t0;
-    t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (block_idx * block_length));
+    ASC_CHECK_RANGE(asct_block_idx * block_length, 0, 2305843009213693951LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_BOUNDS, "the set_global_buffer offset");
+    AscendC::GlobalTensor<float> asct_t0;
+    asct_t0.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + (asct_block_idx * block_length));
     // vadd_tque.py:21 (%1)
-    AscendC::GlobalTensor<float> t1;
-    t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (block_idx * block_length));
+    AscendC::GlobalTensor<float> asct_t1;
+    asct_t1.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + (asct_block_idx * block_length));
     // vadd_tque.py:22 (%2)
-    AscendC::GlobalTensor<float> t2;
-    t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (block_idx * block_length));
+    AscendC::GlobalTensor<float> asct_t2;
+    asct_t2.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + (asct_block_idx * block_length));
     // vadd_tque.py:23 (%3)
-    AscendC::TPipe t3;
+    AscendC::TPipe asct_t3;
     // vadd_tque.py:24 (%4)
-    AscendC::TQue<AscendC::TPosition::VECIN, 2> t4;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> asct_t4;
     // vadd_tque.py:25 (%5)
-    AscendC::TQue<AscendC::TPosition::VECIN, 2> t5;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> asct_t5;
     // vadd_tque.py:26 (%6)
-    AscendC::TQue<AscendC::TPosition::VECOUT, 2> t6;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 2> asct_t6;
     // vadd_tque.py:27 (%7)
-    t3.InitBuffer(t4, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
+    asct_t3.InitBuffer(asct_t4, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
     // vadd_tque.py:28 (%8)
-    t3.InitBuffer(t5, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
+    asct_t3.InitBuffer(asct_t5, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
     // vadd_tque.py:29 (%9)
-    t3.InitBuffer(t6, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
+    asct_t3.InitBuffer(asct_t6, static_cast<uint8_t>(2), static_cast<uint32_t>(512));
     // vadd_tque.py:30 (%10)
-    for (int64_t i0 = 0; i0 < 16; i0 += 1) {
+    for (int64_t asct_i0 = 0; asct_i0 < 16; asct_i0 += 1) {
         // vadd_tque.py:39 (%11)
-        AscendC::LocalTensor<float> t11 = t4.AllocTensor<float>();
+        AscendC::LocalTensor<float> asct_t11 = asct_t4.AllocTensor<float>();
         // vadd_tque.py:40 (%12)
-        AscendC::LocalTensor<float> t12 = t5.AllocTensor<float>();
+        AscendC::LocalTensor<float> asct_t12 = asct_t5.AllocTensor<float>();
         // vadd_tque.py:41 (%13)
-        AscendC::DataCopy(t11, t0[static_cast<uint64_t>(i0 * 128)], static_cast<uint32_t>(128));
+        AscendC::DataCopy(asct_t11, asct_t0[static_cast<uint64_t>(asct_i0 * 128)], static_cast<uint32_t>(128));
         // vadd_tque.py:42 (%14)
-        AscendC::DataCopy(t12, t1[static_cast<uint64_t>(i0 * 128)], static_cast<uint32_t>(128));
+        AscendC::DataCopy(asct_t12, asct_t1[static_cast<uint64_t>(asct_i0 * 128)], static_cast<uint32_t>(128));
         // vadd_tque.py:43 (%15)
-        t4.EnQue(t11);
+        asct_t4.EnQue(asct_t11);
         // vadd_tque.py:44 (%16)
-        t5.EnQue(t12);
+        asct_t5.EnQue(asct_t12);
         // vadd_tque.py:50 (%17)
-        AscendC::LocalTensor<float> t17 = t4.DeQue<float>();
+        AscendC::LocalTensor<float> asct_t17 = asct_t4.DeQue<float>();
         // vadd_tque.py:51 (%18)
-        AscendC::LocalTensor<float> t18 = t5.DeQue<float>();
+        AscendC::LocalTensor<float> asct_t18 = asct_t5.DeQue<float>();
         // vadd_tque.py:52 (%19)
-        AscendC::LocalTensor<float> t19 = t6.AllocTensor<float>();
+        AscendC::LocalTensor<float> asct_t19 = asct_t6.AllocTensor<float>();
         // vadd_tque.py:53 (%20)
-        AscendC::Add(t19, t17, t18, static_cast<int32_t>(128));
+        AscendC::Add(asct_t19, asct_t17, asct_t18, static_cast<int32_t>(128));
         // vadd_tque.py:54 (%21)
-        t6.EnQue(t19);
+        asct_t6.EnQue(asct_t19);
         // vadd_tque.py:55 (%22)
-        t4.FreeTensor(t17);
+        asct_t4.FreeTensor(asct_t17);
         // vadd_tque.py:56 (%23)
-        t5.FreeTensor(t18);
+        asct_t5.FreeTensor(asct_t18);
         // vadd_tque.py:61 (%24)
-        AscendC::LocalTensor<float> t24 = t6.DeQue<float>();
+        AscendC::LocalTensor<float> asct_t24 = asct_t6.DeQue<float>();
         // vadd_tque.py:62 (%25)
-        AscendC::DataCopy(t2[static_cast<uint64_t>(i0 * 128)], t24, static_cast<uint32_t>(128));
+        AscendC::DataCopy(asct_t2[static_cast<uint64_t>(asct_i0 * 128)], asct_t24, static_cast<uint32_t>(128));
         // vadd_tque.py:63 (%26)
-        t6.FreeTensor(t24);
+        asct_t6.FreeTensor(asct_t24);
     }
 }

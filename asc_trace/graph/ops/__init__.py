@@ -33,6 +33,9 @@ class OpDef:
     reads: positions of the tensor operands whose data it reads (None: every other tensor operand).
     accesses: node -> [(TensorRef, first element, element count, is_write)] when the op does not
         touch `count` elements from each operand's start (reductions, strided copies, masks, ...).
+    api_sync: for an API call that sets and waits events itself (graph/hb.py `ApiStep`):
+        (node, value) -> its steps in order, () when this call has none, None when that depends on an
+        operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
     """
 
     name: str
@@ -48,6 +51,8 @@ class OpDef:
     writes: tuple[int, ...] = ()
     reads: tuple[int, ...] | None = None
     accesses: Callable[[Any], list] | None = None
+    api_sync: Callable[[Any, Callable[[Any], int | None]], tuple | None] | None = None
+    api_events: tuple = ()
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:

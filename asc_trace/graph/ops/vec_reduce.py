@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+from ...enums import HardEvent
 from ..expr import Const, binop
 from ..node import Pipe
 from . import FLOATS, OpDef, VecCost, register
@@ -27,6 +28,29 @@ def _reduce_accesses(node) -> list:
     out_n = Const(2) if node.attr("cal_index") else Const(1)
     return [(dst, Const(0), out_n, True), (tmp, Const(0), _tmp_elems(src.dtype, count), True),
             (src, Const(0), count, False)]
+
+
+# The count forms synchronise the scalar unit with V inside the call, alike in both CANN generations
+# (CANN 8.1.RC1 basic_api/impl/dav_c220/kernel_operator_vec_reduce_impl.h and asc-devkit
+# impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h: ReduceSumImpl(dst, src, count),
+# ReduceImplNoIndex, ReduceImplThirdStep[NoIndex], ReduceTailCompute): after the vector work, V sets V_S
+# and the scalar unit waits it, writes the result into dst (and the index), then sets S_V and S_MTE3,
+# which V and MTE3 wait. Every id is `GetTPipePtr()->FetchEventID(evt)`: the first the TPipe has not
+# reserved. The one path without: ReduceMax/Min with calIndex over at most one 256-byte repeat
+# (ReduceImplWithIndex, repeatTimes == 1: one vector instruction writes dst).
+REDUCE_SYNC = ((Pipe.V, "set", HardEvent.V_S), (Pipe.S, "wait", HardEvent.V_S),
+               (Pipe.S, "set", HardEvent.S_V), (Pipe.V, "wait", HardEvent.S_V),
+               (Pipe.S, "set", HardEvent.S_MTE3), (Pipe.MTE3, "wait", HardEvent.S_MTE3))
+REDUCE_EVENTS = (HardEvent.V_S, HardEvent.S_V, HardEvent.S_MTE3)
+
+
+def _reduce_sync(node, value) -> tuple | None:
+    if node.op == "reduce_sum" or not node.attr("cal_index"):
+        return REDUCE_SYNC
+    count = value(node.args[3])
+    if count is None:
+        return None
+    return REDUCE_SYNC if count > 256 // node.args[1].dtype.itemsize else ()
 
 
 def whole_result_width(op_name: str, order: int | None, itemsize: int) -> int:
@@ -61,13 +85,16 @@ _SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
 register(
     OpDef("reduce_sum", "vec_reduce", Pipe.V, "ReduceSum", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", writes=(0, 2), accesses=_reduce_accesses,
-          tol=_SUM_TOL),
+          tol=_SUM_TOL,
+          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
     OpDef("reduce_max", "vec_reduce", Pipe.V, "ReduceMax", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
-          accesses=_reduce_accesses),
+          accesses=_reduce_accesses,
+          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
     OpDef("reduce_min", "vec_reduce", Pipe.V, "ReduceMin", arity=1, dtypes=FLOATS, cost=_REDUCE,
           emit="AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
-          accesses=_reduce_accesses),
+          accesses=_reduce_accesses,
+          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
     OpDef("whole_reduce_sum", "vec_whole_reduce", Pipe.V, "WholeReduceSum", arity=1, dtypes=FLOATS,
           cost=_WHOLE, writes=(0,), accesses=_whole_accesses, tol=_SUM_TOL,
           emit="AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});"),

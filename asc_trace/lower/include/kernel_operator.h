@@ -82,8 +82,8 @@ struct Failure {
 struct GmRange { const uint8_t* lo; const uint8_t* hi; };
 
 struct Core {
-    int64_t block_idx = 0;
-    int64_t block_num = 1;
+    int64_t core_idx = 0;      // not block_idx: bisheng (and the host builds' bisheng view) make that a macro
+    int64_t core_count = 1;
     uint8_t ub[UB_BYTES];
     std::string out;
     int node = -1;
@@ -137,7 +137,7 @@ inline void* check_gm_elems(const void* base, uint64_t start, uint64_t count, ui
 
 }  // namespace detail
 
-inline int64_t GetBlockIdx() { return detail::core().block_idx; }
+inline int64_t GetBlockIdx() { return detail::core().core_idx; }
 }  // namespace AscendC
 
 // The failure hook of asc_trace_prelude.h's checks: stop the kernel with an asc_trace error.
@@ -147,7 +147,7 @@ inline int64_t GetBlockIdx() { return detail::core().block_idx; }
 }
 
 namespace AscendC {
-inline int64_t GetBlockNum() { return detail::core().block_num; }
+inline int64_t GetBlockNum() { return detail::core().core_count; }
 
 enum class TPosition : uint8_t {
     GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
@@ -383,6 +383,20 @@ public:
         if (static_cast<uint64_t>(len) * sizeof(T) > len_) detail::fail("bounds", "TBuf::Get asks for more than the buffer");
         LocalTensor<T> t;
         t.set(base_, len, pos);
+        return t;
+    }
+    // `size` elements at byte `bufOffset` of the buffer (how the lowering places raw LocalTensors:
+    // lower/ascendc_pipe.py); the same checks as the raw constructor, then the buffer's own end
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset)
+    {
+        if (!ready_) detail::fail("queue", "TBuf::GetWithOffset before InitBuffer");
+        const uint64_t nbytes = static_cast<uint64_t>(size) * sizeof(T);
+        detail::check_ub(static_cast<uint64_t>(base_) + bufOffset, nbytes, "this LocalTensor");
+        if (static_cast<uint64_t>(bufOffset) + nbytes > len_)
+            detail::fail("ub", "this LocalTensor spans bytes [%u, %llu) of a TBuf of %u bytes", bufOffset,
+                         static_cast<unsigned long long>(bufOffset + nbytes), len_);
+        LocalTensor<T> t;
+        t.set(base_ + bufOffset, size, pos);
         return t;
     }
     void init(uint32_t base, uint32_t len)

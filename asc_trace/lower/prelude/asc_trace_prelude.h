@@ -59,21 +59,21 @@ inline void asc_trace_check_range(int64_t v, int64_t lo, int64_t hi, int below, 
 #endif
 
 // -- int64 ----------------------------------------------------------------------------------------
-__aicore__ inline int64_t asc_floordiv(int64_t a, int64_t b)
+__aicore__ inline int64_t asct_floordiv(int64_t a, int64_t b)
 {
     if (b == 0) { ASC_TRACE_FAULT(ASC_TRACE_KIND_SCALAR, "integer division by zero"); return 0; }
     if (b == -1) return static_cast<int64_t>(0ULL - static_cast<uint64_t>(a));   // INT64_MIN // -1 wraps
     int64_t q = a / b;
     return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-__aicore__ inline int64_t asc_mod(int64_t a, int64_t b)
+__aicore__ inline int64_t asct_mod(int64_t a, int64_t b)
 {
     if (b == 0) { ASC_TRACE_FAULT(ASC_TRACE_KIND_SCALAR, "integer modulo by zero"); return 0; }
     if (b == -1) return 0;
     int64_t r = a % b;
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-__aicore__ inline void asc_shift_count(int64_t n)
+__aicore__ inline void asct_shift_count(int64_t n)
 {
     if (n < 0 || n > 63) {
 #if ASC_TRACE_CHECKS
@@ -83,40 +83,40 @@ __aicore__ inline void asc_shift_count(int64_t n)
 #endif
     }
 }
-__aicore__ inline int64_t asc_shl(int64_t a, int64_t n)
+__aicore__ inline int64_t asct_shl(int64_t a, int64_t n)
 {
-    asc_shift_count(n);
+    asct_shift_count(n);
     return static_cast<int64_t>(static_cast<uint64_t>(a) << (n & 63));
 }
-__aicore__ inline int64_t asc_shr(int64_t a, int64_t n)
+__aicore__ inline int64_t asct_shr(int64_t a, int64_t n)
 {
-    asc_shift_count(n);
+    asct_shift_count(n);
     return a >> (n & 63);
 }
-template <typename T> __aicore__ inline T asc_min(T a, T b) { return a < b ? a : b; }
-template <typename T> __aicore__ inline T asc_max(T a, T b) { return a < b ? b : a; }
-template <typename T> __aicore__ inline T asc_abs(T a) { return a < 0 ? static_cast<T>(0 - a) : a; }
+template <typename T> __aicore__ inline T asct_min(T a, T b) { return a < b ? a : b; }
+template <typename T> __aicore__ inline T asct_max(T a, T b) { return a < b ? b : a; }
+template <typename T> __aicore__ inline T asct_abs(T a) { return a < 0 ? static_cast<T>(0 - a) : a; }
 
 // -- float32 --------------------------------------------------------------------------------------
-template <> __aicore__ inline float asc_max<float>(float a, float b)
+template <> __aicore__ inline float asct_max<float>(float a, float b)
 {
     if (a != a) return a;
     if (b != b) return b;
     if (a != b) return a > b ? a : b;
     return __builtin_signbit(a) ? b : a;           // +0.0 over -0.0
 }
-template <> __aicore__ inline float asc_min<float>(float a, float b)
+template <> __aicore__ inline float asct_min<float>(float a, float b)
 {
     if (a != a) return a;
     if (b != b) return b;
     if (a != b) return a < b ? a : b;
     return __builtin_signbit(a) ? a : b;           // -0.0 under +0.0
 }
-template <> __aicore__ inline float asc_abs<float>(float a) { return __builtin_fabsf(a); }
+template <> __aicore__ inline float asct_abs<float>(float a) { return __builtin_fabsf(a); }
 
 // + - * / on floats: a NaN result is the first NaN operand's, quieted (a compiler may swap the
 // operands of a plain + or *, and with them which NaN comes out)
-__aicore__ inline float asc_quiet(float x)
+__aicore__ inline float asct_quiet(float x)
 {
     uint32_t u;
     __builtin_memcpy(&u, &x, 4);
@@ -127,18 +127,18 @@ __aicore__ inline float asc_quiet(float x)
 #define ASC_TRACE_FLOAT_OP(NAME, OP)                                        \
     __aicore__ inline float NAME(float a, float b)                          \
     {                                                                       \
-        if (a != a) return asc_quiet(a);                                    \
-        if (b != b) return asc_quiet(b);                                    \
+        if (a != a) return asct_quiet(a);                                    \
+        if (b != b) return asct_quiet(b);                                    \
         return a OP b;                                                      \
     }
-ASC_TRACE_FLOAT_OP(asc_fadd, +)
-ASC_TRACE_FLOAT_OP(asc_fsub, -)
-ASC_TRACE_FLOAT_OP(asc_fmul, *)
-ASC_TRACE_FLOAT_OP(asc_fdiv, /)
+ASC_TRACE_FLOAT_OP(asct_fadd, +)
+ASC_TRACE_FLOAT_OP(asct_fsub, -)
+ASC_TRACE_FLOAT_OP(asct_fmul, *)
+ASC_TRACE_FLOAT_OP(asct_fdiv, /)
 #undef ASC_TRACE_FLOAT_OP
 
 // NumPy's float32 floor_divide and remainder (npy_divmod): the Python semantics of // and % on floats
-__aicore__ inline float asc_ffloordiv(float a, float b)
+__aicore__ inline float asct_ffloordiv(float a, float b)
 {
     if (b == 0.0f) return a / b;
     float mod = __builtin_fmodf(a, b);
@@ -148,7 +148,7 @@ __aicore__ inline float asc_ffloordiv(float a, float b)
     float fl = __builtin_floorf(div);
     return (div - fl > 0.5f) ? fl + 1.0f : fl;
 }
-__aicore__ inline float asc_fmod(float a, float b)
+__aicore__ inline float asct_fmod(float a, float b)
 {
     float mod = __builtin_fmodf(a, b);
     if (b == 0.0f) return mod;
@@ -156,7 +156,7 @@ __aicore__ inline float asc_fmod(float a, float b)
     return __builtin_copysignf(0.0f, b);
 }
 // float -> int64: truncate, saturate, NaN -> 0
-__aicore__ inline int64_t asc_f2i(float x)
+__aicore__ inline int64_t asct_f2i(float x)
 {
     if (x != x) return 0;
     if (x >= 9223372036854775808.0f) return 9223372036854775807LL;
@@ -166,7 +166,7 @@ __aicore__ inline int64_t asc_f2i(float x)
 
 // -- loops ----------------------------------------------------------------------------------------
 // Iterations of range(start, stop, step), computed without overflow (a zero step is an error).
-__aicore__ inline uint64_t asc_trip_count(int64_t start, int64_t stop, int64_t step)
+__aicore__ inline uint64_t asct_trip_count(int64_t start, int64_t stop, int64_t step)
 {
     if (step == 0) { ASC_TRACE_FAULT(ASC_TRACE_KIND_BOUNDS, "the loop step is zero"); return 0; }
     if (step > 0)

@@ -60,7 +60,7 @@ enum class QuantMode_t : uint8_t {
 enum atomic_type_t : uint8_t { ATOMIC_TYPE_NONE_ = 0 };
 enum atomic_op_t : uint8_t { ATOMIC_OP_NONE_ = 0 };
 enum addr_cal_mode_t : uint8_t { inc = 0, dec };
-enum mem_dsb_t : uint8_t { MEM_DSB_NONE_ = 0 };
+enum mem_dsb_t : uint8_t { DSB_ALL = 0, DSB_DDR, DSB_UB, DSB_SEQ };   // CANN 8.1.RC1's hccl header names DSB_ALL
 enum mem_t : uint8_t { MEM_NONE_ = 0 };
 enum pad_t : uint8_t { PAD_NONE = 0 };
 enum ub_addr8_t : uint8_t { VA0 = 0, VA1, VA2, VA3, VA4, VA5, VA6, VA7 };

@@ -1,0 +1,152 @@
+"""The kernel's TPipe as the emitted Ascend C declares it: which TPipe there is (the user's, or one the
+lowering adds), where raw LocalTensors live, and which event ids the TPipe reserves.
+
+Raw LocalTensors (`asc.LocalTensor(dtype, pos, addr, len)`: static tensors at a UB byte address). The
+raw `LocalTensor<T>(TPosition, addr, size)` constructor exists in CANN 8.5+ (asc-devkit
+include/basic_api/kernel_tensor.h) but not in CANN 8.1.RC1 (its interface/kernel_tensor.h has only the
+TBuffAddr one); what both generations have is a TBuf initialised through a TPipe and
+`TBuf::GetWithOffset<T>(size, byte offset)` (asc-devkit impl/basic_api/kernel_tbuf_impl.h, 8.1.RC1
+impl/kernel_tbuf_impl.h). So a kernel whose UB is all raw tensors places them in one TBuf over the usable
+UB, initialised first, at the top of the kernel: tensor t at byte a is `ub.GetWithOffset<T>(n, a)`, the
+same bytes the raw constructor names (the TPipe's UB pool starts at the UB's start).
+
+A kernel that also gives the TPipe buffers (init_buffer) cannot: the placement TBuf would move the
+TPipe's own buffers, which the simulator places from byte 0 as the API does. Such a kernel keeps the
+raw constructor, and lowering it for CANN 8.x (no raw constructor) is refused with a ToolchainError.
+
+Event ids. With a TPipe, the TQue framework takes event ids from the same pool as explicit flags, so
+the kernel reserves its flags' ids from it (AllocEventID) and indexes them through a table; the
+API's own synchronisation (ReduceSum/Max/Min: graph/hb.py API_SYNC) then takes the first id left free.
+Without a user TPipe the lowering adds one that reserves nothing: those calls take id 0 of their
+events, which the scheduler keeps for them (graph/analysis.py) and the simulator checks.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from .. import config
+from ..enums import HardEvent
+from ..errors import SyncError, ToolchainError, TraceError
+from ..graph.expr import Const, Expr, free_vars, substitute
+from ..graph.hb import api_events
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node
+from .cexpr import PREFIX
+
+GENERATED_PIPE = f"{PREFIX}pipe"
+PLACEMENT = f"{PREFIX}ub"
+NUM_IDS = 8
+
+
+@dataclass
+class PipePlan:
+    var: str | None                   # the TPipe's C name, or None: the kernel needs none
+    user: Node | None                 # the user's tpipe node
+    placement: bool                   # raw LocalTensors through the placement TBuf
+    hoist: bool                       # the user's TPipe is declared at the top, not at its node
+    events: dict[HardEvent, list[int]] | None = None     # ids the TPipe reserves, per event
+    api: set[HardEvent] = field(default_factory=set)     # events the API's own synchronisation takes
+
+    def event_id(self, ev: HardEvent, text: str) -> str | None:
+        """The C expression of a flag's id (`text` is the id as C): through the table when reserved."""
+        return None if self.events is None else f"{PREFIX}ev_{ev.name}[{text}]"
+
+    def declaration(self) -> list[str]:
+        """The TPipe, its id table and the placement TBuf, as statements."""
+        out = [f"AscendC::TPipe {self.var};"]
+        if self.events:
+            for ev, ids in self.events.items():
+                out.append(f"int32_t {PREFIX}ev_{ev.name}[{max(ids) + 1}];")
+                for i in ids:
+                    out.append(f"{PREFIX}ev_{ev.name}[{i}] = static_cast<int32_t>("
+                               f"{self.var}.AllocEventID<AscendC::HardEvent::{ev.name}>());")
+        if self.placement:
+            out.append(f"AscendC::TBuf<AscendC::TPosition::VECCALC> {PLACEMENT};")
+            out.append(f"{self.var}.InitBuffer({PLACEMENT}, static_cast<uint32_t>({config.UB_USABLE}));")
+        return out
+
+    def release(self) -> list[str]:
+        return [f"{self.var}.ReleaseEventID<AscendC::HardEvent::{ev.name}>({PREFIX}ev_{ev.name}[{i}]);"
+                for ev, ids in (self.events or {}).items() for i in ids]
+
+
+def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
+    """How the kernel's TPipe is emitted, for `generation` (8: CANN 8.x headers, 9: CANN 8.5+ / asc-devkit,
+    None: what both have, as for the host backends)."""
+    raw = [n for n in g if n.op == "local_tensor"]
+    buffers = any(n.op == "init_buffer" for n in g)
+    user = next((n for n in g if n.op == "tpipe"), None)
+    api = {ev for n in g for ev in api_events(n)}
+    if raw and buffers and generation == 8:
+        raise ToolchainError(
+            "this kernel places raw LocalTensors and also gives the TPipe buffers (init_buffer); CANN 8.x's "
+            "Ascend C has no LocalTensor(TPosition, addr, size) constructor to place them with, and a placement "
+            "TBuf would move the TPipe's own buffers", raw[0].loc,
+            hint="use CANN 8.5 or later, or allocate every tensor one way: only raw LocalTensors, or only "
+                 "TQue / TBuf tensors")
+    placement = bool(raw) and not buffers
+    var = f"{PREFIX}t{user.id}" if user is not None else (GENERATED_PIPE if placement or api else None)
+    plan = PipePlan(var, user, placement, hoist=user is not None and placement, api=api)
+    if plan.hoist:
+        _check_top_level(g, user)
+    if user is not None:
+        plan.events = _event_table(g)
+        _check_free_ids(plan, g)
+    return plan
+
+
+def _check_top_level(g: KernelGraph, pipe: Node) -> None:
+    depth = 0
+    for n in g:
+        if n is pipe and depth:
+            raise TraceError("the TPipe of a kernel with raw LocalTensors must be created outside loops and "
+                             "branches: the lowering places those tensors through it at the top of the kernel",
+                             n.loc, hint="create the TPipe first, at the top of the kernel")
+        depth += n.op in ("for", "if", "while")
+        depth -= n.op in ("end_for", "end_if", "end_while")
+
+
+def _event_table(g: KernelGraph) -> dict[HardEvent, list[int]] | None:
+    """Every id the kernel's flags use, per event (reserved from the TPipe so that the TQue framework
+    and the API's own synchronisation take others)."""
+    flags = [n for n in g if n.op in ("set_flag", "wait_flag")]
+    if not flags:
+        return None
+    table: dict[HardEvent, set[int]] = {}
+    for n in flags:
+        ev, eid = n.args
+        values = _possible_values(eid)
+        if values is None:
+            raise TraceError("with a TPipe, event ids must be constants or depend only on loop indices, so "
+                             "that the kernel can reserve them from the TPipe", n.loc)
+        table.setdefault(ev, set()).update(values)
+    return {ev: sorted(ids) for ev, ids in sorted(table.items())}
+
+
+def _check_free_ids(plan: PipePlan, g: KernelGraph) -> None:
+    """The API's own synchronisation takes the first id of its events the TPipe has not reserved
+    (TPipe::FetchEventID): the kernel's flags must leave one (the simulator reports the same, graph/hb.py)."""
+    for ev in sorted(plan.api, key=lambda e: e.value):
+        held = (plan.events or {}).get(ev, [])
+        if len(held) >= NUM_IDS:
+            at = next(n for n in g if ev in api_events(n))
+            raise SyncError(f"the kernel's flags reserve all {NUM_IDS} ids of HardEvent.{ev.name} from its TPipe, "
+                            f"but this call takes one of them itself (TPipe::FetchEventID)", node=at,
+                            hint=f"leave one HardEvent.{ev.name} id unused")
+
+
+def _possible_values(e: Expr, limit: int = 64) -> set[int] | None:
+    """Every value an event id can take, when it depends only on loop indices (tried 0..limit-1)."""
+    vs = free_vars(e)
+    if any(v.kind != "loop" for v in vs):
+        return None
+    if not vs:
+        return {int(e.value)} if isinstance(e, Const) else None
+    out: set[int] = set()
+    for combo in itertools.product(range(limit), repeat=len(vs)):
+        r = substitute(e, dict(zip(vs, (Const(c) for c in combo))))
+        if not isinstance(r, Const):
+            return None
+        out.add(int(r.value))
+    return out if all(0 <= v < NUM_IDS for v in out) else None

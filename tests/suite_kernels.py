@@ -1,0 +1,146 @@
+"""The emitted Ascend C of the suite's kernels, for the checks that judge the emitted text as a whole
+(the header check against each CANN generation, the reserved-name and API-symbol audits): every example
+as its module runs it, every op-registry case, and a fixed (derandomized) batch of the random programs
+of program_gen.py. Each set is compiled once per test process."""
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import asc_trace as asc
+from asc_trace.lower.header_check import Kernel
+
+EXAMPLES = ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
+            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum")
+RANDOM_PROGRAMS = 24        # random programs checked per run (derandomized: the same ones every run)
+
+
+@lru_cache(maxsize=1)
+def example_kernels() -> tuple[Kernel, ...]:
+    """Every @asc.jit kernel of examples/, compiled with the arguments its module runs it with."""
+    import vadd
+    import vadd_noflags
+    import vadd_tque
+    x = np.zeros(8 * 2048, np.float32)
+    out = []
+    for k, args in ((vadd.vadd_kernel, (x, x, x, 2048)), (vadd_tque.vadd_kernel, (x, x, x, 2048, 128)),
+                    (vadd_noflags.vadd_noflags, (x, x, x, 2048, 256))):
+        ck = asc.compile(k, args)
+        out.append(Kernel(ck.name, ck.source, ck.graph))
+    for name in EXAMPLES:
+        launched = []
+        real = asc.jit
+
+        def spy(kernel=None, **options):           # the kernels run() launches, with their arguments
+            if kernel is None:                     # `@asc.jit(...)` decorating at import: not a launch
+                return real(**options)
+            launched.append(real(kernel, **options))
+            return launched[-1]
+        asc.jit = spy
+        try:
+            module, _, case = name.partition(":")
+            run = importlib.import_module(module).run
+            run(case, n=8 * 1024 + 256, cores=8) if case else run("sim")
+        finally:
+            asc.jit = real
+        out += [Kernel(ck.name, ck.source, ck.graph) for fn in launched for _deps, ck in fn._cache.values()]
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def registry_kernels() -> tuple[Kernel, ...]:
+    """Every op-registry case of backend_cases.py (every op, dtype and form)."""
+    import backend_cases as B
+    return tuple(Kernel(c.id, ck.source, ck.graph) for c in B.cases()
+                 for ck in (asc.compile(c.kernel, c.make_args(), core_num=c.cores),))
+
+
+@lru_cache(maxsize=1)
+def random_kernels() -> tuple[Kernel, ...]:
+    """RANDOM_PROGRAMS programs of program_gen.py, the same ones on every run, with one launch's
+    arguments each (the emitted source does not depend on the runtime arguments' values)."""
+    from program_gen import input_data, make_kernel, programs
+    drawn: list = []
+
+    @settings(max_examples=1, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.lists(programs(), min_size=RANDOM_PROGRAMS, max_size=RANDOM_PROGRAMS))
+    def draw(progs):
+        drawn[:] = progs
+    draw()
+    out = []
+    for i, prog in enumerate(drawn):
+        x, z = input_data(prog.dtype, 2, 0)
+        ck = asc.compile(make_kernel(prog), (x, z, 1, 2, 3, 0.5), core_num=2)
+        out.append(Kernel(f"random_{i}", ck.source, ck.graph))
+    return tuple(out)
+
+
+# Kernels that use what the examples, the registry cases and the random programs do not: a user TPipe
+# with flags of its own (their ids reserved from it), a TBuf slice, a reinterpreted tensor, printf and
+# dump_tensor, a PIPE_ALL / MTE3 barrier, and a kernel placing raw LocalTensors beside TQue buffers.
+@asc.jit(auto_sync=False)
+def own_pipe_debug(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    pipe = asc.TPipe()
+    buf = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(buf, 2048)
+    t = buf.get(asc.float32, 256)
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    asc.data_copy(t, xg, 256)
+    asc.set_flag(asc.HardEvent.MTE2_V, 0)
+    asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+    asc.muls(t, t, 2.0, 256)
+    asc.pipe_barrier(asc.PipeID.PIPE_V)
+    bits = t.reinterpret_cast(asc.int32)
+    asc.adds(bits, bits, 0, 256)
+    asc.set_flag(asc.HardEvent.V_S, 1)
+    asc.wait_flag(asc.HardEvent.V_S, 1)
+    asc.printf("n=%d first=%f\n", n, t.get_value(0))
+    asc.dump_tensor(t, 1, 8)
+    asc.dump_tensor(t, 2, 8, asc.ShapeInfo(asc.array(asc.uint32, [2, 4])))
+    asc.set_flag(asc.HardEvent.V_MTE3, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+    asc.data_copy(zg, t, 256)
+    asc.pipe_barrier(asc.PipeID.PIPE_MTE3)
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+
+@asc.jit
+def raw_beside_queue(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    que = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(que, 1, 1024)
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = que.alloc_tensor(asc.float32)
+    asc.data_copy(a, xg, 256)
+    que.enque(a)
+    b = que.deque(asc.float32)
+    out = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4096, 256)
+    asc.adds(out, b, 1.0, 256)
+    asc.data_copy(zg, out, 256)
+    que.free_tensor(b)
+
+
+MIXED = ("raw_beside_queue",)       # needs the raw LocalTensor constructor: CANN 8.5+ only
+
+
+@lru_cache(maxsize=1)
+def extra_kernels() -> tuple[Kernel, ...]:
+    x, z = np.arange(256, dtype=np.float32), np.zeros(256, np.float32)
+    out = []
+    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z))):
+        ck = asc.compile(k, args)
+        out.append(Kernel(ck.name, ck.source, ck.graph))
+    return tuple(out)
+
+
+def all_kernels() -> tuple[Kernel, ...]:
+    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels()
