@@ -38,3 +38,53 @@ def test_inspect_command_line_mistakes_are_one_line_exit_2(capsys, argv, message
 def test_inspect_core_num_is_the_one_given(capsys):
     code, out, _ = run_cli(capsys, "inspect", VADD, "--show", "traced", "-c", "2")
     assert code == 0 and "; 2 core(s)" in out
+
+
+# -- disk cache: a corrupt meta.json is never trusted, the entry is rebuilt and listed as incomplete ----------
+
+CORRUPT_META = ["[1, 2, 3]", "null", "42", '"text"', '{"sha256": ', '{"sha256": 5}', '{"sha256": ["a"]}',
+                '{"sha256": null, "kernel": [1], "backend": {"x": 1}}', "\udcff", ""]
+
+
+def _built_entry(root, name="kernel.so"):
+    from asc_trace.lower import cache as cache_mod
+    c = cache_mod.CompileCache(root)
+    key = cache_mod.cache_key({"test": "i25"})
+
+    def build(d):
+        (d / name).write_bytes(b"artifact")
+        return d / name
+    path, built = c.get_or_build(key, name, build, meta={"kernel": "k", "backend": "cpp"})
+    assert built
+    return c, key, build
+
+
+@pytest.mark.parametrize("meta", CORRUPT_META)
+def test_a_corrupt_cache_entry_is_rebuilt_and_listed_incomplete(capsys, monkeypatch, tmp_path, meta):
+    import json
+    root = tmp_path / "cache"
+    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(root))
+    c, key, build = _built_entry(root)
+    (c.entry(key) / "meta.json").write_text(meta, errors="surrogateescape")
+    assert c.lookup(key, "kernel.so") is None
+    code, out, err = run_cli(capsys, "cache", "list")
+    assert code == 0 and err == "" and "(incomplete)" in out and key[:12] in out
+    code, out, _ = run_cli(capsys, "cache", "list", "--json")
+    (listed,) = json.loads(out)
+    assert code == 0 and listed["complete"] is False
+    code, out, _ = run_cli(capsys, "info")
+    assert code == 0 and "1 entry" in out
+    _, built = c.get_or_build(key, "kernel.so", build, meta={"kernel": "k", "backend": "cpp"})
+    assert built                                                  # rebuilt, not trusted
+    assert c.lookup(key, "kernel.so") is not None
+    code, out, _ = run_cli(capsys, "cache", "list")
+    assert "(incomplete)" not in out and " k " in out
+
+
+def test_a_cache_entry_whose_artifact_changed_is_listed_incomplete(capsys, monkeypatch, tmp_path):
+    root = tmp_path / "cache"
+    monkeypatch.setenv("ASC_TRACE_CACHE_DIR", str(root))
+    c, key, _ = _built_entry(root)
+    (c.entry(key) / "kernel.so").write_bytes(b"tampered")
+    assert c.lookup(key, "kernel.so") is None
+    assert "(incomplete)" in run_cli(capsys, "cache", "list")[1]
