@@ -88,3 +88,39 @@ def test_a_cache_entry_whose_artifact_changed_is_listed_incomplete(capsys, monke
     (c.entry(key) / "kernel.so").write_bytes(b"tampered")
     assert c.lookup(key, "kernel.so") is None
     assert "(incomplete)" in run_cli(capsys, "cache", "list")[1]
+
+
+# -- scalars: a Python int beyond float64 for a float parameter -------------------------------------------------
+
+import numpy as np                                   # noqa: E402
+
+import asc_trace as asc                              # noqa: E402
+from asc_trace.errors import LaunchError             # noqa: E402
+
+
+@asc.jit
+def _muls_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, s: float):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x, 64)
+    zg = asc.GlobalTensor()
+    zg.set_global_buffer(z, 64)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    u = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 256, 64)
+    asc.data_copy(t, xg, 64)
+    asc.muls(u, t, s, 64)
+    asc.data_copy(zg, u, 64)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+@pytest.mark.parametrize("value", [10 ** 400, -(10 ** 309)])
+def test_a_huge_int_for_a_float_parameter_is_a_launch_error(backend, value):
+    x, z = np.ones(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(LaunchError, match="beyond any float's range") as info:
+        asc.jit(_muls_kernel, backend=backend)[1](x, z, value)
+    assert info.value.loc.file == __file__
+
+
+def test_to_f32_of_an_int_beyond_float64_is_infinite():
+    from asc_trace.graph.scalar_ops import to_f32
+    assert to_f32(10 ** 400) == np.inf and to_f32(-(10 ** 400)) == -np.inf
+    assert to_f32(2 ** 127) == np.float32(2.0 ** 127)
