@@ -124,3 +124,55 @@ def test_to_f32_of_an_int_beyond_float64_is_infinite():
     from asc_trace.graph.scalar_ops import to_f32
     assert to_f32(10 ** 400) == np.inf and to_f32(-(10 ** 400)) == -np.inf
     assert to_f32(2 ** 127) == np.float32(2.0 ** 127)
+
+
+# -- autotune: an unhashable key value; configs that do different work ----------------------------------------
+
+import warnings                                      # noqa: E402
+
+from asc_trace.errors import AscTraceWarning         # noqa: E402
+
+
+@asc.jit
+def _per_core_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, per_core: int, c: asc.ConstExpr[int],
+                     tile: asc.ConstExpr[int]):
+    base = asc.get_block_idx() * per_core          # per-core length fixed: more cores cover more data
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + base, per_core)
+    zg.set_global_buffer(z + base, per_core)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, tile)
+    for i in range(per_core // tile):
+        asc.data_copy(t, xg[i * tile:], tile)
+        asc.data_copy(zg[i * tile:], t, tile)
+
+
+def test_autotune_unhashable_key_is_the_launch_error_a_plain_launch_gives():
+    x, z = np.ones(256, np.float32), np.zeros(256, np.float32)
+    with pytest.raises(LaunchError, match="must be hashable") as plain:
+        _per_core_kernel[1](x, z, 64, [1], 64)
+    tuned = asc.autotune(_per_core_kernel, configs=[asc.Config(core_num=1, tile=64)], key=["c"])
+    with pytest.raises(LaunchError, match="must be hashable, got list") as info:
+        tuned(x, z, 64, [1])
+    assert type(info.value) is type(plain.value) and info.value.loc.file == __file__
+
+
+def test_autotune_warns_when_configs_do_different_work():
+    x, z = np.ones(256, np.float32), np.zeros(256, np.float32)
+    uneven = asc.autotune(_per_core_kernel, configs=[asc.Config(core_num=1, tile=64), asc.Config(core_num=4, tile=64)],
+                          key=["per_core"], cache_results=False)
+    with pytest.warns(AscTraceWarning, match="write different amounts of GM"):
+        uneven(x, z, 64, 0)
+    even = asc.autotune(_per_core_kernel, configs=[asc.Config(core_num=2, tile=64), asc.Config(core_num=2, tile=32)],
+                        key=["per_core"], cache_results=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscTraceWarning)
+        even(x, z, 64, 0)
+    assert even.best_config is not None
+
+
+def test_a_corrupt_stored_autotune_choice_is_retuned():
+    from asc_trace.tuning import _valid_choice
+    assert _valid_choice({"best": 1, "timings": [1.0, 2.0], "skipped": [None, None]}, 2)
+    for bad in ([1, 2, 3], None, {"best": 5, "timings": [1.0], "skipped": [None]}, {"best": 0},
+                {"best": "0", "timings": [1.0], "skipped": [None]}, {"best": 0, "timings": 3, "skipped": [None]}):
+        assert not _valid_choice(bad, 1)
