@@ -176,3 +176,126 @@ def test_a_corrupt_stored_autotune_choice_is_retuned():
     for bad in ([1, 2, 3], None, {"best": 5, "timings": [1.0], "skipped": [None]}, {"best": 0},
                 {"best": "0", "timings": [1.0], "skipped": [None]}, {"best": 0, "timings": 3, "skipped": [None]}):
         assert not _valid_choice(bad, 1)
+
+
+# -- parity with the real API: sim / eager / cpp check what cpu_debug's vendor checks refuse -----------------
+
+from asc_trace.errors import AlignmentError, OutOfBoundsError, UBOverflowError  # noqa: E402
+from asc_trace.lower.real_api import headers_if_configured                     # noqa: E402
+
+_CPU_DEBUG = pytest.param("cpu_debug", marks=pytest.mark.skipif(
+    headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)"))
+BACKENDS = ["sim", "eager", "cpp", _CPU_DEBUG]
+
+
+def _gm(a, n=1024):
+    g = asc.GlobalTensor()
+    g.set_global_buffer(a, n)
+    return g
+
+
+@asc.jit
+def _reduce_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, count: int, op: asc.ConstExpr[str]):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 1024, 256)
+    o = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 2048, 8)
+    asc.data_copy(a, _gm(x), 256)
+    getattr(asc, op)(o, a, t, count)
+    asc.data_copy(_gm(z), o, 8)
+
+
+@asc.jit
+def _select_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, count: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    b = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 1024, 256)
+    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 2048, 32)
+    c = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4096, 256)
+    asc.data_copy(a, _gm(x), 256)
+    asc.data_copy(b, _gm(y), 256)
+    asc.duplicate(c, 9.0, 256)
+    asc.compare(m, a, b, asc.CMPMODE.LT, 256)
+    asc.select(c, m, a, b, asc.SELMODE.VSEL_TENSOR_TENSOR_MODE, count)
+    asc.data_copy(_gm(z), c, 256)
+
+
+@asc.jit
+def _pad_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, nbytes: int):
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    asc.duplicate(t, 0.0, 256)
+    asc.data_copy_pad(t, _gm(x), asc.DataCopyExtParams(1, nbytes, 0, 0, 0),
+                      asc.DataCopyPadExtParams(False, 0, 0, 0.0))
+    asc.data_copy(_gm(z), t, 256)
+
+
+@asc.jit
+def _queue_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, nbytes: int):
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 2)
+    pipe.init_buffer(q, 2, nbytes)
+    t = q.alloc_tensor(asc.float32)
+    asc.data_copy(t, _gm(x), 256)
+    q.enque(t)
+    u = q.deque(asc.float32)
+    asc.data_copy(_gm(z), u, 256)
+    q.free_tensor(u)
+
+
+@asc.jit
+def _tbuf_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, nbytes: int):
+    pipe = asc.TPipe()
+    b = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(b, nbytes)
+    t = b.get(asc.float32)
+    asc.data_copy(t, _gm(x), 256)
+    asc.data_copy(_gm(z), t, 256)
+
+
+def _xy():
+    rng = np.random.default_rng(25)
+    return rng.standard_normal(1024).astype(np.float32), rng.standard_normal(1024).astype(np.float32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_max", "reduce_min"])
+def test_a_reduction_of_runtime_count_0_is_refused_like_the_api(backend, op):
+    x, _ = _xy()
+    with pytest.raises(OutOfBoundsError, match=r"count is 0, outside 1\.\.49152"):
+        asc.jit(_reduce_kernel, backend=backend)[1](x, np.zeros(1024, np.float32), 0, op)
+    z = np.zeros(1024, np.float32)
+    asc.jit(_reduce_kernel, backend=backend)[1](x, z, 1, op)          # the smallest count the API takes
+    assert z[0] == x[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("count", [100, 1, 255])
+def test_select_count_form_selects_exactly_count_elements(backend, count):
+    x, y = _xy()
+    z = np.zeros(1024, np.float32)
+    asc.jit(_select_kernel, backend=backend)[1](x, y, z, count)
+    np.testing.assert_array_equal(z[:count], np.where(x[:count] < y[:count], x[:count], y[:count]))
+    assert (z[count:256] == 9.0).all()                               # nothing past count is written
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_pad_length_not_a_multiple_of_the_element_is_an_alignment_error(backend):
+    x, _ = _xy()
+    with pytest.raises(AlignmentError):
+        asc.jit(_pad_kernel, backend=backend)[1](x, np.zeros(1024, np.float32), 6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel, nbytes", [(_queue_kernel, 100000), (_tbuf_kernel, 200000)])
+def test_a_ub_overflow_is_an_ub_overflow_error_everywhere(backend, kernel, nbytes):
+    x, _ = _xy()
+    with pytest.raises(UBOverflowError):
+        asc.jit(kernel, backend=backend)[1](x, np.zeros(1024, np.float32), nbytes)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_api_warning_log_leaves_no_blank_kernel_output(backend, capfd):
+    x, _ = _xy()
+    z = np.ones(1024, np.float32)
+    asc.jit(_pad_kernel, backend=backend)[1](x, z, 0)                  # the API: "equivalent to a NOP"
+    out, _ = capfd.readouterr()
+    assert "[block" not in out, out
+    assert (z[:256] == 0).all()
