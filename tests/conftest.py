@@ -11,12 +11,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # The tests compare every backend against NumPy; the NPU is opted into explicitly.
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
 os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
-# the header check and the cpu_debug backend use the vendor's Ascend C headers next to the checkout
-_KIT = ROOT.parent / "shared" / "vendor" / "asc-devkit"
-if _KIT.is_dir():
-    os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
 # compiled host libraries are shared by the test workers (the cache is safe across processes)
 os.environ.setdefault("ASC_TRACE_CACHE_DIR", str(ROOT / ".pytest_cache" / "asc_trace_cache"))
+# the header check and the cpu_debug backend use the vendor's Ascend C headers next to the checkout
+# (the one rule, shared with `asc-trace info`: lower/ascendc_headers.devkit_beside_checkout)
+from asc_trace.lower.ascendc_headers import devkit_beside_checkout  # noqa: E402
+
+_KIT = devkit_beside_checkout()
+if _KIT is not None:
+    os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
 
 
 def pytest_addoption(parser):

@@ -299,3 +299,26 @@ def test_an_api_warning_log_leaves_no_blank_kernel_output(backend, capfd):
     out, _ = capfd.readouterr()
     assert "[block" not in out, out
     assert (z[:256] == 0).all()
+
+
+# -- discovery: info says where the vendor headers are and how to point at them -------------------------------
+
+def test_devkit_beside_checkout_is_where_the_tests_look():
+    from asc_trace.lower.ascendc_headers import devkit_beside_checkout
+    kit = ROOT.parent / "shared" / "vendor" / "asc-devkit"
+    assert devkit_beside_checkout() == (kit if (kit / "include" / "kernel_operator.h").is_file() else None)
+
+
+def test_info_names_the_devkit_beside_the_checkout(capsys, monkeypatch, tmp_path):
+    import json
+    from asc_trace.lower import ascendc_headers
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASC_TRACE_ASCENDC_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(ascendc_headers, "devkit_beside_checkout", lambda: tmp_path / "asc-devkit")
+    code, out, _ = run_cli(capsys, "info")
+    assert code == 0 and f"export ASC_TRACE_ASCENDC_HOME={tmp_path / 'asc-devkit'}" in out
+    assert "cpu_debug  no" in out
+    monkeypatch.setattr(ascendc_headers, "devkit_beside_checkout", lambda: None)
+    code, out, _ = run_cli(capsys, "info", "--json")
+    why = json.loads(out)["backends"]["cpu_debug"]["why"]
+    assert "point ASC_TRACE_ASCENDC_HOME at an asc-devkit checkout" in why
