@@ -5,10 +5,11 @@ import copy
 import functools
 import inspect
 import typing
+import warnings
 from typing import Any, Callable
 
 from . import config
-from .errors import AscTraceError, LaunchError, TraceError
+from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
 from .fingerprint import fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
@@ -189,8 +190,34 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        self._warn_dropped_remainders(bound, core_num)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
                                                self.options))
+
+    def _warn_dropped_remainders(self, bound: BoundArgs, core_num: int) -> None:
+        """An AscTraceWarning at the loop's line when `range(n // tile)` drops a non-zero `n % tile` of this launch
+        (graph/remainder_lint.py), once per line as Python shows a warning."""
+        checks = getattr(self, "_remainders", None)
+        if checks is None:
+            from .graph.expr import Bin, compile_expr
+            from .graph.remainder_lint import dropped_remainders
+            checks = self._remainders = [(r, compile_expr(Bin("%", r.dividend, r.divisor)))
+                                         for r in dropped_remainders(self.traced)]
+        for r, rem in checks:
+            env = {**bound.scalars, "nblk": core_num}
+            for blk in range(min(core_num, 64)):     # a per-core dividend: the first cores tell
+                env["blk"] = blk
+                try:
+                    left = rem(env)
+                except Exception:  # noqa: BLE001 - a division by zero is the launch's own error to report
+                    break
+                if left:
+                    warnings.warn_explicit(AscTraceWarning(
+                        f"{self.name}: this loop runs {r.dividend} // {r.divisor} times and drops the remainder "
+                        f"{r.dividend} % {r.divisor} = {left} (core {blk}): those elements are never processed; "
+                        "add a tail step for them, or pass sizes that are multiples"),
+                        AscTraceWarning, r.loc.file, r.loc.line)
+                    break
 
     def __getitem__(self, cfg: Any) -> Callable[..., None]:
         core_num, stream = _launch_config(cfg, self.name)

@@ -322,3 +322,69 @@ def test_info_names_the_devkit_beside_the_checkout(capsys, monkeypatch, tmp_path
     code, out, _ = run_cli(capsys, "info", "--json")
     why = json.loads(out)["backends"]["cpu_debug"]["why"]
     assert "point ASC_TRACE_ASCENDC_HOME at an asc-devkit checkout" in why
+
+
+# -- the silent remainder: range(n // tile) with a runtime n that is not a multiple -----------------------------
+
+@asc.jit
+def _floor_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    for i in range(n // 64):                                    # the line the warning names
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.data_copy(zg[i * 64:], t, 64)
+
+
+@asc.jit
+def _floor_loop_with_tail(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    full = n // 64
+    for i in range(full):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.data_copy(zg[i * 64:], t, 64)
+    asc.data_copy_pad(t, xg[full * 64:], asc.DataCopyExtParams(1, (n % 64) * 4, 0, 0, 0),
+                      asc.DataCopyPadExtParams(False, 0, 0, 0.0))
+    asc.data_copy_pad(zg[full * 64:], t, asc.DataCopyExtParams(1, (n % 64) * 4, 0, 0, 0))
+
+
+@asc.jit
+def _ceil_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    for i in range((n + 63) // 64):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.data_copy(zg[i * 64:], t, 64)
+
+
+@asc.jit
+def _const_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    for i in range(n // 64):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.data_copy(zg[i * 64:], t, 64)
+
+
+def _line_of(fn, text):
+    import inspect
+    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_a_dropped_remainder_warns_at_the_loop_line(backend):
+    x, z = np.ones(1024, np.float32), np.zeros(1024, np.float32)
+    with pytest.warns(AscTraceWarning, match=r"drops the remainder n % 64 = 36") as got:
+        asc.jit(_floor_loop, backend=backend)[1](x, z, 100)
+    (w,) = [w for w in got if issubclass(w.category, AscTraceWarning)]
+    assert w.filename == __file__ and w.lineno == _line_of(_floor_loop, "the line the warning names")
+
+
+@pytest.mark.parametrize("kernel, n", [(_floor_loop, 128), (_floor_loop_with_tail, 100), (_ceil_loop, 100),
+                                       (_const_loop, 100)])
+def test_no_remainder_warning_when_it_is_used_or_zero(kernel, n):
+    x, z = np.ones(1024, np.float32), np.zeros(1024, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscTraceWarning)
+        kernel[1](x, z, n)
