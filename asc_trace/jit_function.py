@@ -87,6 +87,9 @@ class JitFunction:
     another kernel, calling it inlines it."""
 
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
+        if not (callable(fn) and hasattr(fn, "__code__")):
+            raise TraceError(f"asc.jit takes a Python function (the kernel), got {type(fn).__name__} {fn!r:.60}",
+                             user_loc())
         self.fn = fn
         self.__asc_jit_fn__ = fn
         self.options = resolve_options({**DEFAULT_OPTIONS, **validate_options(options, user_loc())})
@@ -383,6 +386,9 @@ def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **
             jf = jf.with_options(**options)
         if core_num is not None:
             core_num = _check_cores(core_num, jf.name, loc)
+        if not isinstance(example_inputs, (tuple, list)):
+            raise LaunchError(f"asc.compile({jf.name}, example_inputs): example_inputs must be a tuple of launch "
+                              f"arguments, got {type(example_inputs).__name__}", loc)
         bound = bind_args(jf.name, jf.specs, tuple(example_inputs), {}, loc, device_ok=True)
         ck = jf.compiled(bound.signature)
         if core_num is not None and core_num != ck.core_num:

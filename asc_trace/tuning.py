@@ -72,6 +72,9 @@ class Autotuner:
                  cache_results: bool = True, warmup: int = 3, rep: int = 10) -> None:
         loc = user_loc()
         self.kernel: JitFunction = kernel if isinstance(kernel, JitFunction) else JitFunction(kernel)
+        if not (isinstance(configs, Iterable) and isinstance(key, Iterable)):
+            raise TraceError(f"asc.autotune takes a list of asc.Config as configs= and a list of parameter names as "
+                             f"key=, got {type(configs).__name__} and {type(key).__name__}", loc)
         self.configs = list(configs)
         self.key = list(key) if not isinstance(key, str) else [key]
         self.platform = platform
