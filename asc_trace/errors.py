@@ -126,3 +126,9 @@ class ToolchainError(AscTraceError):
 
 class TorchOpError(AscTraceError):
     """An `asc.torch_op` PyTorch cannot register: torch missing or too old, a bad name, schema or mutates_args."""
+
+
+class AscTraceWarning(UserWarning):
+    """Something asc_trace can run but that is probably not what the user meant (configs of an autotune
+    doing different work, a loop that silently drops a remainder). Filter it as any warning class:
+    `warnings.simplefilter("error", asc.AscTraceWarning)`."""

@@ -43,6 +43,9 @@ def fits_int64(v: int) -> bool:
     return INT64_MIN <= v <= INT64_MAX
 
 
+_F64_SHIFT_MAX = 1024 - 53   # math.ldexp(q, shift) with a 53-bit q overflows float64 beyond this
+
+
 def to_f32(v: Any) -> Any:
     """Round to float32 once (C's `static_cast<float>` of an int64 or a float).
 
@@ -56,6 +59,8 @@ def to_f32(v: Any) -> Any:
         q = a >> shift
         if a & ((1 << shift) - 1):
             q |= 1                                  # sticky bit: round to odd
+        if shift > _F64_SHIFT_MAX:                  # beyond float64, so far beyond float32: rounds to inf
+            return np.float32(-np.inf if v < 0 else np.inf)
         d = math.ldexp(float(q), shift)
         return np.float32(-d if v < 0 else d)
     return np.float32(v)

@@ -43,6 +43,14 @@ class AscendCHeaders:
         return f"{self.layout} at {self.root} (from {self.origin}){stub}"
 
 
+def devkit_beside_checkout() -> Path | None:
+    """The vendor's asc-devkit where a development checkout keeps it, `<checkout>/../shared/vendor/asc-devkit`
+    (tests/conftest.py points ASC_TRACE_ASCENDC_HOME there; `asc-trace info` names it). Never used
+    without being asked: an installed asc_trace must not pick up headers from a neighbouring folder."""
+    kit = Path(__file__).resolve().parents[2].parent / "shared" / "vendor" / "asc-devkit"
+    return kit if (kit / "include" / "kernel_operator.h").is_file() else None
+
+
 def _devkit(root: Path) -> tuple[Path, ...] | None:
     if not (root / "include" / "kernel_operator.h").is_file():
         return None

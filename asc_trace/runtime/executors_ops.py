@@ -265,14 +265,14 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
 
     def run(m: Machine) -> Instr | None:
         env = m.env
-        count = m.count(fn(env), node)
-        check_count_256(node.op, count, dt, node=node)
+        count = m.count(fn(env), node)     # any count: the API selects in counter mode (SetMaskCount)
         if count == 0:
             return None
-        am, vm = m.ub_access(mk, fm(env), count // 8, node, "sel_mask")
+        mask_bytes = (count + 7) // 8
+        am, vm = m.ub_access(mk, fm(env), mask_bytes, node, "sel_mask")
         aa, va = m.ub_access(a, fa(env), count, node, "src0")
         ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-        ub = [(am, count // 8, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
+        ub = [(am, mask_bytes, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
         if tensor_b:
             ab, vb = m.ub_access(b, fb(env), count, node, "src1")
             ub.append((ab, count * dt.itemsize, False))
