@@ -1,7 +1,7 @@
 """`Compare(dstMask, src0, src1, CMPMODE, count)` writes a uint8 bitmask (bit i = element i, LSB
 first); `Select(dst, selMask, src0, src1 | scalar, SELMODE, count)` takes src0 where the bit is 1.
 The count forms need count * sizeof(T) to be a multiple of 256 bytes: the hardware ignores a tail,
-asc_trace refuses it (facts §5)."""
+asc_trace refuses it (docs/facts.md#facts-5)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,5 @@
 """Element-wise unary vector ops: `Exp(dst, src, count)` and the mask form
-`Exp(dst, src, mask, repeatTime, UnaryRepeatParams)` (facts §5)."""
+`Exp(dst, src, mask, repeatTime, UnaryRepeatParams)` (docs/facts.md#facts-5)."""
 from __future__ import annotations
 
 import numpy as np
