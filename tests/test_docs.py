@@ -38,6 +38,22 @@ def _links(page: Path) -> list[str]:
     return LINK.findall(text)
 
 
+def _python_blocks(page: Path) -> list[tuple[int, str]]:
+    """(first line number, code) of each python block: the code is compiled at its real lines of the
+    page, so the tracer's source lookup (linecache) reads the kernel's own lines."""
+    text = page.read_text()
+    return [(text.count("\n", 0, m.start(2)) + 1, m.group(2)) for m in FENCE.finditer(text) if m.group(1) == "python"]
+
+
+def _run_blocks(page: Path) -> str:
+    out = io.StringIO()
+    namespace: dict = {"__name__": page.stem}
+    with contextlib.redirect_stdout(out):
+        for first, code in _python_blocks(page):
+            exec(compile("\n" * (first - 1) + code, str(page), "exec"), namespace)
+    return out.getvalue()
+
+
 def test_slug_follows_githubs_rule() -> None:
     assert _slug("The vendor's compiler as a second judge") == "the-vendors-compiler-as-a-second-judge"
     assert _slug("printf and dump_tensor on the device") == "printf-and-dump_tensor-on-the-device"
@@ -91,24 +107,14 @@ def test_readme_is_short_and_starts_with_the_setup_commands() -> None:
 
 def test_getting_started_code_runs_on_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASC_TRACE_BACKEND", "sim")
-    blocks = [code for lang, code in FENCE.findall((DOCS / "getting-started.md").read_text()) if lang == "python"]
-    assert len(blocks) >= 2
-    namespace: dict = {"__name__": "getting_started"}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"docs/getting-started.md[python block {i}]", "exec"), namespace)
-    printed = out.getvalue()
+    assert len(_python_blocks(DOCS / "getting-started.md")) >= 2
+    printed = _run_blocks(DOCS / "getting-started.md")
     assert "RaceError" in printed               # the auto_sync=False block reaches its race
     assert "auto_sync" in printed               # the scheduled graph's summary line
 
 
 def test_readme_tour_runs_on_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASC_TRACE_BACKEND", "sim")
-    blocks = [code for lang, code in FENCE.findall((ROOT / "README.md").read_text()) if lang == "python"]
-    assert blocks, "the README's tour has no python block"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"README.md[python block {i}]", "exec"), {"__name__": "readme"})
-    assert "set_flag" in out.getvalue() and "total:" in out.getvalue()
+    assert _python_blocks(ROOT / "README.md"), "the README's tour has no python block"
+    printed = _run_blocks(ROOT / "README.md")
+    assert "set_flag" in printed and "total:" in printed
