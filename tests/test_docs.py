@@ -118,3 +118,31 @@ def test_readme_tour_runs_on_the_simulator(monkeypatch: pytest.MonkeyPatch) -> N
     assert _python_blocks(ROOT / "README.md"), "the README's tour has no python block"
     printed = _run_blocks(ROOT / "README.md")
     assert "set_flag" in printed and "total:" in printed
+
+
+# The members DESIGN.md's public API contract names (tests and users rely on them).
+CONTRACT_MEMBERS = {
+    "GlobalTensor": ["set_global_buffer"],
+    "TPipe": ["init_buffer"],
+    "TQue": ["alloc_tensor", "enque", "deque", "free_tensor", "allocTensor", "enQue", "deQue", "freeTensor"],
+    "TBuf": ["get"],
+    "DataType": ["sizeof"],
+    "Profile": ["cycles", "time_us", "pipe_busy", "summary", "save_chrome_trace"],
+    "CompiledKernel": ["graph", "source"],
+    "KernelGraph": ["nx"],
+    "Autotuner": ["best_config", "timings"],
+}
+
+
+def _section(text: str, name: str) -> str:
+    match = re.search(rf"^### asc\.{name}\n(.*?)(?=^#{{2,3}} )", text, re.S | re.M)
+    return match.group(1) if match else ""
+
+
+@pytest.mark.parametrize("cls", sorted(CONTRACT_MEMBERS))
+def test_contract_members_are_documented(cls: str) -> None:
+    section = _section((DOCS / "api-reference.md").read_text(), cls)
+    assert section, f"no entry for asc.{cls}"
+    missing = [m for m in CONTRACT_MEMBERS[cls]
+               if not re.search(rf"`\.?{m}\b|^- {m}:|\.{m}\b", section, re.M)]
+    assert not missing, f"asc.{cls}: members of the public contract not in its entry: {missing}"

@@ -65,20 +65,26 @@ def _own_doc(obj: Any) -> str:
 
 
 def _markdown(doc: str) -> str:
-    """Google-style sections (`Args:` then indented `name: text` lines) as Markdown lists; indented
-    lines would otherwise run into one paragraph."""
+    """Google-style sections (`Args:` then indented `name: text` lines) and `name: text` attribute
+    paragraphs as Markdown lists; indented lines would otherwise run into one paragraph."""
     out: list[str] = []
     in_section = False
     for line in doc.split("\n"):
+        stripped = line.strip()
+        listy = bool(out) and out[-1].startswith("- ")
         if re.fullmatch(r"[A-Z][A-Za-z ]*:", line):
             out += ["", f"**{line}**", ""]
             in_section = True
-        elif in_section and line.startswith("        ") and out and out[-1].startswith("- "):
-            out[-1] += " " + line.strip()
-        elif in_section and line.startswith("    "):
-            out.append("- " + line.strip())
-        else:
+        elif not stripped:
             in_section = False
+            out.append("")
+        elif in_section and line.startswith("    ") and not line.startswith("        "):
+            out.append("- " + stripped)
+        elif listy and line.startswith("    "):
+            out[-1] += " " + stripped
+        elif re.match(r"[a-z_][\w.]*(\(.*?\))?: ", line) and (not out or out[-1] == "" or listy):
+            out.append("- " + line)
+        else:
             out.append(line)
     text = "\n".join(out).strip()
     # a docstring's citation of the facts page becomes a link the link test checks
