@@ -167,6 +167,10 @@ def _entry(name: str, obj: Any, pyasc: dict[str, dict], qual: str = "asc") -> li
     if doc:
         out += [_markdown(doc), ""]
     facts = _op_facts(name) if qual == "asc" else []
+    ascendc = pyasc.get(name, {}).get("ascendc", "") if qual == "asc" else ""
+    if not facts and ascendc and not ascendc.startswith("("):
+        # not an op record: the Ascend C name pyasc's documentation maps it to
+        facts.append(f"Ascend C: {ascendc}" if re.fullmatch(r"[a-z ]+", ascendc) else f"Ascend C: `{ascendc}`")
     line = _pyasc_line(name, pyasc) if qual == "asc" else None
     if line:
         facts.append(line)
@@ -263,6 +267,9 @@ def generate() -> str:
         if _own_doc(cls):
             lines += [_own_doc(cls), ""]
         lines += [f"Members: {members}", ""]
+        ascendc = pyasc.get(name, {}).get("ascendc", "")
+        if ascendc and not ascendc.startswith("("):
+            lines += [f"- Ascend C: `{ascendc}`"]
         same = [o for o in groups["enums"] if o != name and getattr(asc, o) is cls]
         if same:
             lines += [f"The same enum as {', '.join(f'`asc.{o}`' for o in same)}.", ""]
