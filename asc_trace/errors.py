@@ -105,7 +105,7 @@ class QueueError(AscTraceError):
 
 class ScalarError(AscTraceError, ArithmeticError):
     """A runtime scalar expression has no value: an integer `//` or `%` by zero, or a shift by a
-    negative count or by 64 bits or more (README, Numerics)."""
+    negative count or by 64 bits or more (docs/numerics.md)."""
 
 
 class RaceError(AscTraceError):

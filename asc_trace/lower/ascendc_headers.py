@@ -7,7 +7,7 @@ Two layouts are recognised:
 - a CANN toolkit (`ASC_TRACE_ASCENDC_HOME`, else `ASCEND_HOME_PATH` / `ASCEND_TOOLKIT_HOME`, as CANN's
   set_env.sh exports them): the include folders of the toolkit's own kernel build, as cann_layout.py
   reads them (the `asc/` tree of CANN 9, the `tikcpp/tikcfw` tree of CANN 8), and the CPU-debug stub
-  library under `tools/tikicpulib` (facts §9).
+  library under `tools/tikicpulib` (docs/facts.md#facts-9).
 
 Small and free of the rest of asc_trace, so a backend (cpu_debug) and `asc-trace info` share it.
 """

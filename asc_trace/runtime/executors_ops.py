@@ -117,7 +117,8 @@ def _bind_cast(node: Node, op: OpDef) -> Step:
 # -- reductions ---------------------------------------------------------------------------------
 
 def _index_bits(index: np.ndarray, dt: DataType) -> np.ndarray:
-    """An index stored in a T slot as its bit pattern (api §7: read via uint16 for half, uint32 for float)."""
+    """An index stored in a T slot as its bit pattern, read via uint16 for half, uint32 for float
+    (docs/facts.md#api-reduce-results)."""
     bits = np.uint16 if dt.itemsize == 2 else np.uint32
     return index.astype(bits).view(dt.np)
 
@@ -341,7 +342,7 @@ def bind_copy_params(node: Node) -> Step:
         if bc > 4095:
             raise OutOfBoundsError(f"DataCopyParams.block_count is at most 4095, got {bc}", node=node)
         if bc == 0 or bl == 0:
-            return None                              # a no-op on A2 (facts §4)
+            return None                              # a no-op on A2 (docs/facts.md#facts-4)
         ss = m.count(fss(env), node)
         ds = m.count(fds(env), node)
         per = 32 // size
