@@ -7,7 +7,11 @@
 3. Each kept need becomes a plan (graph/sync_plan.py: where its set and wait go); plans with the same
    wait merge. The analysis runs again on the graph with the plans placed, until nothing is unordered.
 4. Every plan whose needs the others imply is removed, latest first.
-5. Event ids are allocated by liveness (graph/sync_ids.py) and checked in the abstract runs.
+5. Event ids are allocated by liveness (graph/sync_ids.py), the kernel's own ids too (an id its flags
+   use only elsewhere is free), and checked in the abstract runs.
+5b. The gate (graph/sync_gate.py): the proof over the region tree (graph/sync_proof.py) must accept
+   the result; what it cannot prove is undone (a flag plan becomes a PIPE_ALL barrier) or ordered by
+   a barrier right before the consumer, each saying why on its line. Steps 1-5 are a fast first guess.
 6. The dependences and the inserted flags are written into the graph's networkx view
    (graph/dataflow.py), so `ck.graph.nx` shows what the scheduler used.
 """
@@ -18,6 +22,7 @@ from .analysis import Need, Profile, Trace, abstract_trace, find_needs, profiles
 from .dataflow import annotate
 from .kernel_graph import KernelGraph
 from .sync_ids import IdAllocator
+from .sync_gate import prove_gate
 from .sync_plan import Plan, Regions, build, plan_for
 
 MAX_ROUNDS = 64
@@ -66,23 +71,24 @@ class _Scheduler:
         else:
             raise TraceError("auto_sync did not converge (please report this kernel)",
                              self.base.node(self.base.order[0]).loc)
+        g = self.base
+        if plans:
+            self.planned = len(plans)
+            plans = self._prune(plans)
+            for attempt in range(6):
+                g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
+                per_profile = [find_needs(tr) for tr in self.traces(g)]
+                if not any(per_profile):
+                    break
+                # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
+                # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open
+                before = len(plans)
+                self._add_plans(plans, per_profile)
+                if len(plans) == before:
+                    break        # the proof gate below orders what is left
+        g, plans = prove_gate(g, plans, self.build)
         if not plans:
             return annotate(self.base, self.first, [])
-        self.planned = len(plans)
-        plans = self._prune(plans)
-        for attempt in range(6):
-            g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
-            per_profile = [find_needs(tr) for tr in self.traces(g)]
-            if not any(per_profile):
-                break
-            # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
-            # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open
-            before = len(plans)
-            self._add_plans(plans, per_profile)
-            if len(plans) == before or attempt == 5:
-                n = next(n for needs in per_profile for n in needs)
-                raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
-                                 "kernel)", n.b.node.loc)
         flags = sum(1 for p in plans if p.event is not None)
         g.notes.append(f"auto_sync: {flags} set/wait pair(s), {len(plans) - flags} barrier(s) inserted")
         return annotate(g, self.first, plans)

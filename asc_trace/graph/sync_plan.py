@@ -84,6 +84,7 @@ class Plan:
     rotate: int = 1
     group: int = 0                   # index among the inserted plans (attr `sync` of its nodes)
     fallback: bool = False           # a flag that could be set twice, replaced by a PIPE_ALL barrier
+    reason: str | None = None        # the line's text when the proof gate placed or changed the plan
 
     @property
     def width(self) -> int:
@@ -94,6 +95,8 @@ class Plan:
         return (self.event, self.wait_before, self.loop, self.distance, self.pipe)
 
     def why(self) -> str:
+        if self.reason is not None:
+            return self.reason
         n = self.needs[0]
         more = f" +{len(self.needs) - 1}" if len(self.needs) > 1 else ""
         carry = f", carried {self.distance} iteration(s) by loop %{self.loop}" if self.loop is not None else ""
