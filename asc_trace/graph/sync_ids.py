@@ -2,8 +2,8 @@
 
 Each event kind (HardEvent.MTE2_V, ...) has 8 ids. Two plans of one kind *interfere* when their flags
 can be set at the same time: their live ranges (first to last node in program order, a whole loop for
-ids that rotate with it) overlap, or the abstract run shows one plan's set running before the other's
-wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
+ids that rotate with it) overlap, or the proof (graph/sync_proof.py) shows one plan's set may run
+before the other's wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
 out, the two plans of the same shape whose sets lie closest are merged (one set after the later
 producer, one wait before the earlier consumer: less overlap, same safety); only when nothing can
 merge is the kernel refused, naming the tensors whose flags are live together.
@@ -14,10 +14,10 @@ from typing import Callable
 
 from ..enums import HardEvent
 from ..errors import TraceError
-from .analysis import Trace
 from .kernel_graph import KernelGraph
 from .node import Node
 from .sync_plan import Plan, Regions, outer_region
+from .sync_proof import prove
 
 NUM_IDS = 8
 MAX_ATTEMPTS = 200
@@ -25,12 +25,11 @@ MAX_ATTEMPTS = 200
 
 class IdAllocator:
     def __init__(self, base: KernelGraph, regions: Regions, user_ids: dict[HardEvent, set[int]],
-                 build: Callable[[list[Plan]], KernelGraph], traces: Callable[[KernelGraph], list[Trace]]) -> None:
+                 build: Callable[[list[Plan]], KernelGraph]) -> None:
         self.base = base
         self.regions = regions
         self.user_ids = user_ids
         self.build = build
-        self.traces = traces
         self.interfere: set[frozenset[int]] = set()
 
     def run(self, plans: list[Plan]) -> tuple[KernelGraph, list[Plan]]:
@@ -81,16 +80,14 @@ class IdAllocator:
         """Act on every flag set twice in the abstract runs; True when something changed."""
         owner = {nid: p for p in plans for nid in p.nodes}
         changed = False
-        seen: set[tuple[int, int]] = set()
-        for tr in self.traces(g):
-            for set_node, other in tr.pairs:
-                key = (set_node.id, other.id)
-                if key in seen:
-                    continue
-                seen.add(key)
-                p, q = owner.get(set_node.id), owner.get(other.id)
-                if p is None or p.event is None:
-                    continue        # the kernel's own flags: the simulator reports them
+        for v in prove(g):
+            if v.kind not in ("double_set", "set_before_wait"):
+                continue
+            mine = [owner[n] for n in v.nodes if n in owner and owner[n].event is not None]
+            mine = list({id(x): x for x in mine}.values())
+            if not mine:
+                continue        # the kernel's own flags: the simulator reports them
+            for p, q in [(mine[0], mine[1] if len(mine) > 1 else None)]:
                 if q is not None and q is not p:
                     pair = frozenset((id(p), id(q)))
                     if pair not in self.interfere:

@@ -2,8 +2,9 @@
 
 No path or profile is enumerated. The abstract state after a program point over-approximates every
 concrete state any path can reach there, on any core:
-- per flag key ((HardEvent, id) or a TQue buffer's event): {unset, set, maybe} and the accesses that
-  may still be unordered with respect to whoever waits on it (its payload);
+- per flag key ((HardEvent, id) or a TQue buffer's event): {unset, set, maybe} and the accesses its
+  setting pipe had ordered when it was set (what a wait on it orders; a newer instance of one of them,
+  issued after the set, leaves that set);
 - per pipe: the accesses that may still be unordered with respect to the pipe's next instruction
   (`pending`), and the accesses of the pipe itself since its last separator (`same`: barrier, set,
   wait), for the same-pipe hazards (graph/hazards.py);
@@ -91,8 +92,15 @@ class State:
                 tuple(sorted(self.ques.items())), tuple(sorted(self.slots.items())))
 
     def map(self, f) -> "State":
+        cache: dict[int, frozenset] = {}
+
         def m(s: frozenset | None) -> frozenset | None:
-            return None if s is None else frozenset(f(e) for e in s)
+            if s is None:
+                return None
+            out = cache.get(id(s))
+            if out is None:
+                out = cache[id(s)] = frozenset(f(e) for e in s)
+            return out
         return State({k: (st, m(p), w) for k, (st, p, w) in self.flags.items()}, [m(s) for s in self.pending],
                      [m(s) for s in self.same], dict(self.ques), dict(self.slots))
 
@@ -107,8 +115,10 @@ def join(a: State | None, b: State | None) -> State | None:
         sa, pa, wa = a.flags.get(k, (UNSET, frozenset(), frozenset()))
         sb, pb, wb = b.flags.get(k, (UNSET, frozenset(), frozenset()))
         st = sa if sa == sb else MAYBE
-        pays = [x for s_, x in ((sa, pa), (sb, pb)) if s_ != UNSET]
-        pay = frozenset() if not pays else None if any(x is None for x in pays) else frozenset().union(*pays)
+        # what the flag orders on every path that sets it (a path that does not set it cannot wait on it
+        # without a reported violation)
+        pays = [x or frozenset() for s_, x in ((sa, pa), (sb, pb)) if s_ != UNSET]
+        pay = frozenset() if not pays else pays[0] if len(pays) == 1 else pays[0] & pays[1]
         flags[k] = (st, pay, wa | wb)
     ques = {q: (a.ques.get(q) if a.ques.get(q) == b.ques.get(q) else None) for q in set(a.ques) | set(b.ques)}
     slots = {n: (a.slots.get(n) if a.slots.get(n) == b.slots.get(n) else None) for n in set(a.slots) | set(b.slots)}
@@ -143,10 +153,30 @@ class Prover:
         self.loops: list[_LoopCtx] = []
         self.restart = False
         self.own_pipe = any(n.op == "tpipe" for n in g)
+        self.memo: dict[tuple, dict] = {}
 
     # -- driver -------------------------------------------------------------------------------------
-    def run(self) -> list[Violation]:
-        st = self.block(self.g.structured(), State())
+    def run(self, cache: "ProofCache | None" = None) -> list[Violation]:
+        items = self.g.structured()
+        st, start = State(), 0
+        entries: list[tuple] = []
+        if cache is not None:
+            # the top-level items this graph shares with the last one proved: their states carry over
+            for i, it in enumerate(items):
+                if i < len(cache.entries) and cache.entries[i][0] == it:
+                    start = i + 1
+                else:
+                    break
+            entries = cache.entries[:start]
+            if start:
+                _it, saved, roots, ques, violations = entries[-1]
+                st, self.roots, self.que_info, self.violations = saved.copy(), dict(roots), dict(ques), dict(violations)
+        for it in items[start:]:
+            st = self.block((it,), st)
+            if cache is not None:
+                entries.append((it, st.copy(), dict(self.roots), dict(self.que_info), dict(self.violations)))
+        if cache is not None:
+            cache.entries = entries
         for k, (s, _p, setters) in st.flags.items():
             if s != UNSET and not (isinstance(k, tuple) and k and k[0] in ("que", "api")):
                 self.report("left_set", tuple(sorted(setters)), f"{_key(k)} may be left set at the end of the kernel")
@@ -217,7 +247,7 @@ class Prover:
                     nxt = (p + 1) % P
                     carried = self._back_edge(ctx, out) if nxt == 0 else out
                     new = join(heads[nxt], carried)
-                    if heads[nxt] is None or new.key() != heads[nxt].key():
+                    if heads[nxt] is None or new != heads[nxt]:
                         heads[nxt] = new
                         changed = True
                 if not changed:
@@ -241,30 +271,40 @@ class Prover:
         older = binop("-", binop("-", ctx.m, Const(1)), ctx.d)
         olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
 
+        memo = self.memo.setdefault(("back", ctx.node.id, ctx.any_phase), {})
+
         def f(e: Elem) -> Elem:
+            out = memo.get(e)
+            if out is not None:
+                return out
             names = _lin_vars(e.start) | _lin_vars(e.length)
             mapping = tuple((v, o) for v, o in olds if v in names)
             if ctx.m in names and ctx.d not in names:
                 mapping += ((ctx.m, older),)
-            if not mapping:
-                return e
-            return Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping), _rewrite_lin(e.length, mapping),
-                        e.write, e.api)
+            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
+                                             _rewrite_lin(e.length, mapping), e.write, e.api)
+            memo[e] = out
+            return out
         return st.map(f)
 
     def _exit(self, ctx: _LoopCtx, st: State) -> State:
         anyv = Var("local", -4000 - ctx.node.id, f"any{ctx.node.id}")
         olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
 
+        memo = self.memo.setdefault(("exit", ctx.node.id), {})
+
         def f(e: Elem) -> Elem:
+            out = memo.get(e)
+            if out is not None:
+                return out
             names = _lin_vars(e.start) | _lin_vars(e.length)
             mapping = tuple((v, o) for v, o in olds if v in names)
             if ctx.m in names:
                 mapping += ((ctx.m, anyv),)
-            if not mapping:
-                return e
-            return Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping), _rewrite_lin(e.length, mapping),
-                        e.write, e.api)
+            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
+                                             _rewrite_lin(e.length, mapping), e.write, e.api)
+            memo[e] = out
+            return out
         return st.map(f)
 
     # -- instructions -------------------------------------------------------------------------------
@@ -318,8 +358,9 @@ class Prover:
     def issue(self, p: int, st: State) -> None:
         """MTE2 / V / MTE3 join what the scalar unit has ordered when they issue (not its own accesses)."""
         if p != _S:
-            ps = st.pending[_S]
-            st.pending[p] = frozenset(e for e in st.pending[p] if e.pipe == _S or e in ps)
+            mine, ps = st.pending[p], st.pending[_S]
+            if mine and not mine <= ps:
+                st.pending[p] = frozenset(e for e in mine if e.pipe == _S or e in ps)
 
     def flag(self, n: Node, p: int, kind: str, key: tuple, st: State, api: bool = False) -> None:
         self.issue(p, st)
@@ -334,20 +375,31 @@ class Prover:
                 if e.space == fe.space and check and not (api and e.api):
                     self.report("set_before_wait", tuple(sorted({e.node, n.id})),
                                 f"set_flag of {_key(key)} at %{n.id} may run before the wait %{e.node} consumed it")
-            st.flags[key] = (SET, st.pending[p], frozenset({n.id}))
+            # what the setting pipe has ordered: every tracked access not pending for it
+            known = frozenset().union(*st.pending) - st.pending[p]
+            st.flags[key] = (SET, known, frozenset({n.id}))
         else:
             if check and state != SET and not api:
                 self.report("unset_wait", tuple(sorted(setters | {n.id})),
                             f"wait_flag of {_key(key)} at %{n.id} may wait for a flag nobody set")
-            if payload is not None and state != UNSET:
-                st.pending[p] = st.pending[p] & payload
+            if payload and state != UNSET:
+                st.pending[p] = st.pending[p] - payload
             st.flags[key] = (UNSET, frozenset(), setters)
             fe = _flag_elem(key)
             w = Elem(n.id, p, fe.space, fe.start, fe.length, True, api)
+            self.reissue(frozenset({w}), st)
             for q in range(4):
                 if q != p:
                     st.pending[q] = st.pending[q] | {w}
         st.same[p] = frozenset()
+
+    def reissue(self, new: frozenset, st: State) -> None:
+        """New instances of accesses: a flag's knowledge of an older instance with the same abstract form
+        does not cover them, so they leave every flag's known set (the older one stays unordered too:
+        conservative)."""
+        for k, (s_, known, setters) in list(st.flags.items()):
+            if known and not known.isdisjoint(new):
+                st.flags[k] = (s_, known - new, setters)
 
     def op(self, n: Node, st: State) -> None:
         p = PIDX[n.pipe]
@@ -366,6 +418,7 @@ class Prover:
                 if kind and needs_barrier(n.pipe, kind) and _overlap(a, b):
                     self.report("barrier", (a.node, n.id), f"%{a.node} and %{n.id} on one pipe need a barrier")
         new = frozenset(accs)
+        self.reissue(new, st)
         for q in range(4):
             if q != p:
                 st.pending[q] = st.pending[q] | new
@@ -531,6 +584,14 @@ def _defined(g: KernelGraph, body: tuple) -> set[Var]:
     return out
 
 
-def prove(g: KernelGraph) -> list[Violation]:
+class ProofCache:
+    """The states after each top-level item of the last graph proved: proving a variant of it (one plan
+    removed, as the scheduler's prune does) starts from the first item that differs."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple] = []
+
+
+def prove(g: KernelGraph, cache: ProofCache | None = None) -> list[Violation]:
     """The violations of the schedule (empty: proved on every path)."""
-    return Prover(g).run()
+    return Prover(g).run(cache)
