@@ -6,24 +6,36 @@ import numpy as np
 
 from ..node import Pipe
 from ..numerics import add, divide, maximum, minimum, multiply, subtract
-from . import ARITH, BINARY, BINARY_LIKE, DIV, FLOATS, MUL, OpDef, VecCost, register
+from . import ARITH, BINARY, BINARY_LIKE, DIV, FLOATS, MUL, CppModel, OpDef, VecCost, register
+from .masked import BINARY_MASK_EMIT
 
 INT16 = frozenset({"int16", "uint16"})
 
 
-def _binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None) -> OpDef:
+def binary_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "src1": ctx.ref(a[2]), "count": ctx.cast(a[3])}
+
+
+def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None, *,
+           cpp: str) -> OpDef:
+    """A record of the family: `c_name(dst, src0, src1, count)` and its mask form; `cpp` is the C++
+    expression of one element from `a` and `b` (lower/include/kernel_operator.h's detail:: helpers)."""
     return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, cost=cost,
-                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", tol=tol or {}, writes=(0,))
+                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", emit_fields=binary_fields,
+                 emit_mask=BINARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
+                 tol=tol or {}, writes=(0,))
 
 
 register(
-    _binary("add", "Add", add, cost=BINARY),
-    _binary("sub", "Sub", subtract),
-    _binary("mul", "Mul", multiply, cost=MUL),
+    binary("add", "Add", add, cost=BINARY, cpp="detail::wrap_add(a, b)"),
+    binary("sub", "Sub", subtract, cpp="detail::wrap_sub(a, b)"),
+    binary("mul", "Mul", multiply, cost=MUL, cpp="detail::wrap_mul(a, b)"),
     # The vector unit's division is not correctly rounded; allow an ulp or two.
-    _binary("div", "Div", divide, FLOATS, DIV, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}),
-    _binary("max", "Max", maximum),
-    _binary("min", "Min", minimum),
-    _binary("bitwise_and", "And", np.bitwise_and, INT16),
-    _binary("bitwise_or", "Or", np.bitwise_or, INT16),
+    binary("div", "Div", divide, FLOATS, DIV, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)},
+           cpp="detail::div(a, b)"),
+    binary("max", "Max", maximum, cpp="detail::max_(a, b)"),
+    binary("min", "Min", minimum, cpp="detail::min_(a, b)"),
+    binary("bitwise_and", "And", np.bitwise_and, INT16, cpp="detail::band(a, b)"),
+    binary("bitwise_or", "Or", np.bitwise_or, INT16, cpp="detail::bor(a, b)"),
 )
