@@ -43,6 +43,9 @@ class OpDef:
         where it runs (a kernel whose values depend on tensor data can still be timed); VALUES_ALL: every one.
     per_core: positions of operands that may differ from core to core (the executors take one value per
         core); None: the same as `values`.
+    declared: the Ascend C declarations its emission uses, key (lower/api_symbols.py's `Name/N`) ->
+        (asc-devkit `path:line`, CANN 8.1.RC1 `path:line` or "-"), for lower/api_symbols.py; ops from
+        before the registry carried them have theirs in lower/api_symbols.txt.
     tol: (rtol, atol) by dtype name where the hardware is not bit-exact with NumPy.
     writes: positions of the tensor operands the op writes.
     reads: positions of the tensor operands whose data it reads (None: every other tensor operand).
@@ -68,6 +71,7 @@ class OpDef:
     printer: "str | Callable[[Any], str]" = "args"
     values: "tuple[int, ...] | str" = ()
     per_core: tuple[int, ...] | None = None
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
     tol: dict[str, tuple[float, float]] = field(default_factory=dict)
     writes: tuple[int, ...] = ()
     reads: tuple[int, ...] | None = None
