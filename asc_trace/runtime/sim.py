@@ -14,6 +14,7 @@ from .. import config
 from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef
+from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .batch import BatchInterpreter
 from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason, steering
@@ -28,7 +29,7 @@ from .profile import Profile
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
 # from them (as values only: data_dependent_node refuses kernels whose timing depends on them).
-_SCALAR_ACCESS = frozenset({"get_value", "set_value"})
+_SCALAR_ACCESS = frozenset(name for name, op in REGISTRY.items() if op.family == "scalar")   # GetValue / SetValue
 
 
 class Simulator(Interpreter):
