@@ -65,6 +65,11 @@ def model_ops_dir(cache_root: str) -> Path:
     return d
 
 
+def model_include_dirs() -> list[Path]:
+    """The include path of the C++ API model: its header, and the registry's part beside it."""
+    return [INCLUDE_DIR, model_ops_dir(str(config.cache_dir()))]
+
+
 @lru_cache(maxsize=4)
 def precompiled_header(cache_root: str) -> Path | None:
     """A directory holding kernel_operator.h precompiled (g++ PCH) for CXXFLAGS, built once per header
