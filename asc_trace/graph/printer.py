@@ -52,16 +52,26 @@ def fmt_arg(a: Any) -> str:
     return repr(a)
 
 
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """graph/ops, imported on first use (errors.py imports this module, and the op records import errors)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from .ops import REGISTRY
+        _REGISTRY = REGISTRY
+    return _REGISTRY
+
+
 def node_text(n: Node, targets: tuple | None = None) -> str:
     """The node without its location: `%7 = add %5 <- %3, %4, 512 : f32 @V` (`targets`: the Vars a
     `yield` assigns, when the caller knows its region). The body's form is the op record's `printer`."""
-    from .ops import REGISTRY
-    from .ops.control import REGION_YIELD
-    op = REGISTRY.get(n.op)
+    op = _registry().get(n.op)
     args = n.args
     form = op.printer if op is not None else "args"
     if op is not None and op.family == "control":     # structure: no attributes, type or pipe
-        if n.op == REGION_YIELD and targets is not None and args and len(targets) == len(args):
+        if n.op == "yield" and targets is not None and args and len(targets) == len(args):
             body = ", ".join(f"{v.name} = {to_str(e)}" for v, e in zip(targets, args))
         else:
             body = form(n)

@@ -8,6 +8,7 @@ simulator) override `run_node` to observe each step.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -229,8 +230,21 @@ class Steering:
     data: Node | None
 
 
+_STEERING: "weakref.WeakKeyDictionary[KernelGraph, tuple[int, Steering]]" = weakref.WeakKeyDictionary()
+
+
 def steering(graph: KernelGraph) -> Steering:
-    """One walk over the graph for both questions of `Steering`."""
+    """One walk over the graph for both questions of `Steering` (remembered per graph while its nodes
+    stay the same: the simulator, the profiler and the tuner each ask)."""
+    hit = _STEERING.get(graph)
+    if hit is not None and hit[0] == len(graph.order):
+        return hit[1]
+    result = _steering(graph)
+    _STEERING[graph] = (len(graph.order), result)
+    return result
+
+
+def _steering(graph: KernelGraph) -> Steering:
     from ..graph.ops import REGISTRY
     sources = local_sources(graph)
     per_core: Node | None = None
