@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 # exactly this CPU build, the one this machine's package index serves without a CUDA download.
 TORCH_VERSION := 2.13.0
 
-.PHONY: venv demo test bench vendor-judge census surface clean
+.PHONY: venv demo test test-fast bench vendor-judge census surface clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: venv
 test: venv
 	$(PY) -m pytest -q -n 2 tests
 
+# The edit loop: everything not marked slow, toolchain or fuzz (tests/conftest.py), in under a minute.
+test-fast: venv
+	$(PY) -m pytest -q -n 2 -m "not slow and not toolchain and not fuzz" tests
+
 # The front-end benchmark measures pyasc 1.1.1 in the same run, from its own virtualenv.
 .venv-pyasc/bin/python:
 	$(PYTHON) -m venv .venv-pyasc
@@ -36,7 +40,7 @@ bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/cpp_vs_cpu_debug.py
 	$(PY) benchmarks/vendor_sync.py
 
-# The vendor's compiler as a second judge: its auto-sync on every example against ours (README).
+# The vendor's compiler as a second judge: its auto-sync on every example against ours (docs/figures.md).
 vendor-judge: venv
 	$(PY) -m pytest -q tests/test_vendor_ir.py
 	$(PY) benchmarks/vendor_sync.py --why

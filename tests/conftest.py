@@ -1,5 +1,9 @@
+import fnmatch
 import os
+import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,11 +16,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
 os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
 # the header check and the cpu_debug backend use the vendor's Ascend C headers next to the checkout
-_KIT = ROOT.parent / "shared" / "vendor" / "asc-devkit"
-if _KIT.is_dir():
+# (the one rule, shared with `asc-trace info`: lower/ascendc_headers.devkit_beside_checkout)
+from asc_trace.lower.ascendc_headers import devkit_beside_checkout  # noqa: E402
+
+_KIT = devkit_beside_checkout()
+if _KIT is not None:
     os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
-# compiled host libraries are shared by the test workers (the cache is safe across processes)
-os.environ.setdefault("ASC_TRACE_CACHE_DIR", str(ROOT / ".pytest_cache" / "asc_trace_cache"))
+# Compiled host libraries go to one temporary folder per test session, never into the checkout. The
+# controlling process makes it before the xdist workers start, and they inherit the variable, so
+# the workers share it (the cache is safe across processes); an explicit ASC_TRACE_CACHE_DIR wins.
+_OWN_CACHE = "ASC_TRACE_CACHE_DIR" not in os.environ
+if _OWN_CACHE:
+    os.environ["ASC_TRACE_CACHE_DIR"] = tempfile.mkdtemp(prefix="asc_trace_test_cache_")
 
 
 def pytest_addoption(parser):
@@ -24,7 +35,82 @@ def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from the current output")
 
 
+# The fast lane (`make test-fast`, `pytest -m "not slow and not toolchain and not fuzz"`) leaves out
+# the tests listed here; `make test` runs them all. Patterns are fnmatch patterns on the node id
+# (tests/test_x.py::test_name[params]); the figures are wall times measured with --durations.
+MARKED: dict[str, tuple[str, ...]] = {
+    # generated programs and hypothesis searches (2-20 s each)
+    "fuzz": (
+        "tests/test_schedule_fuzz.py::*",
+        "tests/test_schedule_props.py::*",
+        "tests/test_properties.py::*",
+        "tests/test_timing_physics.py::test_bounds_hold_for_random_kernels_sizes_and_levels",
+    ),
+    # run a compiler: g++ on the emitted source (cpp, cpu_debug, the header check), pip building a
+    # wheel, the fake bisheng, the vendor's MLIR compiler
+    "toolchain": (
+        "tests/test_packaging.py::*",
+        "tests/test_cache.py::*",
+        "tests/test_cpu_debug.py::*",
+        "tests/test_header_check.py::*",
+        "tests/test_vendor_ir.py::*",
+        "tests/test_api_symbols.py::*",
+        "tests/test_npu.py::*",
+        "tests/test_examples.py::test_example_on_every_backend*",
+        "tests/test_lowering.py::test_cpp_*",
+        "tests/test_backend_parity.py::test_sim_eager_cpp_agree",
+        "tests/test_control_flow.py::test_the_backends_agree_to_the_byte",
+        "tests/test_ops_backends.py::*",
+        "tests/test_backend_contract.py::*",
+        "tests/test_timing_model.py::test_calibration_kernels_on_every_backend*",
+        "tests/test_api_events.py::test_the_issues_kernel_runs_on_every_backend*",
+        "tests/test_control_flow.py::test_only_the_taken_branch_prints",
+        "tests/test_control_flow.py::test_carried_values_swap_through_temporaries",
+        "tests/test_reserved_names.py::test_the_header_check_rejects_what_bisheng_would",
+        "tests/test_reserved_names.py::test_no_header_uses_the_prefix_and_every_lowercase_api_macro_is_reserved",
+        "tests/test_lowering.py::test_model_is_as_strict_as_bisheng*",
+        "tests/*::*cpu_debug*",
+        "tests/*::*header_check*",
+    ),
+    # over a second each on their own
+    "slow": (
+        "tests/test_backend_parity.py::test_sim_eager_agree",
+        "tests/test_timing_physics.py::test_leave_one_out*",
+        "tests/test_timing_physics.py::test_autotune_picks_double_buffering_on_a_large_streaming_kernel",
+        "tests/test_timing_model.py::test_bound_by_names_what_bounds_the_time",
+        "tests/test_timing_model.py::test_published_kernel_time_within_25_percent*",
+        "tests/test_sim_fast_path.py::test_batched_loops_give_the_bytes_of_iteration_by_iteration",
+        "tests/test_sim_fast_path.py::test_loops_whose_iterations_depend_on_each_other_stay_exact",
+        "tests/test_timing_model.py::test_trace_and_png_show_the_scalar_unit",
+        "tests/test_torch_op.py::test_backward_under_compile",
+        "tests/test_torch_op.py::test_compile_*",
+        "tests/test_reserved_names.py::test_every_name_the_emitter_makes_up_has_the_reserved_prefix",
+        "tests/test_pipe_model.py::test_png_timeline",
+        "tests/test_cli.py::test_python_dash_m_and_the_console_script",
+        "tests/test_pyasc_census.py::*",
+    ),
+}
+# a parameter naming a backend that compiles the emitted source
+_COMPILED_BACKEND = re.compile(r"[\[-](cpp|cpu_debug)[\]-]")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _OWN_CACHE and not hasattr(session.config, "workerinput"):
+        shutil.rmtree(os.environ["ASC_TRACE_CACHE_DIR"], ignore_errors=True)
+
+
+def lane_markers(nodeid: str) -> list[str]:
+    """The fast-lane markers the tables above give a test."""
+    names = [name for name, patterns in MARKED.items() if any(fnmatch.fnmatchcase(nodeid, p) for p in patterns)]
+    if _COMPILED_BACKEND.search(nodeid) and "toolchain" not in names:
+        names.append("toolchain")
+    return names
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for name in lane_markers(item.nodeid):
+            item.add_marker(getattr(pytest.mark, name))
     if config.getoption("--runtime") == "npu":
         return
     skip = pytest.mark.skip(reason="needs an Ascend NPU: run with --runtime=npu")

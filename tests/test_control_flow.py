@@ -398,9 +398,11 @@ def prebuilt():
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_kernel_matches_numpy(case, backend, mode, prebuilt):
+def test_kernel_matches_numpy(case, backend, mode, request):
     """With the kernel's own flags (auto_sync=False) and without any (auto_sync=True: the scheduler
     synchronises every path through the branches and loops)."""
+    if backend == "cpu_debug":
+        request.getfixturevalue("prebuilt")     # only cpu_debug runs use the batch build
     args = case.make()
     _launch(case, backend, mode, args)
     np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}, {mode}")
@@ -408,7 +410,9 @@ def test_kernel_matches_numpy(case, backend, mode, prebuilt):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", AUTO_CASES, ids=[c.id for c in AUTO_CASES])
-def test_flag_free_kernel_matches_numpy(case, backend, prebuilt):
+def test_flag_free_kernel_matches_numpy(case, backend, request):
+    if backend == "cpu_debug":
+        request.getfixturevalue("prebuilt")
     args = case.make()
     asc.jit(case.kernel, backend=backend)[case.cores](*args)
     np.testing.assert_array_equal(case.out(args), case.want(case.make()), err_msg=f"{case.id} on {backend}")

@@ -29,7 +29,7 @@ from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
-# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (README, Numerics)
+# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (docs/numerics.md)
 CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
             "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
 

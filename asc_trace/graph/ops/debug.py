@@ -1,5 +1,5 @@
-"""Debug output (api §8): `printf` and `DumpTensor(tensor, desc, count[, ShapeInfo])`. DumpTensor reads
-the tensor on the scalar unit. Neither steers a kernel's timing: every operand is a value."""
+"""Debug output (docs/facts.md#api-debug): `printf` and `DumpTensor(tensor, desc, count[, ShapeInfo])`.
+DumpTensor reads the tensor on the scalar unit. Neither steers a kernel's timing: every operand is a value."""
 from __future__ import annotations
 
 import re

@@ -1,8 +1,8 @@
-"""Tensors and the TPipe / TQue / TBuf framework (facts §6).
+"""Tensors and the TPipe / TQue / TBuf framework (docs/facts.md#facts-6).
 
 These nodes define storage (a GlobalTensor window, a static LocalTensor, a queue or TBuf tensor) or
-move queue buffers between states; TQue operations also carry the events of facts §6's table, which
-the simulator and the scheduler take into account. None is an instruction of a compute pipe, and the
+move queue buffers between states; TQue operations also carry the events of the table in docs/facts.md#facts-6,
+which the simulator and the scheduler take into account. None is an instruction of a compute pipe, and the
 cpp backend's C++ model has each as a class or member of lower/include/kernel_operator.h.
 """
 from __future__ import annotations

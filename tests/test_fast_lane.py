@@ -1,0 +1,42 @@
+"""The fast lane's tables (tests/conftest.py) name tests that exist, so a renamed test cannot slip
+back into `make test-fast` unnoticed, and the suite's compile cache is outside the checkout."""
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+from pathlib import Path
+
+import conftest
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _test_names(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name.startswith("test_")]
+
+
+def test_every_pattern_names_an_existing_test():
+    stale = []
+    for marker, patterns in conftest.MARKED.items():
+        for pattern in patterns:
+            file_part, _, test_part = pattern.partition("::")
+            files = sorted(f for f in TESTS.parent.glob(file_part) if f.suffix == ".py")
+            names = [n for f in files for n in _test_names(f)]
+            if not any(fnmatch.fnmatchcase(n, test_part.split("[")[0]) or fnmatch.fnmatchcase(n + "[x]", test_part)
+                       for n in names):
+                stale.append(f"{marker}: {pattern}")
+    assert not stale, "patterns that match no test: " + ", ".join(stale)
+
+
+def test_compiled_backend_parameters_are_toolchain_tests():
+    assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[case-cpp-auto]")
+    assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[cpu_debug]")
+    assert conftest.lane_markers("tests/test_x.py::test_y[case-sim-auto]") == []
+
+
+def test_the_compile_cache_is_not_in_the_checkout():
+    cache = Path(os.environ["ASC_TRACE_CACHE_DIR"]).resolve()
+    assert TESTS.parent not in cache.parents
