@@ -12,7 +12,7 @@ import asc_trace as asc
 import vadd
 import vadd_noflags
 import vadd_tque
-from asc_trace.runtime.cpp import INCLUDE_DIR, compiler
+from asc_trace.runtime.cpp import compiler, model_include_dirs
 from helpers import assert_points_at, rand
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -133,7 +133,8 @@ def _compile_snippet(tmp_path, body: str) -> subprocess.CompletedProcess:
     cxx, _ = compiler()
     src = tmp_path / "snippet.cpp"
     src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\nvoid f() {\n' + body + "\n}\n")
-    return subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Werror=narrowing", f"-I{INCLUDE_DIR}", str(src)],
+    return subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-Werror=narrowing",
+                           *(f"-I{d}" for d in model_include_dirs()), str(src)],
                           capture_output=True, text=True)
 
 

@@ -17,6 +17,7 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 NUMPY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "add_relu": lambda a, b: np.maximum(a + b, a.dtype.type(0)),
     "max": np.maximum, "min": np.minimum, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "exp": np.exp, "ln": np.log, "abs": np.abs, "sqrt": np.sqrt, "bitwise_not": np.invert,
     "relu": lambda a: np.where(a > 0, a, 0).astype(a.dtype),

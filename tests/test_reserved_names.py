@@ -99,14 +99,14 @@ def test_the_cpp_backend_sees_bisheng_macros():
     viewed = host_view(ck.source)
     assert viewed.index('#include "asc_trace_bisheng_view.h"') > viewed.index('#include "kernel_operator.h"')
     old = ck.source.replace(f"{PREFIX}block_idx", "block_idx")
-    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-x", "c++", "-", "-I", str(_include()),
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-x", "c++", "-", *(f"-I{d}" for d in _include()),
                            "-I", str(_prelude())], input=host_view(old), text=True, capture_output=True)
     assert proc.returncode != 0 and "get_block_idx" in proc.stderr
 
 
 def _include():
-    from asc_trace.runtime.cpp import INCLUDE_DIR
-    return INCLUDE_DIR
+    from asc_trace.runtime.cpp import model_include_dirs
+    return model_include_dirs()
 
 
 def _prelude():

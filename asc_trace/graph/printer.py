@@ -31,8 +31,6 @@ from .expr import Expr, to_str
 from .node import Node, ObjRef, ParamRef, TensorRef
 
 _COMMENT_COL = 76
-_DST_FAMILIES = {"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "data_copy", "vec_reduce",
-                 "vec_cast", "vec_cmpsel", "vec_whole_reduce", "data_copy_pad"}
 
 
 def fmt_arg(a: Any) -> str:
@@ -54,46 +52,33 @@ def fmt_arg(a: Any) -> str:
     return repr(a)
 
 
-def _typed(vs: Any) -> str:
-    return ", ".join(f"{v.name}: {v.type}" for v in vs)
+_REGISTRY: dict | None = None
+
+
+def _registry() -> dict:
+    """graph/ops, imported on first use (errors.py imports this module, and the op records import errors)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        from .ops import REGISTRY
+        _REGISTRY = REGISTRY
+    return _REGISTRY
 
 
 def node_text(n: Node, targets: tuple | None = None) -> str:
     """The node without its location: `%7 = add %5 <- %3, %4, 512 : f32 @V` (`targets`: the Vars a
-    `yield` assigns, when the caller knows its region)."""
-    from .ops import REGISTRY
-    op = REGISTRY.get(n.op)
-    fam = op.family if op else ""
-    if n.op == "for":
-        var, start, stop, step = n.args
-        head = f"%{n.id} = for {var.name} in range({to_str(start)}, {to_str(stop)}, {to_str(step)}):"
-        return head
-    if n.op in ("end_for", "end_if", "end_while"):
-        return f"%{n.id} = {n.op} %{n.args[0]}"
-    if n.op == "else":
-        return f"%{n.id} = else %{n.args[0]}:"
-    if n.op == "if":
-        pred, outs = n.args
-        return f"%{n.id} = if {to_str(pred)}" + (f" -> {_typed(outs)}" if outs else "") + ":"
-    if n.op == "while":
-        carried, inits, cond = n.args
-        typed = ", ".join(f"{v.name}: {v.type} = {to_str(e)}" for v, e in zip(carried, inits))
-        return f"%{n.id} = while {to_str(cond)} carrying {typed}:"
-    if n.op == "yield":
-        if not n.args:
-            return f"%{n.id} = yield"
-        if targets is not None and len(targets) == len(n.args):
-            return f"%{n.id} = yield " + ", ".join(f"{v.name} = {to_str(e)}" for v, e in zip(targets, n.args))
-        return f"%{n.id} = yield " + ", ".join(to_str(e) for e in n.args)
-    args = list(n.args)
-    if n.op == "global_tensor":
-        param, off, size = args
-        base = str(param) if to_str(off) == "0" else f"{param} + {to_str(off, 5)}"
-        body = base + ("" if size is None else f", len={to_str(size)}")
-    elif n.op == "local_tensor":
-        pos, addr, size = args
-        body = f"{pos.name} @{to_str(addr)}, len={to_str(size)}"
-    elif fam in _DST_FAMILIES and args and isinstance(args[0], TensorRef):
+    `yield` assigns, when the caller knows its region). The body's form is the op record's `printer`."""
+    op = _registry().get(n.op)
+    args = n.args
+    form = op.printer if op is not None else "args"
+    if op is not None and op.family == "control":     # structure: no attributes, type or pipe
+        if n.op == "yield" and targets is not None and args and len(targets) == len(args):
+            body = ", ".join(f"{v.name} = {to_str(e)}" for v, e in zip(targets, args))
+        else:
+            body = form(n)
+        return f"%{n.id} = {n.op}" + (f" {body}" if body else "")
+    if callable(form):
+        body = form(n)
+    elif form == "dst" and args and isinstance(args[0], TensorRef):
         body = f"{fmt_arg(args[0])} <- " + ", ".join(fmt_arg(a) for a in args[1:] if a is not None)
     else:
         body = ", ".join(fmt_arg(a) for a in args if a is not None)
@@ -123,15 +108,16 @@ def node_line(n: Node, locs: bool = True, targets: tuple | None = None) -> str:
 
 
 def format_graph(g: Any, locs: bool = True) -> str:
+    from .ops.control import REGION_CLOSE, REGION_ELSE, REGION_OPEN
     from .regions import yield_targets
     lines = [f"kernel {g.name}{g.signature}"]
     depth = 1
     targets = yield_targets(g) if any(n.op == "yield" for n in g) else {}
     for n in g:
-        if n.op in ("end_for", "end_if", "end_while", "else"):
+        if n.op in REGION_CLOSE or n.op == REGION_ELSE:
             depth -= 1
         lines.append("  " * depth + node_line(n, locs, targets.get(n.id)))
-        if n.op in ("for", "if", "while", "else"):
+        if n.op in REGION_OPEN or n.op == REGION_ELSE:
             depth += 1
     if locs:
         for note in g.notes:

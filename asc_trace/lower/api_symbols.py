@@ -53,6 +53,12 @@ def listed() -> dict[str, tuple[Location, Location]]:
         if key in out:
             raise ValueError(f"{SYMBOLS_FILE.name}: {key} listed twice")
         out[key] = (Location.parse(devkit), Location.parse(cann81))
+    from ..graph.ops import REGISTRY      # the declarations an op record carries (OpDef.declared)
+    for op in REGISTRY.values():
+        for key, (devkit, cann81) in op.declared.items():
+            if key in out:
+                raise ValueError(f"{key} listed twice ({SYMBOLS_FILE.name} and the record of {op.name})")
+            out[key] = (Location.parse(devkit), Location.parse(cann81))
     return out
 
 

@@ -22,6 +22,8 @@ from ..graph.expr import Const, Expr, Var, free_vars
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.ops import REGISTRY
+from ..graph.ops.control import REGION_CLOSE, REGION_ELSE, REGION_OPEN, REGION_YIELD
+from ..graph.ops.masked import mask_fields
 from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
 from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
@@ -63,14 +65,6 @@ PRELUDE = """\
 #endif
 """
 
-MASK_EMIT = {
-    "vec_binary": "AscendC::{c}({dst}, {src0}, {src1}, {mask}, {repeat}, {params});",
-    "vec_unary": "AscendC::{c}({dst}, {src0}, {mask}, {repeat}, {params});",
-    "vec_scalar": "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});",
-}
-_DECLARES = {"alloc_tensor", "deque", "tbuf_get"}
-
-
 def c_type(dt: DataType) -> str:
     return dt.c_name
 
@@ -90,6 +84,7 @@ class _Emitter:
         self.pre: list[str] = []
         self.pipe = plan_pipe(g, generation)
         self.pipe_var = self.pipe.var
+        self.placement = PLACEMENT
 
     # -- helpers ----------------------------------------------------------------------------------
     def _loop_ranges(self) -> Ranges:
@@ -155,142 +150,28 @@ class _Emitter:
         for line in text.splitlines():
             self.lines.append(pad + line)
 
-    def statement(self, n: Node) -> str:
-        op = REGISTRY[n.op]
-        a = n.args
-        dt: DataType | None = n.attr("dtype")
-        if n.op == "global_tensor":
-            param, off, size = a
-            ptr = f"reinterpret_cast<__gm__ {c_type(dt)}*>({self.names.params[param.index]})"
-            if not (isinstance(off, Const) and off.value == 0):
-                ptr = f"{ptr} + {self.e(off)}"
-            bind = (f"asct_t{n.id}.SetGlobalBuffer({ptr});" if size is None else
-                    f"asct_t{n.id}.SetGlobalBuffer({ptr}, {self.cast(size, 'uint64_t')});")
-            return f"AscendC::GlobalTensor<{c_type(dt)}> asct_t{n.id};\n{bind}"
-        if n.op == "local_tensor":
-            pos, addr, size = a
-            # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any
-            # other (CreateTensor's check); asc_trace's own checks still hold accesses to the real size.
-            per = 32 // dt.itemsize
-            if isinstance(size, Const) and size.value % per:
-                size = Const(-(-size.value // per) * per)
-            if self.pipe.placement:     # both CANN generations (lower/ascendc_pipe.py)
-                return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = {PLACEMENT}.GetWithOffset<{c_type(dt)}>("
-                        f"{self.cast(size, 'uint32_t')}, {self.cast(addr, 'uint32_t')});")
-            return (f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
-                    f"{self.cast(addr, 'uint32_t')}, {self.cast(size, 'uint32_t')});")
-        if n.op == "tpipe":
-            return "" if self.pipe.hoist else "\n".join(self.pipe.declaration())
-        if n.op == "tque":
-            return f"AscendC::TQue<AscendC::TPosition::{a[0].name}, {a[1].value}> asct_t{n.id};"
-        if n.op == "tbuf":
-            return f"AscendC::TBuf<AscendC::TPosition::{a[0].name}> asct_t{n.id};"
-        if n.op == "init_buffer":
-            if self.pipe_var is None:
-                raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
-            obj, num, length = a
-            if obj.kind == "tbuf":
-                return f"{self.pipe_var}.InitBuffer(asct_t{obj.root}, {self.cast(length, 'uint32_t')});"
-            return (f"{self.pipe_var}.InitBuffer(asct_t{obj.root}, {self.cast(num, 'uint8_t')}, "
-                    f"{self.cast(length, 'uint32_t')});")
-        if n.op in ("alloc_tensor", "deque"):
-            method = "AllocTensor" if n.op == "alloc_tensor" else "DeQue"
-            return f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = asct_t{a[0].root}.{method}<{c_type(dt)}>();"
-        if n.op == "enque":
-            return f"asct_t{a[0].root}.EnQue(asct_t{a[1].root});"
-        if n.op == "free_tensor":
-            return f"asct_t{a[0].root}.FreeTensor(asct_t{a[1].root});"
-        if n.op == "tbuf_get":
-            length = a[1]
-            inner = "" if length is None else self.cast(length, "uint32_t")
-            return f"AscendC::LocalTensor<{c_type(dt)}> asct_t{n.id} = asct_t{a[0].root}.Get<{c_type(dt)}>({inner});"
-        if n.op in ("set_flag", "wait_flag"):
-            return op.emit.format(event=a[0].name, id=self.event_id(a[0], a[1]))
-        if n.op == "pipe_barrier":
-            return op.emit.format(pipe=a[0].name)   # the C spelling is the enum name
-        if n.op == "printf":
-            return self.printf(n)
-        if n.op == "get_value":
-            ref, index = a
-            ctype = "float" if ref.dtype.is_float else "int64_t"
-            return (f"const {ctype} asct_v{n.id} = static_cast<{ctype}>({self.ref(ref)}.GetValue("
-                    f"{self.cast(index, 'uint32_t')}));")
-        if n.op == "set_value":
-            ref, index, value = a
-            return f"{self.ref(ref)}.SetValue({self.cast(index, 'uint32_t')}, {self.scalar(value, ref.dtype)});"
-        if n.op == "dump_tensor":
-            ref, desc, count, shape = a
-            call = f"AscendC::DumpTensor({self.ref(ref)}, {desc.value}, {self.cast(count, 'uint32_t')}"
-            if shape is None:
-                return call + ");"
-            dims = ", ".join(str(d) for d in shape.shape)
-            return (f"{{\n    uint32_t asct_shape{n.id}[] = {{{dims}}};\n    {call}, "
-                    f"AscendC::ShapeInfo({len(shape.shape)}, asct_shape{n.id}));\n}}")
-        self.pre = []
-        fields = self.fields(n, op.family)
-        template = op.emit
-        if n.attr("form") == "mask":
-            template = MASK_EMIT[op.family].replace("{c}", op.c_name)
-        if template is None:
-            raise TraceError(f"asc.{n.op} has no Ascend C lowering yet", n.loc)
-        return "\n".join(self.pre + [template.format(**fields)])
+    def param(self, index: int) -> str:
+        return self.names.params[index]
 
-    def fields(self, n: Node, family: str) -> dict[str, str]:
-        a = n.args
-        dt: DataType = n.attr("dtype")
+    def c_string(self, s: str) -> str:
+        return c_string(s)
+
+    def statement(self, n: Node) -> str:
+        """The node's Ascend C, from its record (graph/ops): a function of this emitter, or a template and
+        the function that fills it; `pre` collects what must come first (a mask array)."""
+        op = REGISTRY[n.op]
+        self.pre = []
         if n.attr("form") == "mask":
-            return self.mask_fields(n, family)
-        if family == "vec_binary":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "count": self.cast(a[3])}
-        if family == "vec_unary":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "count": self.cast(a[2])}
-        if family == "vec_scalar":
-            sdt = n.attr("src_dtype") or dt
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "scalar": self.scalar(a[2], sdt),
-                    "count": self.cast(a[3])}
-        if family == "vec_duplicate":
-            return {"dst": self.ref(a[0]), "scalar": self.scalar(a[1], dt), "count": self.cast(a[2])}
-        if family == "data_copy":
-            if n.attr("form") == "params":
-                p = a[2]
-                fields = ", ".join(self.cast(getattr(p, f), "uint16_t")
-                                   for f in ("block_count", "block_len", "src_stride", "dst_stride"))
-                return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": f"AscendC::DataCopyParams({fields})"}
-            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "count": self.cast(a[2], "uint32_t")}
-        if family == "vec_cast":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mode": a[2].name, "count": self.cast(a[3], "uint32_t")}
-        if family == "vec_reduce":
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "tmp": self.ref(a[2]), "count": self.cast(a[3]),
-                    "cal_index": "true" if n.attr("cal_index") else "false"}
-        if family == "vec_whole_reduce":
-            order = ["ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"]
-            return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "mask": self.mask(n, a[2], const=True),
-                    "repeat": self.cast(a[3]), "dst_rep": self.cast(a[4]), "src_blk": self.cast(a[5]),
-                    "src_rep": self.cast(a[6]), "order": order[n.attr("order") or 0]}
-        if family == "vec_cmpsel":
-            if n.op == "compare":
-                return {"dst": self.ref(a[0]), "src0": self.ref(a[1]), "src1": self.ref(a[2]), "mode": a[3].name,
-                        "count": self.cast(a[4], "uint32_t")}
-            src1 = self.ref(a[3]) if isinstance(a[3], TensorRef) else self.scalar(a[3], dt)
-            return {"dst": self.ref(a[0]), "mask": self.ref(a[1]), "src0": self.ref(a[2]), "src1": src1,
-                    "mode": a[4].name, "count": self.cast(a[5], "uint32_t")}
-        if family == "data_copy_pad":
-            p, pad = a[2], a[3]
-            params = "AscendC::DataCopyExtParams(" + ", ".join(
-                self.cast(getattr(p, f), c) for f, c in (("block_count", "uint16_t"), ("block_len", "uint32_t"),
-                                                         ("src_stride", "uint32_t"), ("dst_stride", "uint32_t"),
-                                                         ("rsv", "uint32_t"))) + ")"
-            padding = ""
-            if a[0].space == "ub":
-                if pad is None:
-                    padding = f", AscendC::DataCopyPadExtParams<{c_type(dt)}>()"
-                else:
-                    padding = (f", AscendC::DataCopyPadExtParams<{c_type(dt)}>({self.cast(pad.is_pad, 'bool')}, "
-                               f"{self.cast(pad.left_padding, 'uint8_t')}, "
-                               f"{self.cast(pad.right_padding, 'uint8_t')}, "
-                               f"{self.scalar(pad.padding_value, dt)})")
-            return {"dst": self.ref(a[0]), "src": self.ref(a[1]), "params": params, "pad": padding}
-        raise TraceError(f"asc.{n.op} ({family}) has no Ascend C lowering yet", n.loc)
+            if op.emit_mask is None:
+                raise TraceError(f"asc.{n.op} has no mask form in Ascend C", n.loc)
+            text = op.emit_mask.format(**mask_fields(self, n))
+        elif isinstance(op.emit, str):
+            text = op.emit.format(**op.emit_fields(self, n))
+        elif callable(op.emit):
+            text = op.emit(self, n)
+        else:       # NA: a structural op, which render() handles
+            raise TraceError(f"asc.{n.op} is not a statement ({op.emit.reason})", n.loc)
+        return "\n".join(self.pre + [text]) if self.pre else text
 
     def mask(self, n: Node, m: Any, const: bool = False) -> str:
         """A mask operand: a count, or a named uint64_t[2] array declared before the statement."""
@@ -299,47 +180,6 @@ class _Emitter:
         name = f"asct_mask{n.id}"
         self.pre.append(f"{'const ' if const else ''}uint64_t {name}[2] = {{{m.bits[0]}ULL, {m.bits[1]}ULL}};")
         return name
-
-    def mask_fields(self, n: Node, family: str) -> dict[str, str]:
-        from ..graph.params import BinaryRepeatParams
-        a = n.args
-        dt: DataType = n.attr("dtype")
-        p = a[-1]
-        names = (["dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride", "src0_rep_stride",
-                  "src1_rep_stride"] if isinstance(p, BinaryRepeatParams) else
-                 ["dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride"])
-        kind = type(p).__name__
-        if kind == "UnaryRepeatParams":
-            casts = ["uint16_t", "uint16_t", "uint8_t", "uint8_t"]
-        else:
-            casts = ["uint8_t"] * 6
-        params = f"AscendC::{kind}(" + ", ".join(
-            self.cast(getattr(p, f), c) for f, c in zip(names, casts)) + ")"
-        out = {"dst": self.ref(a[0]), "mask": self.mask(n, a[-3]), "repeat": self.cast(a[-2], "uint8_t"),
-               "params": params}
-        if family == "vec_binary":
-            out.update(src0=self.ref(a[1]), src1=self.ref(a[2]))
-        elif family == "vec_unary":
-            out.update(src0=self.ref(a[1]))
-        else:
-            out.update(src0=self.ref(a[1]), scalar=self.scalar(a[2], n.attr("src_dtype") or dt))
-        return out
-
-    def printf(self, n: Node) -> str:
-        from ..proxies.api import FLOAT_CONV, printf_conversions
-        fmt, args = n.args
-        convs = printf_conversions(fmt)
-        out = []
-        for conv, arg in zip(convs, args):
-            if isinstance(arg, str):
-                out.append(c_string(arg))
-            elif conv in FLOAT_CONV:
-                out.append(self.cast(arg, "float"))
-            elif conv in "uxXo":
-                out.append(self.cast(arg, "uint32_t"))
-            else:
-                out.append(self.cast(arg, "int32_t"))
-        return "AscendC::printf(" + ", ".join([c_string(fmt)] + out) + ");"
 
     def checks(self, n: Node) -> str:
         """The node's operand checks (graph/operand_checks.py) as ASC_CHECK_* statements, in the
@@ -429,7 +269,7 @@ class _Emitter:
         depth = 1
         targets = yield_targets(g)
         for n in g:
-            if n.op in ("for", "if", "while"):
+            if n.op in REGION_OPEN:
                 self.emit(depth, n, self.loop_header(n) if n.op == "for" else
                           self.if_header(n) if n.op == "if" else self.while_header(n))
                 if n.op == "while" and can_fault(n.args[2]):
@@ -438,17 +278,17 @@ class _Emitter:
                 self.known.append(set(self.known[-1]))   # what a body checks holds only inside it
                 depth += 1
                 continue
-            if n.op == "else":
+            if n.op == REGION_ELSE:
                 self.known.pop()
                 self.known.append(set(self.known[-1]))
                 self.lines.append("    " * (depth - 1) + "} else {")
                 continue
-            if n.op in ("end_for", "end_if", "end_while"):
+            if n.op in REGION_CLOSE:
                 self.known.pop()
                 depth -= 1
                 self.lines.append("    " * depth + "}")
                 continue
-            if n.op == "yield":
+            if n.op == REGION_YIELD:
                 if targets[n.id]:           # a branch without outputs assigns nothing
                     self.emit(depth, n, self.yield_assign(n, targets[n.id]))
                 continue

@@ -15,6 +15,7 @@ from ..graph.node import Pipe, TensorRef, make_attrs
 from ..graph.params import BinaryRepeatParams, DataCopyParams, Mask, UnaryRepeatParams
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
+from ..graph.ops.debug import FLOAT_CONV, INT_CONV, PRINTF_CONV, printf_conversions  # noqa: F401 (re-exported)
 from ..graph.source_loc import SourceLoc
 from .context import current
 from .scalar import Scalar, to_expr
@@ -315,9 +316,8 @@ def get_block_num() -> Any:
 
 # -- debug output -------------------------------------------------------------------------------
 
-_CONV = re.compile(r"%(?:%|[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(hh|h|ll|l|z|j|t)?([diouxXfFeEgGcsp]))")
-INT_CONV = set("diouxXc")
-FLOAT_CONV = set("fFeEgG")
+# the conversions are the printf record's (graph/ops/debug.py), which the emitter reads too
+_CONV = PRINTF_CONV
 
 
 def normalise_format(fmt: str) -> str:
@@ -331,10 +331,6 @@ def normalise_format(fmt: str) -> str:
             return "0x%x"
         return text.replace(m.group(1), "", 1) if m.group(1) else text
     return _CONV.sub(fix, fmt)
-
-
-def printf_conversions(fmt: str) -> list[str]:
-    return [m.group(2) for m in _CONV.finditer(fmt) if m.group(0) != "%%"]
 
 
 def printf(fmt: str, *args: Any) -> None:

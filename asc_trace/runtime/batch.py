@@ -28,13 +28,14 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..graph.expr import free_vars
 from ..graph.node import Node, TensorRef, exprs_in
+from ..graph.ops import REGISTRY
 from .batch_ops import BINDER_FAMILY, Gm, Grid, NotBatchable, Op, Ub, binder, init_binder_family, value_bytes
 from .executors import bind
 from .interpreter import Interpreter, LoopStep, NodeStep
 from .machine import GmRoot, Machine, UbRoot
 
 CHUNK_BYTES = 1 << 20       # the results of one chunk of iterations take at most this many bytes
-_SYNC = frozenset({"set_flag", "wait_flag", "pipe_barrier"})
+_SYNC = frozenset(name for name, op in REGISTRY.items() if op.family == "sync")   # events and barriers
 
 
 @dataclass(slots=True)

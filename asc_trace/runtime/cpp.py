@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import shutil
 import subprocess
 from functools import lru_cache
@@ -17,6 +18,7 @@ from .. import config
 from ..errors import AscTraceError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
+from ..graph.ops.cpp_model import MODEL_OPS_HEADER, model_ops_header
 from ..lower.ascendc import PRELUDE_DIR, host_view, lower, prelude_digest
 from ..lower.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
@@ -45,7 +47,27 @@ def compiler() -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + prelude_digest().encode()).hexdigest()
+    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + model_ops_header().encode()
+                          + prelude_digest().encode()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def model_ops_dir(cache_root: str) -> Path:
+    """A directory holding the registry's part of the C++ model (graph/ops/cpp_model.py), one per version."""
+    text = model_ops_header()
+    d = Path(cache_root) / "cpp-model" / hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = d / MODEL_OPS_HEADER
+    if not path.is_file() or path.read_text() != text:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp = d / f".{MODEL_OPS_HEADER}.{os.getpid()}"
+        tmp.write_text(text)
+        os.replace(tmp, path)       # atomic: a concurrent build never reads half a header
+    return d
+
+
+def model_include_dirs() -> list[Path]:
+    """The include path of the C++ API model: its header, and the registry's part beside it."""
+    return [INCLUDE_DIR, model_ops_dir(str(config.cache_dir()))]
 
 
 @lru_cache(maxsize=4)
@@ -59,8 +81,9 @@ def precompiled_header(cache_root: str) -> Path | None:
 
     def build(tmp: Path) -> Path:
         out = tmp / "kernel_operator.h.gch"
-        subprocess.run([cxx, *flags, "-Wno-pragma-once-outside-header", "-x", "c++-header",
-                        str(INCLUDE_DIR / "kernel_operator.h"), "-o", str(out)], capture_output=True, check=True)
+        subprocess.run([cxx, *flags, "-Wno-pragma-once-outside-header", f"-I{model_ops_dir(cache_root)}", "-x",
+                        "c++-header", str(INCLUDE_DIR / "kernel_operator.h"), "-o", str(out)], capture_output=True,
+                       check=True)
         return out
 
     try:
@@ -178,7 +201,8 @@ class CppRuntime(Runtime):
             (tmp / "kernel.cpp").write_text(source)
             out = tmp / "kernel.so"
             pch = precompiled_header(str(config.cache_dir()))
-            includes = ([f"-I{pch}"] if pch is not None else []) + [f"-I{INCLUDE_DIR}", f"-I{PRELUDE_DIR}"]
+            includes = ([f"-I{pch}"] if pch is not None else []) + [
+                f"-I{INCLUDE_DIR}", f"-I{model_ops_dir(str(config.cache_dir()))}", f"-I{PRELUDE_DIR}"]
             proc = subprocess.run([cxx, *CXXFLAGS, *includes, "kernel.cpp", "-o", str(out)], cwd=tmp,
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:

@@ -7,13 +7,15 @@ simulator) override `run_node` to observe each step.
 """
 from __future__ import annotations
 
+import dataclasses
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import AscTraceError, OutOfBoundsError, ScalarError
-from ..graph.expr import compile_expr
+from ..graph.expr import Expr, compile_expr
 from ..graph.operand_checks import Ranges, loop_range
 from ..graph.regions import depends_through, local_sources
 from ..graph.scalar_ops import ScalarFault
@@ -212,31 +214,77 @@ class Interpreter:
             ins.apply()
 
 
-# Ops whose scalar operands may differ from core to core (they are values, not addresses or counts).
-# For asc.cond and asc.while_loop only the predicate / condition decides anything (the outputs and the
-# carried values are checked, through what they depend on, where they are used).
-_VALUE_ARGS: dict[str, set[int]] = {"global_tensor": {0, 1, 2}, "printf": {1}, "vec_scalar": {2},
-                                    "vec_duplicate": {1}, "if": {1}, "while": {0, 1}}
 _PER_CORE = frozenset({"block_idx", "node"})
 
 
-def per_core_reason(graph: KernelGraph) -> Node | None:
-    """The first node whose UB address, count, loop bound, branch predicate, event id or
-    parameter-struct field can differ between cores (it depends on the block index or on data,
-    also through the values asc.cond and asc.while_loop compute); such kernels run core by core."""
+@dataclass(frozen=True, slots=True)
+class Steering:
+    """What steers a kernel's addresses, counts, loop bounds, branch predicates, event ids and
+    parameter-struct fields (every operand but the ones its record calls values, graph/ops `OpDef.values`
+    / `per_core`): the first node where they can differ between cores (the block index, or data, also
+    through the values asc.cond and asc.while_loop compute; such kernels run core by core), and the first
+    where they can depend on tensor data (a value read from the UB into a scalar; such a kernel cannot be
+    timed without computing it)."""
+
+    per_core: Node | None
+    data: Node | None
+
+
+_STEERING: "weakref.WeakKeyDictionary[KernelGraph, tuple[int, Steering]]" = weakref.WeakKeyDictionary()
+
+
+def steering(graph: KernelGraph) -> Steering:
+    """One walk over the graph for both questions of `Steering` (remembered per graph while its nodes
+    stay the same: the simulator, the profiler and the tuner each ask)."""
+    hit = _STEERING.get(graph)
+    if hit is not None and hit[0] == len(graph.order):
+        return hit[1]
+    result = _steering(graph)
+    _STEERING[graph] = (len(graph.order), result)
+    return result
+
+
+def _steering(graph: KernelGraph) -> Steering:
     from ..graph.ops import REGISTRY
     sources = local_sources(graph)
+    per_core: Node | None = None
+    data: Node | None = None
     for n in graph:
-        if n.op == "yield":     # values: what depends on them is checked where they are used
-            continue
-        fam = REGISTRY[n.op].family
-        free = _VALUE_ARGS.get(n.op) or _VALUE_ARGS.get(fam) or set()
-        for i, a in enumerate(n.args):
-            if i in free:
-                continue
-            if isinstance(a, TensorRef):
-                if a.space == "ub" and depends_through(a.offset, _PER_CORE, sources):
-                    return n
-            elif any(depends_through(e, _PER_CORE, sources) for e in exprs_in(a)):
-                return n
-    return None
+        op = REGISTRY[n.op]
+        nargs = len(n.args)
+        if per_core is None:
+            free = op.value_positions(nargs, per_core=True)
+            for i, a in enumerate(n.args):
+                if i in free:
+                    continue
+                if isinstance(a, TensorRef):
+                    if a.space == "ub" and depends_through(a.offset, _PER_CORE, sources):
+                        per_core = n
+                        break
+                elif any(depends_through(e, _PER_CORE, sources) for e in exprs_in(a)):
+                    per_core = n
+                    break
+        if data is None:
+            values = op.value_positions(nargs)
+            if any(_reads_data(a, sources) for i, a in enumerate(n.args) if i not in values):
+                data = n
+        if per_core is not None and data is not None:
+            break
+    return Steering(per_core, data)
+
+
+def per_core_reason(graph: KernelGraph) -> Node | None:
+    """The first node whose operands can differ between cores (`Steering.per_core`)."""
+    return steering(graph).per_core
+
+
+def _reads_data(a: Any, sources: dict) -> bool:
+    if isinstance(a, TensorRef):
+        return depends_through(a.offset, {"node"}, sources)
+    if isinstance(a, Expr):
+        return depends_through(a, {"node"}, sources)
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return any(_reads_data(getattr(a, f.name), sources) for f in dataclasses.fields(a))
+    if isinstance(a, tuple):
+        return any(_reads_data(x, sources) for x in a)
+    return False

@@ -6,21 +6,18 @@ checks races and events (unless ASC_TRACE_SANITIZE=0) and models time.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import config
 from ..errors import AscTraceError
-from ..graph.expr import Expr
-from ..graph.regions import depends_through, local_sources
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .batch import BatchInterpreter
-from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason
+from .interpreter import CondStep, Interpreter, LoopStep, NodeStep, WhileStep, per_core_reason, steering
 from .machine import GmJournal, Machine, NullJournal
 from .pipes import PipeModel, RaceContext, check_cross_core
 from .core_timing import ISSUE_COST, LOOP_COST
@@ -32,7 +29,7 @@ from .profile import Profile
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
 # from them (as values only: data_dependent_node refuses kernels whose timing depends on them).
-_SCALAR_ACCESS = frozenset({"get_value", "set_value"})
+_SCALAR_ACCESS = frozenset(name for name, op in REGISTRY.items() if op.family == "scalar")   # GetValue / SetValue
 
 
 class Simulator(Interpreter):
@@ -207,36 +204,11 @@ def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", True))), aliased
 
 
-# Operands that are values (they change what an instruction computes, not when or where it runs).
-_VALUE_OPERANDS: dict[str, set[int]] = {"vec_scalar": {2}, "vec_duplicate": {1}, "select": {3}, "set_value": {2},
-                                        "if": {1}, "while": {0, 1}}    # control: the predicate / condition
-
-
 def data_dependent_node(graph: KernelGraph) -> Node | None:
     """The first node whose addresses, counts, loop bounds, branch predicates or event ids can depend
-    on tensor data (a value read from the UB into a scalar, also through the values asc.cond and
-    asc.while_loop compute): such a kernel cannot be timed without computing it."""
-    sources = local_sources(graph)
-    for n in graph:
-        fam = REGISTRY[n.op].family
-        if fam == "debug" or n.op == "yield":
-            continue
-        values = _VALUE_OPERANDS.get(n.op) or _VALUE_OPERANDS.get(fam) or set()
-        if any(_reads_data(a, sources) for i, a in enumerate(n.args) if i not in values):
-            return n
-    return None
-
-
-def _reads_data(a: Any, sources: dict) -> bool:
-    if isinstance(a, TensorRef):
-        return depends_through(a.offset, {"node"}, sources)
-    if isinstance(a, Expr):
-        return depends_through(a, {"node"}, sources)
-    if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        return any(_reads_data(getattr(a, f.name), sources) for f in dataclasses.fields(a))
-    if isinstance(a, tuple):
-        return any(_reads_data(x, sources) for x in a)
-    return False
+    on tensor data (`Steering.data`, runtime/interpreter.py): such a kernel cannot be timed without
+    computing it."""
+    return steering(graph).data
 
 
 class SimRuntime(Runtime):

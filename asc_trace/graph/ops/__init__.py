@@ -1,9 +1,13 @@
 """The op registry: one `OpDef` record per Ascend C operation, one file per API family.
 
-A record carries everything the layers need about its op: the pipe it runs on, the dtypes A2
-supports, its NumPy semantics (`ref`), its cost (`VecCost`: cycles per instruction, with the source of
-the figures), its Ascend C text and its numeric tolerance against NumPy. Records import only NumPy and
-`graph/`; the runtime and the lowering look them up by name. Adding an op = one record here + one row in tests/test_ops.py.
+A record carries everything the layers need about its op: the pipe it runs on, the dtypes A2 supports,
+which operands are values, what it reads and writes, its NumPy semantics (`ref`), its cost (`VecCost`:
+cycles per instruction, with the source of the figures), its Ascend C emission (a template with the
+function that fills it, or a function; tinygrad's renderer-table style), its C++ model for the cpp
+backend, its printer form and its numeric tolerance against NumPy. Records import only NumPy and
+`graph/`; the emitter, the printer, the executors and the checks read them. A facet an op does not have
+is `NA(reason)`, never left out silently (tests/test_op_registry.py). docs/adding-an-op.md says how to
+add one.
 """
 from __future__ import annotations
 
@@ -27,7 +31,21 @@ class OpDef:
     dtypes: element types the A2 hardware supports for this op (None: any).
     cost: cycles of one instruction on the vector pipe (startup + per-repeat slope, with its source);
         None for ops that are not vector instructions (copies to or from GM are costed by the platform).
-    emit: Ascend C statement template; fields are the operand names of the family.
+    emit: its Ascend C statement: a template `emit_fields(ctx, node)` fills, a function
+        `(ctx, node) -> str` (ctx: lower/ascendc.py's emitter, the `EmitContext` below), or NA for the
+        region walker's structural ops (control.py).
+    emit_fields: (ctx, node) -> the template's fields, for a template `emit`.
+    emit_mask: the template of the mask / repeat form (masked.py `mask_fields` fills it); None: no such form.
+    cpp_model: the C++ model the cpp backend compiles (`CppModel`), or NA.
+    printer: the body of the node's line in graph/printer.py: "dst" (`dst <- srcs`), "args", or a function
+        node -> text.
+    values: positions of operands that are values: they change what an instruction computes, not when or
+        where it runs (a kernel whose values depend on tensor data can still be timed); VALUES_ALL: every one.
+    per_core: positions of operands that may differ from core to core (the executors take one value per
+        core); None: the same as `values`.
+    declared: the Ascend C declarations its emission uses, key (lower/api_symbols.py's `Name/N`) ->
+        (asc-devkit `path:line`, CANN 8.1.RC1 `path:line` or "-"), for lower/api_symbols.py; ops from
+        before the registry carried them have theirs in lower/api_symbols.txt.
     tol: (rtol, atol) by dtype name where the hardware is not bit-exact with NumPy.
     writes: positions of the tensor operands the op writes.
     reads: positions of the tensor operands whose data it reads (None: every other tensor operand).
@@ -46,7 +64,14 @@ class OpDef:
     ref: Callable[..., Any] | None = None
     dtypes: frozenset[str] | None = None
     cost: "VecCost | None" = None
-    emit: str | None = None
+    emit: "str | Callable[[Any, Any], str] | NA | None" = None
+    emit_fields: Callable[[Any, Any], dict[str, str]] | None = None
+    emit_mask: str | None = None
+    cpp_model: "CppModel | NA | None" = None
+    printer: "str | Callable[[Any], str]" = "args"
+    values: "tuple[int, ...] | str" = ()
+    per_core: tuple[int, ...] | None = None
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
     tol: dict[str, tuple[float, float]] = field(default_factory=dict)
     writes: tuple[int, ...] = ()
     reads: tuple[int, ...] | None = None
@@ -64,6 +89,34 @@ class OpDef:
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
 
+
+    def value_positions(self, nargs: int, per_core: bool = False) -> "tuple[int, ...] | range":
+        """The operand positions that are values (`per_core`: that may differ between cores)."""
+        v = self.per_core if per_core and self.per_core is not None else self.values
+        return range(nargs) if v == VALUES_ALL else v
+
+
+@dataclass(frozen=True, slots=True)
+class NA:
+    """A facet an op does not have, with the reason (a record states it rather than leaving it out)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CppModel:
+    """The op's model in the cpp backend's C++ API model (lower/include/kernel_operator.h).
+
+    expr: for the element-wise families, the C++ expression of one element (operands `a`, `b`, scalar
+        `s`), instantiated from the registry into every overload of the API call (runtime/cpp_model_ops.py);
+    header: otherwise, the hand-written function(s) of kernel_operator.h that model it.
+    """
+
+    expr: str | None = None
+    header: str = ""
+
+
+VALUES_ALL = "all"
 
 REGISTRY: dict[str, OpDef] = {}
 

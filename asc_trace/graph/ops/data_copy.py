@@ -9,7 +9,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, Expr, binop
 from ..params import DataCopyExtParams, DataCopyParams
-from . import UNARY_SIMPLE, OpDef, VecCost, register
+from . import UNARY_SIMPLE, CppModel, OpDef, VecCost, register
 
 
 def check_copy_length(count: int, dtype: Any, **where: Any) -> None:
@@ -68,15 +68,47 @@ def pad_accesses(node) -> list:
     return [(dst, Const(0), _elems(d, dst.dtype.itemsize), True), (src, Const(0), _elems(s, src.dtype.itemsize), False)]
 
 
+def _copy_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    if n.attr("form") == "params":
+        p = a[2]
+        fields = ", ".join(ctx.cast(getattr(p, f), "uint16_t")
+                           for f in ("block_count", "block_len", "src_stride", "dst_stride"))
+        return {"dst": ctx.ref(a[0]), "src": ctx.ref(a[1]), "count": f"AscendC::DataCopyParams({fields})"}
+    return {"dst": ctx.ref(a[0]), "src": ctx.ref(a[1]), "count": ctx.cast(a[2], "uint32_t")}
+
+
+_EXT_FIELDS = (("block_count", "uint16_t"), ("block_len", "uint32_t"), ("src_stride", "uint32_t"),
+               ("dst_stride", "uint32_t"), ("rsv", "uint32_t"))
+
+
+def _pad_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    dt = n.attr("dtype")
+    p, pad = a[2], a[3]
+    params = "AscendC::DataCopyExtParams(" + ", ".join(ctx.cast(getattr(p, f), c) for f, c in _EXT_FIELDS) + ")"
+    padding = ""
+    if a[0].space == "ub":
+        if pad is None:
+            padding = f", AscendC::DataCopyPadExtParams<{dt.c_name}>()"
+        else:
+            padding = (f", AscendC::DataCopyPadExtParams<{dt.c_name}>({ctx.cast(pad.is_pad, 'bool')}, "
+                       f"{ctx.cast(pad.left_padding, 'uint8_t')}, {ctx.cast(pad.right_padding, 'uint8_t')}, "
+                       f"{ctx.scalar(pad.padding_value, dt)})")
+    return {"dst": ctx.ref(a[0]), "src": ctx.ref(a[1]), "params": params, "pad": padding}
+
+
 # A UB -> UB copy runs on the vector pipe; copies to and from GM are costed by the platform (MTE2 / MTE3 rates).
 # 1,024 GiB/s per core at 1.85 GHz = 594 B/cycle, so one 256-byte repeat takes 256 / 594 cycles.
 UB_COPY = VecCost(UNARY_SIMPLE.startup, 256 / 594.3, "fitted: PTO-ISA cost model for A2: UB -> UB 1,024 GiB/s per "
                   "core at 1.85 GHz (startup assumed as vadds)")
 
 register(
-    OpDef("data_copy", "data_copy", None, "DataCopy", emit="AscendC::DataCopy({dst}, {src}, {count});", writes=(0,),
+    OpDef("data_copy", "data_copy", None, "DataCopy", emit="AscendC::DataCopy({dst}, {src}, {count});",
+          emit_fields=_copy_fields, cpp_model=CppModel(header="DataCopy"), printer="dst", writes=(0,),
           accesses=copy_accesses, cost=UB_COPY, doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
     OpDef("data_copy_pad", "data_copy_pad", None, "DataCopyPad", writes=(0,), accesses=pad_accesses, cost=UB_COPY,
-          emit="AscendC::DataCopyPad({dst}, {src}, {params}{pad});",
+          emit="AscendC::DataCopyPad({dst}, {src}, {params}{pad});", emit_fields=_pad_fields,
+          cpp_model=CppModel(header="DataCopyPad"), printer="dst",
           doc="any length; GM->UB rows are padded to 32 bytes in the UB"),
 )

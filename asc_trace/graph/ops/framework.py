@@ -1,23 +1,106 @@
 """Tensors and the TPipe / TQue / TBuf framework (docs/facts.md#facts-6).
 
 These nodes define storage (a GlobalTensor window, a static LocalTensor, a queue or TBuf tensor) or
-move queue buffers between states; TQue operations also carry the events of the table in docs/facts.md#facts-6, which
-the simulator and the scheduler take into account.
+move queue buffers between states; TQue operations also carry the events of the table in docs/facts.md#facts-6,
+which the simulator and the scheduler take into account. None is an instruction of a compute pipe, and the
+cpp backend's C++ model has each as a class or member of lower/include/kernel_operator.h.
 """
 from __future__ import annotations
 
-from . import OpDef, register
+from ...errors import TraceError
+from ..expr import Const, to_str
+from . import CppModel, OpDef, register
+
+
+def _global_tensor(ctx, n) -> str:
+    param, off, size = n.args
+    ct = n.attr("dtype").c_name
+    ptr = f"reinterpret_cast<__gm__ {ct}*>({ctx.param(param.index)})"
+    if not (isinstance(off, Const) and off.value == 0):
+        ptr = f"{ptr} + {ctx.e(off)}"
+    bind = (f"asct_t{n.id}.SetGlobalBuffer({ptr});" if size is None else
+            f"asct_t{n.id}.SetGlobalBuffer({ptr}, {ctx.cast(size, 'uint64_t')});")
+    return f"AscendC::GlobalTensor<{ct}> asct_t{n.id};\n{bind}"
+
+
+def _local_tensor(ctx, n) -> str:
+    pos, addr, size = n.args
+    dt = n.attr("dtype")
+    ct = dt.c_name
+    # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any other
+    # (CreateTensor's check); asc_trace's own checks still hold accesses to the real size.
+    per = 32 // dt.itemsize
+    if isinstance(size, Const) and size.value % per:
+        size = Const(-(-size.value // per) * per)
+    if ctx.pipe.placement:     # both CANN generations (lower/ascendc_pipe.py)
+        return (f"AscendC::LocalTensor<{ct}> asct_t{n.id} = {ctx.placement}.GetWithOffset<{ct}>("
+                f"{ctx.cast(size, 'uint32_t')}, {ctx.cast(addr, 'uint32_t')});")
+    return (f"AscendC::LocalTensor<{ct}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
+            f"{ctx.cast(addr, 'uint32_t')}, {ctx.cast(size, 'uint32_t')});")
+
+
+def _tpipe(ctx, n) -> str:
+    # a hoisted TPipe is declared at the kernel's top (lower/ascendc_pipe.py)
+    return "" if ctx.pipe.hoist else "\n".join(ctx.pipe.declaration())
+
+
+def _init_buffer(ctx, n) -> str:
+    if ctx.pipe_var is None:
+        raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
+    obj, num, length = n.args
+    if obj.kind == "tbuf":
+        return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(length, 'uint32_t')});"
+    return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(num, 'uint8_t')}, {ctx.cast(length, 'uint32_t')});"
+
+
+def _take(method: str):
+    """AllocTensor / DeQue: a LocalTensor local from the queue."""
+    def emit(ctx, n) -> str:
+        ct = n.attr("dtype").c_name
+        return f"AscendC::LocalTensor<{ct}> asct_t{n.id} = asct_t{n.args[0].root}.{method}<{ct}>();"
+    return emit
+
+
+def _tbuf_get(ctx, n) -> str:
+    length = n.args[1]
+    ct = n.attr("dtype").c_name
+    inner = "" if length is None else ctx.cast(length, "uint32_t")
+    return f"AscendC::LocalTensor<{ct}> asct_t{n.id} = asct_t{n.args[0].root}.Get<{ct}>({inner});"
+
+
+def _print_global(n) -> str:
+    param, off, size = n.args
+    base = str(param) if to_str(off) == "0" else f"{param} + {to_str(off, 5)}"
+    return base + ("" if size is None else f", len={to_str(size)}")
+
+
+def _print_local(n) -> str:
+    pos, addr, size = n.args
+    return f"{pos.name} @{to_str(addr)}, len={to_str(size)}"
+
+
+def _model(name: str) -> CppModel:
+    return CppModel(header=name)
+
 
 register(
-    OpDef("global_tensor", "framework", None, "SetGlobalBuffer", doc="GlobalTensor.set_global_buffer"),
-    OpDef("local_tensor", "framework", None, "LocalTensor", doc="static LocalTensor(pos, addr, length)"),
-    OpDef("tpipe", "framework", None, "TPipe"),
-    OpDef("tque", "framework", None, "TQue"),
-    OpDef("tbuf", "framework", None, "TBuf"),
-    OpDef("init_buffer", "framework", None, "InitBuffer"),
-    OpDef("alloc_tensor", "framework", None, "AllocTensor"),
-    OpDef("enque", "framework", None, "EnQue", reads=()),
-    OpDef("deque", "framework", None, "DeQue"),
-    OpDef("free_tensor", "framework", None, "FreeTensor", reads=()),
-    OpDef("tbuf_get", "framework", None, "Get"),
+    # the GM window may differ from core to core (block_idx * n): each core gets its own
+    OpDef("global_tensor", "framework", None, "SetGlobalBuffer", doc="GlobalTensor.set_global_buffer",
+          emit=_global_tensor, cpp_model=_model("GlobalTensor"), printer=_print_global, per_core=(0, 1, 2)),
+    OpDef("local_tensor", "framework", None, "LocalTensor", doc="static LocalTensor(pos, addr, length)",
+          emit=_local_tensor, cpp_model=_model("LocalTensor"), printer=_print_local),
+    OpDef("tpipe", "framework", None, "TPipe", emit=_tpipe, cpp_model=_model("TPipe")),
+    OpDef("tque", "framework", None, "TQue", cpp_model=_model("TQue"),
+          emit=lambda ctx, n: f"AscendC::TQue<AscendC::TPosition::{n.args[0].name}, {n.args[1].value}> asct_t{n.id};"),
+    OpDef("tbuf", "framework", None, "TBuf", cpp_model=_model("TBuf"),
+          emit=lambda ctx, n: f"AscendC::TBuf<AscendC::TPosition::{n.args[0].name}> asct_t{n.id};"),
+    OpDef("init_buffer", "framework", None, "InitBuffer", emit=_init_buffer, cpp_model=_model("TPipe::InitBuffer")),
+    OpDef("alloc_tensor", "framework", None, "AllocTensor", emit=_take("AllocTensor"),
+          cpp_model=_model("TQue::AllocTensor")),
+    OpDef("enque", "framework", None, "EnQue", reads=(), cpp_model=_model("TQue::EnQue"),
+          emit=lambda ctx, n: f"asct_t{n.args[0].root}.EnQue(asct_t{n.args[1].root});"),
+    OpDef("deque", "framework", None, "DeQue", emit=_take("DeQue"), cpp_model=_model("TQue::DeQue")),
+    OpDef("free_tensor", "framework", None, "FreeTensor", reads=(), cpp_model=_model("TQue::FreeTensor"),
+          emit=lambda ctx, n: f"asct_t{n.args[0].root}.FreeTensor(asct_t{n.args[1].root});"),
+    OpDef("tbuf_get", "framework", None, "Get", emit=_tbuf_get, cpp_model=_model("TBuf::Get")),
 )

@@ -46,3 +46,37 @@ def is_binary_params(p: Any) -> bool:
 
 def is_unary_params(p: Any) -> bool:
     return isinstance(p, UnaryRepeatParams)
+
+
+# The mask / repeat form's Ascend C call per family ({c}: the op's C name; masked ops of every family read
+# their fields from `mask_fields`).
+BINARY_MASK_EMIT = "AscendC::{c}({dst}, {src0}, {src1}, {mask}, {repeat}, {params});"
+UNARY_MASK_EMIT = "AscendC::{c}({dst}, {src0}, {mask}, {repeat}, {params});"
+SCALAR_MASK_EMIT = "AscendC::{c}({dst}, {src0}, {scalar}, {mask}, {repeat}, {params});"
+
+
+def mask_fields(ctx: Any, n: Any) -> dict[str, str]:
+    """The fields of a mask-form template: dst, sources, the mask (a count or a uint64_t[2] array the
+    emitter declares first), the repeat time and the repeat-params struct with each field cast to its
+    C type."""
+    from ..node import TensorRef
+    a = n.args
+    p = a[-1]
+    if isinstance(p, BinaryRepeatParams):
+        names = ["dst_blk_stride", "src0_blk_stride", "src1_blk_stride", "dst_rep_stride", "src0_rep_stride",
+                 "src1_rep_stride"]
+        casts = ["uint8_t"] * 6
+    else:
+        names = ["dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride"]
+        casts = ["uint16_t", "uint16_t", "uint8_t", "uint8_t"]
+    params = f"AscendC::{type(p).__name__}(" + ", ".join(
+        ctx.cast(getattr(p, f), c) for f, c in zip(names, casts)) + ")"
+    out = {"dst": ctx.ref(a[0]), "mask": ctx.mask(n, a[-3]), "repeat": ctx.cast(a[-2], "uint8_t"), "params": params,
+           "src0": ctx.ref(a[1])}
+    if len(a) == 5:     # unary: dst, src, mask, repeat, params
+        return out
+    if isinstance(a[2], TensorRef):
+        out["src1"] = ctx.ref(a[2])
+    else:               # a scalar-family op: the scalar has the element type of its source
+        out["scalar"] = ctx.scalar(a[2], n.attr("src_dtype") or n.attr("dtype"))
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..node import Pipe
 from ..numerics import cast_values
-from . import OpDef, VecCost, register
+from . import CppModel, OpDef, VecCost, register
 
 _R = frozenset({"rint", "floor", "ceil", "round", "trunc"})
 _ALL_F = _R | {"none", "odd"}
@@ -32,10 +32,16 @@ CAST_PAIRS: dict[tuple[str, str], frozenset[str]] = {
     ("uint8", "float16"): frozenset({"none"}),
 }
 
+def _cast_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "mode": a[2].name, "count": ctx.cast(a[3], "uint32_t")}
+
+
 register(
     OpDef("cast", "vec_cast", Pipe.V, "Cast", arity=1, ref=cast_values,
           dtypes=frozenset(s for s, _ in CAST_PAIRS) | frozenset(d for _, d in CAST_PAIRS),
           cost=VecCost(5, 2, "fitted: PTO-ISA cost model for A2: vconv f16 -> f32 5 + 2 (the other pairs "
                              "assumed alike)"),
-          emit="AscendC::Cast({dst}, {src0}, AscendC::RoundMode::{mode}, {count});", writes=(0,)),
+          emit="AscendC::Cast({dst}, {src0}, AscendC::RoundMode::{mode}, {count});", emit_fields=_cast_fields,
+          cpp_model=CppModel(header="Cast"), printer="dst", writes=(0,)),
 )

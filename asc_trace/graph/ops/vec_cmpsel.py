@@ -10,7 +10,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, binop
 from ..node import Pipe, TensorRef
-from . import BINARY_LIKE, OpDef, register
+from . import BINARY_LIKE, CppModel, OpDef, register
 
 
 def check_count_256(opname: str, count: int, dtype: Any, **where: Any) -> None:
@@ -40,11 +40,28 @@ def _select_accesses(node) -> list:
     return out
 
 
+def _compare_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "src1": ctx.ref(a[2]), "mode": a[3].name,
+            "count": ctx.cast(a[4], "uint32_t")}
+
+
+def _select_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    src1 = ctx.ref(a[3]) if isinstance(a[3], TensorRef) else ctx.scalar(a[3], n.attr("dtype"))
+    return {"dst": ctx.ref(a[0]), "mask": ctx.ref(a[1]), "src0": ctx.ref(a[2]), "src1": src1, "mode": a[4].name,
+            "count": ctx.cast(a[5], "uint32_t")}
+
+
 register(
     OpDef("compare", "vec_cmpsel", Pipe.V, "Compare", arity=2, dtypes=frozenset({"float16", "float32", "int32"}),
           cost=BINARY_LIKE, writes=(0,), accesses=_compare_accesses,
-          emit="AscendC::Compare({dst}, {src0}, {src1}, AscendC::CMPMODE::{mode}, {count});"),
+          emit="AscendC::Compare({dst}, {src0}, {src1}, AscendC::CMPMODE::{mode}, {count});",
+          emit_fields=_compare_fields, cpp_model=CppModel(header="Compare"), printer="dst"),
     OpDef("select", "vec_cmpsel", Pipe.V, "Select", arity=2, dtypes=frozenset({"float16", "float32"}),
           cost=BINARY_LIKE, writes=(0,), accesses=_select_accesses,
-          emit="AscendC::Select({dst}, {mask}, {src0}, {src1}, AscendC::SELMODE::{mode}, {count});"),
+          emit="AscendC::Select({dst}, {mask}, {src0}, {src1}, AscendC::SELMODE::{mode}, {count});",
+          emit_fields=_select_fields, cpp_model=CppModel(header="Select"), printer="dst",
+          # the scalar src1 is a value for timing; the executor takes one for all cores
+          values=(3,), per_core=()),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...enums import HardEvent
 from ..expr import Const, binop
 from ..node import Pipe
-from . import FLOATS, OpDef, VecCost, register
+from . import FLOATS, CppModel, OpDef, VecCost, register
 from .masked import BLOCKS
 
 
@@ -75,6 +75,34 @@ def _whole_accesses(node) -> list:
     return [(dst, Const(0), dst_n, True), (src, Const(0), src_n, False)]
 
 
+def _reduce_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "tmp": ctx.ref(a[2]), "count": ctx.cast(a[3]),
+            "cal_index": "true" if n.attr("cal_index") else "false"}
+
+
+_ORDER = ["ORDER_VALUE_INDEX", "ORDER_INDEX_VALUE", "ORDER_ONLY_VALUE", "ORDER_ONLY_INDEX"]
+
+
+def _whole_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "mask": ctx.mask(n, a[2], const=True),
+            "repeat": ctx.cast(a[3]), "dst_rep": ctx.cast(a[4]), "src_blk": ctx.cast(a[5]),
+            "src_rep": ctx.cast(a[6]), "order": _ORDER[n.attr("order") or 0]}
+
+
+def _reduce(name: str, c_name: str, emit: str, **kw) -> OpDef:
+    return OpDef(name, "vec_reduce", Pipe.V, c_name, arity=1, dtypes=FLOATS, cost=_REDUCE, emit=emit,
+                 emit_fields=_reduce_fields, cpp_model=CppModel(header=c_name), printer="dst", writes=(0, 2),
+                 accesses=_reduce_accesses, api_sync=_reduce_sync, api_events=REDUCE_EVENTS, **kw)
+
+
+def _whole(name: str, c_name: str, emit: str, **kw) -> OpDef:
+    return OpDef(name, "vec_whole_reduce", Pipe.V, c_name, arity=1, dtypes=FLOATS, cost=_WHOLE, emit=emit,
+                 emit_fields=_whole_fields, cpp_model=CppModel(header=c_name), printer="dst", writes=(0,),
+                 accesses=_whole_accesses, **kw)
+
+
 # vcadd (a whole-repeat reduction): 20-23 cycles startup (midpoint) + 7 per repeat. ReduceSum / ReduceMax are
 # software sequences of such reductions (docs/facts.md#facts-10), repeated over the partial results.
 _VCADD = "fitted: PTO-ISA cost model for A2: vcadd 20-23 + 7 (startup: midpoint)"
@@ -83,27 +111,15 @@ _REDUCE = VecCost(21.5, 7, _VCADD + "; levels until one value is left", levels=T
 _SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
 
 register(
-    OpDef("reduce_sum", "vec_reduce", Pipe.V, "ReduceSum", arity=1, dtypes=FLOATS, cost=_REDUCE,
-          emit="AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", writes=(0, 2), accesses=_reduce_accesses,
-          tol=_SUM_TOL,
-          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
-    OpDef("reduce_max", "vec_reduce", Pipe.V, "ReduceMax", arity=1, dtypes=FLOATS, cost=_REDUCE,
-          emit="AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
-          accesses=_reduce_accesses,
-          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
-    OpDef("reduce_min", "vec_reduce", Pipe.V, "ReduceMin", arity=1, dtypes=FLOATS, cost=_REDUCE,
-          emit="AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});", writes=(0, 2),
-          accesses=_reduce_accesses,
-          api_sync=_reduce_sync, api_events=REDUCE_EVENTS),
-    OpDef("whole_reduce_sum", "vec_whole_reduce", Pipe.V, "WholeReduceSum", arity=1, dtypes=FLOATS,
-          cost=_WHOLE, writes=(0,), accesses=_whole_accesses, tol=_SUM_TOL,
-          emit="AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});"),
-    OpDef("whole_reduce_max", "vec_whole_reduce", Pipe.V, "WholeReduceMax", arity=1, dtypes=FLOATS,
-          cost=_WHOLE, writes=(0,), accesses=_whole_accesses,
-          emit="AscendC::WholeReduceMax({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
-               "AscendC::ReduceOrder::{order});"),
-    OpDef("whole_reduce_min", "vec_whole_reduce", Pipe.V, "WholeReduceMin", arity=1, dtypes=FLOATS,
-          cost=_WHOLE, writes=(0,), accesses=_whole_accesses,
-          emit="AscendC::WholeReduceMin({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
-               "AscendC::ReduceOrder::{order});"),
+    _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL),
+    _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});"),
+    _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});"),
+    _whole("whole_reduce_sum", "WholeReduceSum",
+           "AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});", tol=_SUM_TOL),
+    _whole("whole_reduce_max", "WholeReduceMax",
+           "AscendC::WholeReduceMax({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
+           "AscendC::ReduceOrder::{order});"),
+    _whole("whole_reduce_min", "WholeReduceMin",
+           "AscendC::WholeReduceMin({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep}, "
+           "AscendC::ReduceOrder::{order});"),
 )

@@ -6,16 +6,26 @@ import numpy as np
 
 from ..node import Pipe
 from ..numerics import maximum
-from . import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, OpDef, VecCost, register
+from . import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
+from .masked import UNARY_MASK_EMIT
 
 # Transcendentals are approximations on the vector unit: the tolerance is what the tests allow.
 _TRANSCENDENTAL_TOL = {"float16": (2e-3, 1e-4), "float32": (1e-5, 1e-7)}
 _RECIP_TOL = {"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)}
 
 
-def _unary(name: str, c_name: str, ref, dtypes=FLOATS, cost: VecCost = UNARY_LIKE, tol=None) -> OpDef:
+def unary_fields(ctx, n) -> dict[str, str]:
+    a = n.args
+    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "count": ctx.cast(a[2])}
+
+
+def unary(name: str, c_name: str, ref, dtypes=FLOATS, cost: VecCost = UNARY_LIKE, tol=None, *, cpp: str) -> OpDef:
+    """A record of the family: `c_name(dst, src, count)` and its mask form; `cpp`: the C++ expression of
+    one element from `a`."""
     return OpDef(name, "vec_unary", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, cost=cost,
-                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{count}});", tol=tol or {}, writes=(0,))
+                 emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{count}});", emit_fields=unary_fields,
+                 emit_mask=UNARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
+                 tol=tol or {}, writes=(0,))
 
 
 def _via_f64(fn):
@@ -42,12 +52,13 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 
 
 register(
-    _unary("exp", "Exp", _via_f64(np.exp), cost=EXP, tol=_TRANSCENDENTAL_TOL),
-    _unary("ln", "Ln", _via_f64(np.log), cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL),
-    _unary("abs", "Abs", np.abs, cost=UNARY_SIMPLE),
-    _unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"}), cost=UNARY_SIMPLE),
-    _unary("sqrt", "Sqrt", np.sqrt, cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL),
-    _unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL),
-    _unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL),
-    _unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"})),
+    unary("exp", "Exp", _via_f64(np.exp), cost=EXP, tol=_TRANSCENDENTAL_TOL, cpp="detail::exp_(a)"),
+    unary("ln", "Ln", _via_f64(np.log), cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::ln_(a)"),
+    unary("abs", "Abs", np.abs, cost=UNARY_SIMPLE, cpp="detail::abs_(a)"),
+    unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"}), cost=UNARY_SIMPLE,
+          cpp="detail::relu_(a)"),
+    unary("sqrt", "Sqrt", np.sqrt, cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::sqrt_(a)"),
+    unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL, cpp="detail::rsqrt(a)"),
+    unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL, cpp="detail::recip(a)"),
+    unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"}), cpp="detail::bnot(a)"),
 )

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "asc_trace_float16.h"
+// the element-wise ops of the registry (generated beside this header by runtime/cpp.py)
+#include "asc_trace_model_ops.h"
 
 #define __global__
 #define __aicore__
@@ -679,14 +681,7 @@ inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
     { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b) { return EXPR; }); }
-ASC_MODEL_BINARY(Add, detail::wrap_add(a, b))
-ASC_MODEL_BINARY(Sub, detail::wrap_sub(a, b))
-ASC_MODEL_BINARY(Mul, detail::wrap_mul(a, b))
-ASC_MODEL_BINARY(Div, detail::div(a, b))
-ASC_MODEL_BINARY(Max, detail::max_(a, b))
-ASC_MODEL_BINARY(Min, detail::min_(a, b))
-ASC_MODEL_BINARY(And, detail::band(a, b))
-ASC_MODEL_BINARY(Or, detail::bor(a, b))
+ASC_TRACE_BINARY_OPS   // the registry's ops of the family (graph/ops/cpp_model.py)
 #undef ASC_MODEL_BINARY
 
 #define ASC_MODEL_UNARY(NAME, EXPR)                                                                             \
@@ -708,14 +703,7 @@ ASC_MODEL_BINARY(Or, detail::bor(a, b))
     {                                                                                                           \
         detail::unary_masked(dst, src, mask, repeatTime, p, [](T a) { return EXPR; });                          \
     }
-ASC_MODEL_UNARY(Exp, detail::exp_(a))
-ASC_MODEL_UNARY(Ln, detail::ln_(a))
-ASC_MODEL_UNARY(Sqrt, detail::sqrt_(a))
-ASC_MODEL_UNARY(Abs, detail::abs_(a))
-ASC_MODEL_UNARY(Relu, detail::relu_(a))
-ASC_MODEL_UNARY(Rsqrt, detail::rsqrt(a))
-ASC_MODEL_UNARY(Reciprocal, detail::recip(a))
-ASC_MODEL_UNARY(Not, detail::bnot(a))
+ASC_TRACE_UNARY_OPS   // the registry's ops of the family (graph/ops/cpp_model.py)
 #undef ASC_MODEL_UNARY
 
 #define ASC_MODEL_SCALAR(NAME, EXPR)                                                                            \
@@ -740,11 +728,7 @@ ASC_MODEL_UNARY(Not, detail::bnot(a))
         const T s = scalarValue;                                                                                \
         detail::unary_masked(dst, src, mask, repeatTime, p, [s](T a) { return EXPR; });                         \
     }
-ASC_MODEL_SCALAR(Adds, detail::wrap_add(a, s))
-ASC_MODEL_SCALAR(Muls, detail::wrap_mul(a, s))
-ASC_MODEL_SCALAR(Maxs, detail::max_(a, s))
-ASC_MODEL_SCALAR(Mins, detail::min_(a, s))
-ASC_MODEL_SCALAR(LeakyRelu, detail::leaky(a, s))
+ASC_TRACE_SCALAR_OPS   // the registry's ops of the family (graph/ops/cpp_model.py)
 #undef ASC_MODEL_SCALAR
 
 template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)

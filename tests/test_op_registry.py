@@ -1,0 +1,129 @@
+"""The op registry (graph/ops) is the one place that knows an op: every record states each facet or
+says why it has none, the layers read the records, and no other module keeps a table of op names."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import suite_kernels
+from asc_trace.graph.ops import NA, REGISTRY, VALUES_ALL, CppModel, VecCost
+from asc_trace.graph.ops.control import REGION_OPS
+from asc_trace.graph.ops.cpp_model import model_ops_header
+from asc_trace.graph.node import Pipe
+
+PKG = Path(__file__).resolve().parents[1] / "asc_trace"
+MODEL_HEADER = (PKG / "lower" / "include" / "kernel_operator.h").read_text()
+OPS = sorted(REGISTRY)
+ELEMENTWISE = ("vec_binary", "vec_unary", "vec_scalar")
+
+
+def _na(x) -> bool:
+    return isinstance(x, NA) and len(x.reason) > 10
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_every_record_has_an_emission(name):
+    op = REGISTRY[name]
+    if name in REGION_OPS:      # structure: the region walker writes the C block, and the record says so
+        assert _na(op.emit), name
+        return
+    assert isinstance(op.emit, str) and callable(op.emit_fields) or callable(op.emit), name
+    if isinstance(op.emit, str):
+        assert f"AscendC::{op.c_name}" in op.emit, name
+    if op.family in ELEMENTWISE:
+        assert op.emit_mask is not None and f"AscendC::{op.c_name}(" in op.emit_mask, name
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_every_record_has_a_cpp_model_or_says_why_not(name):
+    op = REGISTRY[name]
+    m = op.cpp_model
+    assert isinstance(m, CppModel) or _na(m), name
+    if isinstance(m, CppModel):
+        if m.expr is not None:               # instantiated from the record into the generated header
+            assert op.family in ELEMENTWISE and f"({op.c_name}, {m.expr})" in model_ops_header(), name
+        else:                                # hand-written in the model header: the names it gives exist there
+            assert m.header, name
+            for word in re.findall(r"[A-Za-z_]+(?=\s*(?:/|\(|$))", m.header.split(" (")[0]):
+                assert re.search(rf"\b{word}\b", MODEL_HEADER), (name, word)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_every_record_has_a_printer_form_values_and_access_facets(name):
+    op = REGISTRY[name]
+    assert op.printer in ("dst", "args") or callable(op.printer), name
+    for positions in (op.values, op.per_core):
+        assert positions is None or positions == VALUES_ALL or all(isinstance(i, int) and i >= 0 for i in positions)
+    assert all(isinstance(i, int) for i in op.writes)
+    # cost: every vector-pipe instruction has one; copies to / from GM are costed by the platform, and the
+    # other ops are not instructions of a compute pipe
+    if op.pipe is Pipe.V or op.family in ("data_copy", "data_copy_pad"):
+        assert isinstance(op.cost, VecCost) and op.cost.source, name
+    else:
+        assert op.cost is None, name
+    # NumPy semantics: the element-wise families compute with `ref`; the others' semantics are their
+    # executors' (runtime/executors_ops.py), checked against NumPy in tests/test_ops.py
+    if op.family in ELEMENTWISE + ("vec_duplicate", "vec_cast"):
+        assert callable(op.ref), name
+
+
+def test_every_record_is_emitted_by_the_suite():
+    """Each op's emission runs in tests/test_api_symbols.py's kernels (so the real-API check sees it)."""
+    used = {n.op for k in suite_kernels.all_kernels() for n in k.graph}
+    assert set(REGISTRY) - used == set()
+
+
+# -- no other table of op names -------------------------------------------------------------------------
+
+# Modules whose tables named ops before the registry carried that knowledge: they must name none now.
+READ_THE_REGISTRY = ("lower/ascendc.py", "graph/printer.py", "runtime/interpreter.py", "runtime/sim.py",
+                     "runtime/batch.py", "runtime/batch_ops.py", "runtime/executors_ops.py", "runtime/cpp.py")
+
+
+def _op_tables(path: Path) -> list[tuple[int, list[str]]]:
+    """(line, op names) of each dict / set / tuple / list literal in `path` that names a registered op
+    (comparisons `n.op == "for"` of a region walker are not tables)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Dict):
+            items = [k for k in node.keys if k is not None]
+        elif isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+            items = node.elts
+        else:
+            continue
+        names = [c.value for c in items if isinstance(c, ast.Constant) and c.value in REGISTRY]
+        if names:
+            out.append((node.lineno, names))
+    return out
+
+
+@pytest.mark.parametrize("module", READ_THE_REGISTRY)
+def test_no_table_of_op_names_outside_the_registry(module):
+    assert _op_tables(PKG / module) == [], module
+
+
+# The rest of the package still has these (the scheduler, the front end, the HIVM emitter, ...): a ratchet,
+# which may only shrink. The region walker's structural ops are allowed through graph/ops/control.py.
+STILL_NAMING_OPS = {
+    "cli/cache_cmd.py", "graph/analysis.py", "graph/dataflow.py", "graph/expr.py", "graph/kernel_graph.py",
+    "graph/multi_buffer.py", "graph/operand_checks.py", "graph/regions.py", "graph/scalar_ops.py",
+    "graph/sync_plan.py", "graph/sync_proof.py", "graph/sync_ids.py", "graph/verify.py", "lower/ascendc_pipe.py", "lower/cexpr.py", "lower/hivm.py",
+    "lower/hivm_scalar.py", "lower/hivm_sync.py", "proxies/api.py", "proxies/api_ops.py", "proxies/control.py",
+    "runtime/cpu_debug.py", "runtime/npu.py", "runtime/race_check.py", "runtime/core_timing.py",
+    "vendor_judge.py", "toolchain/hivm.py", "toolchain/hivm_scalar.py", "toolchain/hivm_sync.py",
+}
+
+
+def test_the_modules_that_still_name_ops_do_not_grow():
+    naming = set()
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG).as_posix()
+        if rel.startswith("graph/ops/"):
+            continue
+        tables = [(line, names) for line, names in _op_tables(path) if not set(names) <= set(REGION_OPS)]
+        if tables:
+            naming.add(rel)
+    assert naming - STILL_NAMING_OPS == set(), "a new table of op names: put the knowledge in the op's record"
