@@ -167,7 +167,7 @@ class CompiledKernel:
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
         if config.dump_dir() is not None:
-            from .lower.cache import cache_key, dump_compilation
+            from .toolchain.cache import cache_key, dump_compilation
             scheduled = str(self.graph)
             dump_compilation(self.name, cache_key({"graph": scheduled}),
                              {"graph.txt": str(self.traced), "scheduled.txt": scheduled, "kernel.cpp": self.source})

@@ -103,7 +103,7 @@ OPTIONS: tuple[Option, ...] = (
            "sync, so True means auto_sync=True, even next to auto_sync=False (pyasc then syncs in its own pass); "
            "None and False leave auto_sync as it is", _insert_sync),
     Option("record_overflow", False, "True or False",
-           "NPU build: -cce-aicore-record-overflow and its argument slot (lower/bisheng.py)", _bool),
+           "NPU build: -cce-aicore-record-overflow and its argument slot (toolchain/bisheng.py)", _bool),
     Option("platform", None, "None or one of " + ", ".join(repr(p) for p in PRESETS),
            "the timing model's hardware preset (asc.profile); None: the one asc_trace.runtime.config.set_platform "
            f"chose, else {DEFAULT_PLATFORM!r}", _platform),
@@ -158,7 +158,7 @@ PYASC_ONLY: dict[str, str] = {
     "print_ir_before_all": "ASC_TRACE_DEBUG=2 prints the graph after each pass",
     "run_passes": "the scheduling passes always run; auto_sync=False keeps them from adding synchronisation",
     "auto_sync_log": "print(asc.compile(kernel, args).graph) shows every inserted sync and the dependence it serves",
-    "bisheng_options": "opt_level sets bisheng's -O level; other bisheng flags are chosen by lower/bisheng.py",
+    "bisheng_options": "opt_level sets bisheng's -O level; other bisheng flags are chosen by toolchain/bisheng.py",
     "capture_exceptions": "errors always name the kernel's file and line",
     "ir_multithreading": "tracing runs in the calling thread; there is no MLIR context to configure",
 }

@@ -4,7 +4,7 @@ shape of Triton's `triton.autotune` (configs, key, a cache per key value).
 Without an NPU the candidates are timed on the timing model (`asc.profile`, timing only when the
 kernel's timing cannot depend on its data, so tuning never writes the caller's arrays); with the
 `npu` backend they are timed on the device. The best configuration is launched, and remembered per
-key value in memory and in the disk cache (lower/cache.py), next to the compiled kernels.
+key value in memory and in the disk cache (toolchain/cache.py), next to the compiled kernels.
 """
 from __future__ import annotations
 
@@ -263,7 +263,7 @@ class Autotuner:
         """What the choice depends on: each config's scheduled graph (or why it cannot be built), the
         key, the timing model's parameters and vector costs (or the NPU), the configs."""
         from .graph.ops import REGISTRY
-        from .lower.cache import cache_key
+        from .toolchain.cache import cache_key
         from .runtime.args import bind_args
         from .runtime.platform import platform as make_platform
         graphs = []
@@ -327,7 +327,7 @@ def _progress(msg: str) -> None:
 
 
 def _load(key: str) -> dict[str, Any] | None:
-    from .lower.cache import CompileCache
+    from .toolchain.cache import CompileCache
     path = CompileCache().lookup(key, "autotune.json")
     if path is None:
         return None
@@ -338,7 +338,7 @@ def _load(key: str) -> dict[str, Any] | None:
 
 
 def _store(key: str, data: dict[str, Any]) -> None:
-    from .lower.cache import CompileCache
+    from .toolchain.cache import CompileCache
 
     def build(tmp: Path) -> Path:
         out = tmp / "autotune.json"

@@ -49,7 +49,7 @@ def gather() -> dict[str, Any]:
     """Every fact `info` shows, as plain data (the --json output)."""
     import networkx
     import numpy
-    from ..lower.cache import disk_usage, entries
+    from ..toolchain.cache import disk_usage, entries
     cache = config.cache_dir()
     toolchain = {"cann": _cann(), "ascendc_headers": _headers(), "gxx": _gxx()}
     backends = {"sim": _yes("the NumPy simulator of the AI Vector core (pipes, events, race checker)"),
@@ -97,12 +97,12 @@ def _gxx() -> dict[str, Any]:
 
 
 def _cann() -> dict[str, Any]:
-    from ..lower.bisheng import find_toolchain
+    from ..toolchain.bisheng import find_toolchain
     try:
         tc = find_toolchain()
     except AscTraceError as e:
         return {"found": False, "why": e.msg}
-    from ..lower.cann_layout import lib64
+    from ..toolchain.cann_layout import lib64
     from ..runtime.npu_detect import launch_plan
     try:
         plan = launch_plan(lib64(tc.home), os.environ.get("ASC_TRACE_NPU_LAUNCH"))
@@ -114,7 +114,7 @@ def _cann() -> dict[str, Any]:
 
 
 def _headers() -> dict[str, Any]:
-    from ..lower.ascendc_headers import find_ascendc_headers
+    from ..toolchain.ascendc_headers import find_ascendc_headers
     try:
         h = find_ascendc_headers()
     except AscTraceError as e:

@@ -1,6 +1,6 @@
 """Numerics shared by the op records: rounding modes of Cast and the summation order of reductions.
 
-The C++ model of the API (lower/include/kernel_operator.h) implements the same definitions, so the
+The C++ model of the API (toolchain/include/kernel_operator.h) implements the same definitions, so the
 simulator, eager and cpp backends agree bit for bit. Where the hardware's exact behaviour is not
 documented (the order of a reduction's additions), the definition here is the assumption and the
 op's tolerance against NumPy says how far from an exact result it may land.

@@ -1,7 +1,7 @@
 """The NPU build: bisheng compiles the emitted Ascend C for Atlas A2 vector cores, ld.lld links the
 device ELF (facts §8; npu-launch.md §1). Toolchain discovery follows CANN's environment script:
 ASCEND_HOME_PATH (or ASCEND_TOOLKIT_HOME), then PATH; the toolkit's layout, release and headers are
-read from its own files (lower/cann_layout.py).
+read from its own files (toolchain/cann_layout.py).
 
 Not run on hardware: no machine asc_trace is developed on has CANN. The command line was compared flag
 by flag with the vendor's kernel builds of both generations (see `compile_commands`); the tests check it
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
-from .ascendc import PRELUDE_DIR
+from .sources import PRELUDE_DIR
 from .cann_layout import UNKNOWN_VERSION, CannVersion, arch_dir, ascendc_layout, read_version
 from .compile_errors import compiler_error
 
