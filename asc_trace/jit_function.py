@@ -22,7 +22,7 @@ from .runtime import LaunchJob, get_runtime
 from .options import DEFAULT_OPTIONS, describe as describe_options, resolve as resolve_options
 from .options import validate as validate_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
-from .torch_library import launch as torch_launch
+from .runtime.launch_hooks import hooks as launch_hooks
 
 MAX_BLOCKS = 65535
 
@@ -111,13 +111,7 @@ class JitFunction:
         return Launcher(self, core_num, stream)
 
     def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
-        _check_cores(core_num, self.name, loc)
-        if torch_launch.skip_fake_launch(self.name, self.specs, args, kwargs, loc):
-            return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
-        rt = get_runtime(torch_launch.backend_for(self.backend))
-        bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
-        torch_launch.check_writes(self.name, bound, lambda: self.compiled(bound.signature).graph, loc)
-        self.compiled(bound.signature).run(rt, bound, core_num, stream, loc)
+        _launch(self, None, core_num, stream, args, kwargs, loc)
 
     @property
     def backend(self) -> str:
@@ -205,22 +199,33 @@ class CompiledKernel:
             if core_num is None:
                 raise LaunchError(f"{self.name}: how many cores? pass core_num to asc.compile or call "
                                   "ck[core_num](...)", loc)
-            _check_cores(core_num, self.name, loc)
-            if torch_launch.skip_fake_launch(self.name, self.jitfn.specs, args, kwargs, loc):
-                return
-            rt = get_runtime(torch_launch.backend_for(self.jitfn.backend))
-            bound = bind_args(self.name, self.jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
-            if _sig_key(bound.signature) != _sig_key(self.signature):
-                raise LaunchError(f"{self.name} was compiled for {self.signature} but called with "
-                                  f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
-                                                                  "the @asc.jit kernel, which specialises itself")
-            torch_launch.check_writes(self.name, bound, lambda: self.graph, loc)
-            self.run(rt, bound, core_num, stream, loc)
+            _launch(self.jitfn, self, core_num, stream, args, kwargs, loc)
         except AscTraceError as e:
             raise _clean(e)
 
     def __repr__(self) -> str:
         return f"<CompiledKernel {self.name}{self.signature}>"
+
+
+def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream: Any, args: tuple, kwargs: dict,
+            loc: SourceLoc | None) -> None:
+    """The one launch path: `kernel[core_num](...)` (ck None: compiled for these arguments, from the
+    cache) and `ck(...)` (the compiled kernel, which the arguments must fit)."""
+    _check_cores(core_num, jitfn.name, loc)
+    hooks = launch_hooks()
+    if hooks.skip_launch(jitfn.name, jitfn.specs, args, kwargs, loc):
+        return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
+    rt = get_runtime(hooks.backend_for(jitfn.backend))
+    bound = bind_args(jitfn.name, jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+    if ck is None:
+        ck = jitfn.compiled(bound.signature)
+    elif _sig_key(bound.signature) != _sig_key(ck.signature):
+        raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,
+                          hint="compile it again for these arguments, or launch the @asc.jit kernel, which "
+                               "specialises itself")
+    compiled = ck
+    hooks.check_writes(jitfn.name, bound, lambda: compiled.graph, loc)
+    compiled.run(rt, bound, core_num, stream, loc)
 
 
 def _sig_key(sig: Signature) -> tuple:

@@ -23,7 +23,7 @@ from . import config as _config
 from .errors import AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, TraceError, UBOverflowError
 from .jit_function import JitFunction, _clean, profile
 from .proxies.source_loc import user_loc
-from .torch_library import launch as torch_launch
+from .runtime.launch_hooks import hooks as launch_hooks
 
 # What makes a configuration not fit the data or the core (skipped with a note, unless none fits).
 DOES_NOT_FIT = (UBOverflowError, AlignmentError, OutOfBoundsError)
@@ -117,7 +117,7 @@ class Autotuner:
         loc = user_loc()
         try:
             values = self._bind(args, kwargs, loc)
-            if torch_launch.fake_run(*values.values()):    # torch.compile tracing an asc.torch_op: no data
+            if launch_hooks().fake_run(*values.values()):    # torch.compile tracing an asc.torch_op: no data
                 cfg = self.configs[0]                       # to time; the launch checks its arguments
                 self.kernel.launch(self._cores(cfg), None, tuple(self._full_args(values, cfg)), {}, loc)
                 return

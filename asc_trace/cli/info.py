@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, config
+from .. import config
+from .._version import __version__
 from ..errors import AscTraceError, LaunchError
 
 BACKENDS = ("sim", "eager", "cpp", "cpu_debug", "npu")
@@ -88,7 +89,7 @@ def _no(why: str) -> dict[str, Any]:
 
 
 def _gxx() -> dict[str, Any]:
-    from ..runtime.cpp import compiler
+    from ..toolchain.host_cxx import compiler
     try:
         path, version = compiler()
         return {"found": True, "path": path, "version": version}

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent
 from ..errors import TraceError

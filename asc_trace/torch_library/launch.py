@@ -27,6 +27,7 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.source_loc import SourceLoc
 from ..runtime.args import BoundArgs, ParamSpec, _infer_kind, _match, _torch_dtype
 from ..runtime.base import written_params
+from ..runtime.launch_hooks import LaunchHooks, install
 
 
 @dataclass(frozen=True)
@@ -161,3 +162,25 @@ def _byte_span(v: Any, whole_storage: bool = False) -> tuple[str, int, int] | No
         return None
     start = v.__array_interface__["data"][0]
     return ("cpu", start, start + nbytes)
+
+
+class TorchLaunchHooks(LaunchHooks):
+    """Launches inside an asc.torch_op: fake runs skip, `auto` follows the tensors' device, writes
+    outside `mutates_args` are refused."""
+
+    def fake_run(self, *values: Any) -> bool:
+        return fake_run(*values)
+
+    def skip_launch(self, name: str, specs: list[ParamSpec], args: tuple, kwargs: dict,
+                    loc: SourceLoc | None) -> bool:
+        return skip_fake_launch(name, specs, args, kwargs, loc)
+
+    def backend_for(self, backend: str) -> str:
+        return backend_for(backend)
+
+    def check_writes(self, name: str, bound: BoundArgs, graph: Callable[[], KernelGraph],
+                     loc: SourceLoc | None) -> None:
+        check_writes(name, bound, graph, loc)
+
+
+install(TorchLaunchHooks())
