@@ -19,8 +19,8 @@ from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
-from .options import DEFAULT_OPTIONS, describe as describe_options, resolve as resolve_options
-from .options import validate as validate_options
+from .kernel_options import KernelOptions
+from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
 from .runtime.launch_hooks import hooks as launch_hooks
 
@@ -88,7 +88,7 @@ class JitFunction:
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
         self.fn = fn
         self.__asc_jit_fn__ = fn
-        self.options = resolve_options({**DEFAULT_OPTIONS, **validate_options(options, user_loc())})
+        self.options: KernelOptions = make_options(options, user_loc())
         self.name = fn.__name__
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
@@ -155,7 +155,7 @@ class CompiledKernel:
         self.jitfn = jitfn
         self.name = jitfn.name
         self.signature = signature
-        self.options = dict(jitfn.options)
+        self.options: KernelOptions = jitfn.options
         self.core_num = core_num
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
