@@ -121,11 +121,6 @@ def _pick(a: np.ndarray, b: Any, pick_max: bool) -> np.ndarray:
     return np.asarray((ieee_max if pick_max else ieee_min)(a, b), dtype=a.dtype)
 
 
-def block_elems(dt: DataType) -> int:
-    """Elements of one 256-byte repeat."""
-    return 256 // dt.itemsize
-
-
 def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
     """Sum the last axis the way ReduceSum does: zero-pad to whole repeats of `width`, reduce each
     repeat as a binary tree of adjacent pairs (x0+x1, x2+x3, ..., then the pair sums pairwise; the

@@ -9,9 +9,6 @@ asc.while_loop a C `while`, their outputs and carried values locals declared bef
 """
 from __future__ import annotations
 
-import hashlib
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from .._version import __version__

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import shutil
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from ..errors import AscTraceError, ToolchainError
+from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
 from ..lower.ascendc import lower

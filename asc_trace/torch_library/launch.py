@@ -54,10 +54,6 @@ def op_running(call: OpCall) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-def current_op() -> OpCall | None:
-    return _CURRENT.get()
-
-
 def is_fake_tensor(v: Any) -> bool:
     """A tensor without data: a FakeTensor (torch.compile, torch.export) or a meta tensor."""
     torch = sys.modules.get("torch")
