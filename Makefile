@@ -40,7 +40,7 @@ bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/cpp_vs_cpu_debug.py
 	$(PY) benchmarks/vendor_sync.py
 
-# The vendor's compiler as a second judge: its auto-sync on every example against ours (README).
+# The vendor's compiler as a second judge: its auto-sync on every example against ours (docs/figures.md).
 vendor-judge: venv
 	$(PY) -m pytest -q tests/test_vendor_ir.py
 	$(PY) benchmarks/vendor_sync.py --why

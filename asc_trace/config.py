@@ -1,18 +1,19 @@
 """Hardware rules the simulator keeps, and the environment variables asc_trace reads.
 
-Figures come from ../shared/reference/ascendc-facts.md (Atlas A2 / 910B, `__NPU_ARCH__` 2201).
+Figures come from docs/facts.md (Atlas A2 / 910B, `__NPU_ARCH__` 2201), which names their sources.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-UB_BYTES = 192 * 1024                 # Unified Buffer per vector core (facts §1)
-UB_USABLE = UB_BYTES - 256            # "at most 192 KB - 256 B is usable" (facts §1)
-UB_ALIGN = 32                         # UB addresses and DataCopy lengths are 32-byte multiples (§1, §4)
-EVENT_IDS = 8                         # event ids 0..7 per HardEvent on A2 (§3)
-MAX_QUE_BUFFERS_PER_POSITION = 8      # each queue buffer holds an event id (§6)
-MAX_CORES = 48                        # 910B1/B2 have 48 AIV (§1)
+UB_BYTES = 192 * 1024                 # Unified Buffer per vector core (docs/facts.md#facts-1)
+UB_USABLE = UB_BYTES - 256            # "at most 192 KB - 256 B is usable" (docs/facts.md#facts-1)
+# UB addresses and DataCopy lengths are 32-byte multiples (docs/facts.md#facts-1, #facts-4)
+UB_ALIGN = 32
+EVENT_IDS = 8                         # event ids 0..7 per HardEvent on A2 (docs/facts.md#facts-3)
+MAX_QUE_BUFFERS_PER_POSITION = 8      # each queue buffer holds an event id (docs/facts.md#facts-6)
+MAX_CORES = 48                        # 910B1/B2 have 48 AIV (docs/facts.md#facts-1)
 # The UB starts filled with this byte, so a read of bytes no one wrote shows up as NaN (float)
 # or -1 (int) on every CPU backend instead of as a plausible zero.
 UB_POISON_BYTE = 0xFF

@@ -116,7 +116,7 @@ class QueueError(AscTraceError):
 
 class ScalarError(AscTraceError, ArithmeticError):
     """A runtime scalar expression has no value: an integer `//` or `%` by zero, or a shift by a
-    negative count or by 64 bits or more (README, Numerics)."""
+    negative count or by 64 bits or more (docs/numerics.md)."""
 
 
 class RaceError(AscTraceError):
@@ -137,3 +137,9 @@ class ToolchainError(AscTraceError):
 
 class TorchOpError(AscTraceError):
     """An `asc.torch_op` PyTorch cannot register: torch missing or too old, a bad name, schema or mutates_args."""
+
+
+class AscTraceWarning(UserWarning):
+    """Something asc_trace can run but that is probably not what the user meant (configs of an autotune
+    doing different work, a loop that silently drops a remainder). Filter it as any warning class:
+    `warnings.simplefilter("error", asc.AscTraceWarning)`."""

@@ -1,7 +1,7 @@
 """What a traced graph depends on besides its arguments, so that a launch never reuses a stale kernel.
 
 A launch compares the kernel's fingerprint with the one its cached graph was traced under and
-traces again when they differ. The fingerprint captures (README, "What a kernel's cache key holds"):
+traces again when they differ. The fingerprint captures (docs/caching.md):
 
 - the code of the kernel and of every function, method and @asc.jit sub-kernel it reaches, with their
   default arguments and closure cells;

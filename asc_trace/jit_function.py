@@ -5,10 +5,11 @@ import copy
 import functools
 import inspect
 import typing
+import warnings
 from typing import Any, Callable
 
 from . import config
-from .errors import AscTraceError, LaunchError, TraceError
+from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
 from .fingerprint import fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
@@ -86,6 +87,9 @@ class JitFunction:
     another kernel, calling it inlines it."""
 
     def __init__(self, fn: Callable[..., Any], **options: Any) -> None:
+        if not (callable(fn) and hasattr(fn, "__code__")):
+            raise TraceError(f"asc.jit takes a Python function (the kernel), got {type(fn).__name__} {fn!r:.60}",
+                             user_loc())
         self.fn = fn
         self.__asc_jit_fn__ = fn
         self.options: KernelOptions = make_options(options, user_loc())
@@ -181,8 +185,34 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        self._warn_dropped_remainders(bound, core_num)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
                                                self.options))
+
+    def _warn_dropped_remainders(self, bound: BoundArgs, core_num: int) -> None:
+        """An AscTraceWarning at the loop's line when `range(n // tile)` drops a non-zero `n % tile` of this launch
+        (graph/remainder_lint.py), once per line as Python shows a warning."""
+        checks = getattr(self, "_remainders", None)
+        if checks is None:
+            from .graph.expr import Bin, compile_expr
+            from .graph.remainder_lint import dropped_remainders
+            checks = self._remainders = [(r, compile_expr(Bin("%", r.dividend, r.divisor)))
+                                         for r in dropped_remainders(self.traced)]
+        for r, rem in checks:
+            env = {**bound.scalars, "nblk": core_num}
+            for blk in range(min(core_num, 64)):     # a per-core dividend: the first cores tell
+                env["blk"] = blk
+                try:
+                    left = rem(env)
+                except Exception:  # noqa: BLE001 - a division by zero is the launch's own error to report
+                    break
+                if left:
+                    warnings.warn_explicit(AscTraceWarning(
+                        f"{self.name}: this loop runs {r.dividend} // {r.divisor} times and drops the remainder "
+                        f"{r.dividend} % {r.divisor} = {left} (core {blk}): those elements are never processed; "
+                        "add a tail step for them, or pass sizes that are multiples"),
+                        AscTraceWarning, r.loc.file, r.loc.line)
+                    break
 
     def __getitem__(self, cfg: Any) -> Callable[..., None]:
         core_num, stream = _launch_config(cfg, self.name)
@@ -211,10 +241,12 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
             loc: SourceLoc | None) -> None:
     """The one launch path: `kernel[core_num](...)` (ck None: compiled for these arguments, from the
     cache) and `ck(...)` (the compiled kernel, which the arguments must fit)."""
-    _check_cores(core_num, jitfn.name, loc)
     hooks = launch_hooks()
-    if hooks.skip_launch(jitfn.name, jitfn.specs, args, kwargs, loc):
+    fake = hooks.fake_run(*args, *kwargs.values())
+    core_num = _check_cores(core_num, jitfn.name, loc, fake)
+    if fake and hooks.skip_launch(jitfn.name, jitfn.specs, args, kwargs, loc):
         return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
+    args, kwargs = hooks.concrete_args(args, kwargs, jitfn.name, loc)
     rt = get_runtime(hooks.backend_for(jitfn.backend))
     bound = bind_args(jitfn.name, jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
     if ck is None:
@@ -244,9 +276,17 @@ def _launch_config(cfg: Any, name: str) -> tuple[int, Any]:
     return cfg, None
 
 
-def _check_cores(core_num: Any, name: str, loc: SourceLoc | None) -> None:
+def _check_cores(core_num: Any, name: str, loc: SourceLoc | None, fake: bool = False) -> Any:
+    """The core count to launch on. A torch SymInt (a count computed from sizes under torch.compile) is
+    made concrete for a real launch; in a fake run, where nothing runs, its example value is checked
+    without adding a guard (the compiled graph then serves every size, each real launch checking its own)."""
+    core_num, accepted = launch_hooks().core_count(core_num, name, loc, fake, MAX_BLOCKS)
+    if accepted:
+        return core_num
     if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
-        raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got {core_num!r}", loc)
+        raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got "
+                          f"{type(core_num).__name__} {core_num!r}", loc)
+    return core_num
 
 
 def _clean(e: AscTraceError) -> AscTraceError:
@@ -283,7 +323,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
     loc = user_loc()
     try:
         jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
-        _check_cores(core_num, jf.name, loc)
+        core_num = _check_cores(core_num, jf.name, loc)
         bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
         ck = jf.compiled(bound.signature)
         if timing_only:
@@ -343,7 +383,10 @@ def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **
         if options:
             jf = jf.with_options(**options)
         if core_num is not None:
-            _check_cores(core_num, jf.name, loc)
+            core_num = _check_cores(core_num, jf.name, loc)
+        if not isinstance(example_inputs, (tuple, list)):
+            raise LaunchError(f"asc.compile({jf.name}, example_inputs): example_inputs must be a tuple of launch "
+                              f"arguments, got {type(example_inputs).__name__}", loc)
         bound = bind_args(jf.name, jf.specs, tuple(example_inputs), {}, loc, device_ok=True)
         ck = jf.compiled(bound.signature)
         if core_num is not None and core_num != ck.core_num:

@@ -20,7 +20,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import config as _config
-from .errors import AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, TraceError, UBOverflowError
+from .errors import AlignmentError, AscTraceError, AscTraceWarning, LaunchError, OutOfBoundsError, TraceError, UBOverflowError
 from .jit_function import JitFunction, _clean, profile
 from .proxies.source_loc import user_loc
 from .runtime.launch_hooks import hooks as launch_hooks
@@ -72,6 +72,9 @@ class Autotuner:
                  cache_results: bool = True, warmup: int = 3, rep: int = 10) -> None:
         loc = user_loc()
         self.kernel: JitFunction = kernel if isinstance(kernel, JitFunction) else JitFunction(kernel)
+        if not (isinstance(configs, Iterable) and isinstance(key, Iterable)):
+            raise TraceError(f"asc.autotune takes a list of asc.Config as configs= and a list of parameter names as "
+                             f"key=, got {type(configs).__name__} and {type(key).__name__}", loc)
         self.configs = list(configs)
         self.key = list(key) if not isinstance(key, str) else [key]
         self.platform = platform
@@ -80,6 +83,7 @@ class Autotuner:
         self.cache: dict[tuple, Config] = {}
         self.best_config: Config | None = None
         self.timings: dict[Config, float] = {}
+        self._gm_written: dict[Config, float] = {}   # modeled GM bytes each config's launch writes
         self.skipped: dict[Config, str] = {}
         specs = self.kernel.specs
         self.tuned = self._check_configs(loc)
@@ -117,6 +121,7 @@ class Autotuner:
         loc = user_loc()
         try:
             values = self._bind(args, kwargs, loc)
+            self._check_hashable(values, loc)
             if launch_hooks().fake_run(*values.values()):    # torch.compile tracing an asc.torch_op: no data
                 cfg = self.configs[0]                       # to time; the launch checks its arguments
                 self.kernel.launch(self._cores(cfg), None, tuple(self._full_args(values, cfg)), {}, loc)
@@ -152,6 +157,19 @@ class Autotuner:
                 values[s.name] = s.default
         return values
 
+    def _check_hashable(self, values: dict[str, Any], loc: Any) -> None:
+        """A key value selects a tuning from a dict: refuse an unhashable one as a plain launch refuses it."""
+        for k in self.key:
+            v = values[k]
+            if hasattr(v, "shape") and hasattr(v, "dtype"):
+                continue                    # arrays are keyed by shape and dtype
+            try:
+                hash(v)
+            except TypeError:
+                raise LaunchError(f"asc.autotune key argument {k!r} must be hashable, got {type(v).__name__}", loc,
+                                  hint="pass a tuple instead of a list, or leave this parameter out of key=") \
+                    from None
+
     def _key(self, values: dict[str, Any]) -> tuple:
         """The key arguments' values, and every array argument's dtype (as Triton does)."""
         def norm(v: Any) -> Any:
@@ -176,12 +194,13 @@ class Autotuner:
         disk_key = self._disk_key(values, k, on_npu) if self._use_disk() else None
         if disk_key is not None:
             hit = _load(disk_key)
-            if hit is not None and len(hit["timings"]) == len(self.configs):
+            if _valid_choice(hit, len(self.configs)):
                 self.timings = {c: t for c, t in zip(self.configs, hit["timings"]) if t is not None}
                 self.skipped = {c: r for c, r in zip(self.configs, hit["skipped"]) if r is not None}
                 self.best_config = self.configs[hit["best"]]
                 return self.best_config
         timings: dict[Config, float] = {}
+        self._gm_written = {}
         work: dict[Config, float] = {}        # ties (e.g. all at the chip's GM bound) go to the least core time
         skipped: dict[Config, str] = {}
         errors: list[AscTraceError] = []
@@ -208,6 +227,7 @@ class Autotuner:
                 from errors[0]
         best = min(timings, key=lambda c: (timings[c], work[c]))
         self.best_config = best
+        self._warn_unequal_work(best)
         if shown or _config.env_int("ASC_TRACE_PRINT_AUTOTUNING", 0):
             _progress(f"asc.autotune({self.kernel.name}) finished after {time.perf_counter() - t0:.2f} s; best "
                       f"{best} at {timings[best]:.2f} us ({'measured' if on_npu else 'modeled'})")
@@ -230,7 +250,20 @@ class Autotuner:
             args = [_copy_array(a) for a in args]
         prof = profile(self.kernel, *args, core_num=self._cores(cfg), platform=self.platform,
                        timing_only=timing_only)
+        self._gm_written[cfg] = sum(prof.record.writes.values())
         return prof.time_us, prof.platform.cycles_to_us(prof.core_cycles)
+
+    def _warn_unequal_work(self, best: Config) -> None:
+        """Configs must do the same work (docs/autotune.md): one that writes fewer GM bytes, e.g. because
+        its core_num changes what a per-core-length kernel covers, would "win" by doing less."""
+        written = {c: b for c, b in self._gm_written.items() if c in self.timings}
+        if len(set(written.values())) <= 1:
+            return
+        shown = ", ".join(f"{c}: {b:.0f}" for c, b in written.items())
+        warnings.warn(AscTraceWarning(
+            f"asc.autotune({self.kernel.name}): the configs write different amounts of GM ({shown} bytes), so "
+            f"they do different work and the fastest ({best}) may just do the least; make every config cover "
+            "the same data (derive per-core lengths from get_block_num()), see docs/autotune.md"), stacklevel=4)
 
     def _bench_npu(self, values: dict[str, Any], cfg: Config) -> tuple[float, float]:
         """Measured microseconds per launch on the NPU: warm-up launches, then `rep` launches between
@@ -335,6 +368,12 @@ def _load(key: str) -> dict[str, Any] | None:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None
+
+
+def _valid_choice(hit: Any, n: int) -> bool:
+    """A stored choice is used only when it has the shape _store wrote (a corrupt one is re-tuned)."""
+    return (isinstance(hit, dict) and isinstance(hit.get("best"), int) and 0 <= hit["best"] < n
+            and all(isinstance(hit.get(f), list) and len(hit[f]) == n for f in ("timings", "skipped")))
 
 
 def _store(key: str, data: dict[str, Any]) -> None:

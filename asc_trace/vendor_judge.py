@@ -186,7 +186,7 @@ def _buffers(graph: KernelGraph, n: Any) -> set[tuple[str, int]]:
 
 def explain(graph: KernelGraph, label: str, drop: Callable[[Any], bool]) -> str:
     """Why our model needs no vendor sync group: the reason the simulator still finds the kernel
-    race-free without it (see README, "The vendor's compiler as a second judge")."""
+    race-free without it (see docs/figures.md, "The vendor's compiler as a second judge")."""
     group = [n for n in graph if drop(n)]
     if group and group[0].op == "pipe_barrier":
         b = group[0]

@@ -1,5 +1,5 @@
 """Our scheduler against the vendor's: bishengir-opt's intra-core auto-sync on the flag-free form of
-every example (issue 19; README "The vendor's compiler as a second judge").
+every example (issue 19; docs/figures.md, "The vendor's compiler as a second judge").
 
 For each example: the sync pairs (set_flag operations in the kernel text) and pipe barriers of our
 schedule without multi-buffering (the vendor's form), of ours as users get it (multi_buffer="auto"),

@@ -16,8 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("ASC_TRACE_BACKEND", "sim")
 os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every pass
 # the header check and the cpu_debug backend use the vendor's Ascend C headers next to the checkout
-_KIT = ROOT.parent / "shared" / "vendor" / "asc-devkit"
-if _KIT.is_dir():
+# (the one rule, shared with `asc-trace info`: toolchain/ascendc_headers.devkit_beside_checkout)
+from asc_trace.toolchain.ascendc_headers import devkit_beside_checkout  # noqa: E402
+
+_KIT = devkit_beside_checkout()
+if _KIT is not None:
     os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
 # Compiled host libraries go to one temporary folder per test session, never into the checkout. The
 # controlling process makes it before the xdist workers start, and they inherit the variable, so

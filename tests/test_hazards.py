@@ -242,7 +242,7 @@ def test_vector_dependences_need_a_barrier_only_without_bisheng_auto_sync():
     x = rand(64, np.float32, 6)
     want = np.exp(x) * np.float32(2)
     z = np.zeros_like(x)
-    # auto_sync=False builds with bisheng's --cce-auto-sync, which inserts the V barrier (facts §3)
+    # auto_sync=False builds with bisheng's --cce-auto-sync, which inserts the V barrier (docs/facts.md#facts-3)
     asc.jit(vector_chain, auto_sync=False)[1](x, z)
     np.testing.assert_allclose(z, want, rtol=1e-6)
     # our scheduler owns the V barrier when auto_sync=True: it inserts it, and the checker holds it to it

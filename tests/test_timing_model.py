@@ -1,4 +1,4 @@
-"""The timing model against the published A2 figures (../shared/reference/ascend-timing-facts.md):
+"""The timing model against the published A2 figures (docs/facts.md#timing-facts):
 CANN's own kernels timed on a 910B2, re-written the plain Ascend C way and profiled on the model;
 waves, what bounds a launch, the derating of small and unaligned copies, timing-only profiles, and
 traces that show every pipe."""

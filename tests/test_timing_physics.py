@@ -15,7 +15,7 @@ from asc_trace.runtime.platform import platform, with_overrides
 from helpers import rand
 
 B2 = platform("Ascend910B2")
-VECTOR_BYTES_PER_CYCLE = 256     # ascendc-facts §10: the simplest vector ops, 64 floats / 128 halves a cycle
+VECTOR_BYTES_PER_CYCLE = 256     # docs/facts.md#facts-10: the simplest vector ops, 64 floats / 128 halves a cycle
 VECTOR_OPS = {"add", "adds", "muls", "exp", "relu", "abs"}
 
 

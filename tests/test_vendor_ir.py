@@ -90,7 +90,7 @@ def test_vendor_verifies_and_schedules_every_example(name):
     assert v.vendor.error == "", v.vendor.error
     assert v.vendor.cycles and v.ours.cycles
     # each vendor sync our model needs none of has a known reason; the catch-all would be a dependence
-    # the vendor sees and we do not (a bug to report, README "The vendor's compiler as a second judge")
+    # the vendor sees and we do not (a bug to report, docs/figures.md, "The vendor's compiler as a second judge")
     unexplained = [label for label, why in v.vendor_only if "share no buffer in our model" in why]
     assert not unexplained, unexplained
 
@@ -110,7 +110,7 @@ def test_the_judge_can_fail_a_schedule():
 
 @needs_tool
 def test_vadd_tail_graph_sync_solver_double_set():
-    """Finding (README): the vendor's graph-sync-solver primes MTE3_V id 1 for the tail loop on MTE3 while
+    """Finding (docs/figures.md): the vendor's graph-sync-solver primes MTE3_V id 1 for the tail loop on MTE3 while
     nothing orders V's drain wait of the same id before it: a flag that can be set twice."""
     v = judge(example_launch(importlib.import_module("vadd_tail")), "graph-sync-solver", ablate=False)
     assert v.vendor.error.startswith("SyncError") and "MTE3_V" in v.vendor.error

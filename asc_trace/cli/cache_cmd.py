@@ -35,10 +35,11 @@ def _age(seconds: float) -> str:
 
 def run_list(args: argparse.Namespace) -> int:
     root = config.cache_dir()
-    found = cache.entries(root) if root.is_dir() else []
+    found = cache.entries(root, verify=True) if root.is_dir() else []
     if args.json:
         print(json.dumps([{"key": e.key, "path": str(e.path), "artifact": e.artifact, "bytes": e.size,
-                           "mtime": e.mtime, **{k: e.meta.get(k) for k in ("kernel", "backend", "asc_trace")}}
+                           "mtime": e.mtime, "complete": e.complete,
+                           **{k: e.text(k) for k in ("kernel", "backend", "asc_trace")}}
                           for e in found], indent=2))
         return 0
     print(f"{root}: {count_text(len(found))}, {size_text(cache.disk_usage(root))}")
@@ -46,8 +47,8 @@ def run_list(args: argparse.Namespace) -> int:
         print(f"  {'key':<12}  {'kernel':<24} {'backend':<8} {'artifact':<11} {'size':>9}  age")
         now = time.time()
         for e in found:
-            kernel = e.meta.get("kernel") or "(incomplete)"
-            print(f"  {e.key[:12]}  {kernel:<24} {e.meta.get('backend') or '?':<8} {e.artifact or '-':<11} "
+            kernel = (e.text("kernel") or e.text("kernels") or e.text("kind") or "?") if e.complete else "(incomplete)"
+            print(f"  {e.key[:12]}  {kernel:<24} {e.text('backend') or '?':<8} {e.artifact or '-':<11} "
                   f"{size_text(e.size):>9}  {_age(now - e.mtime)}")
     return 0
 

@@ -115,11 +115,15 @@ def _cann() -> dict[str, Any]:
 
 
 def _headers() -> dict[str, Any]:
-    from ..toolchain.ascendc_headers import find_ascendc_headers
+    from ..toolchain.ascendc_headers import devkit_beside_checkout, find_ascendc_headers
     try:
         h = find_ascendc_headers()
     except AscTraceError as e:
-        return {"found": False, "why": e.msg}
+        kit = devkit_beside_checkout()
+        how = (f"; the vendor's asc-devkit is beside this checkout: export ASC_TRACE_ASCENDC_HOME={kit} "
+               "(the tests use it)" if kit else "; point ASC_TRACE_ASCENDC_HOME at an asc-devkit checkout "
+               "(the folder holding include/kernel_operator.h) or at a CANN toolkit")
+        return {"found": False, "why": e.msg + how, "beside_checkout": str(kit) if kit else None}
     return {"found": True, "root": str(h.root), "origin": h.origin, "layout": h.layout,
             "kernel_operator": str(h.kernel_operator), "cpu_stub": str(h.cpu_stub) if h.cpu_stub else None,
             "describe": h.describe()}

@@ -121,7 +121,12 @@ def parse_token(token: str, rng: np.random.Generator) -> Any:
         dims = [s for s in m.group("shape").replace(" ", "").split(",") if s]
         if not dims:
             raise CliError(EXIT_USAGE, f"--args {token!r}: give the array's shape, e.g. f32[1024]")
-        return _array(dt, tuple(int(s) for s in dims), fill, rng)
+        shape = tuple(int(s) for s in dims)
+        try:
+            return _array(dt, shape, fill, rng)
+        except (MemoryError, ValueError) as e:   # numpy's _ArrayMemoryError is a MemoryError
+            raise CliError(EXIT_USAGE, f"--args {token!r}: cannot allocate a {'x'.join(map(str, shape))} "
+                                       f"{dt.name} array ({type(e).__name__}); give a smaller shape") from None
     for conv in (lambda t: int(t, 0), float, ast.literal_eval):
         try:
             return conv(token)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
+from pathlib import Path
 from typing import Any
 
 from ..errors import LaunchError
-from ..jit_function import DEFAULT_OPTIONS, compile as asc_compile, profile as asc_profile
+from ..jit_function import DEFAULT_OPTIONS, MAX_BLOCKS as MAX_CORE_NUM, compile as asc_compile, profile as asc_profile
 from ..runtime.args import _match
 from ..runtime.platform import DEFAULT_PLATFORM, PRESETS
 from .inputs import EXAMPLES_ATTR, __doc__ as INPUTS_DOC, declared_examples, describe, load_kernel, parse_args_spec
@@ -37,6 +39,24 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _check_core_num(n: int | None) -> None:
+    """-c N out of range is a command-line mistake (exit 2), not a launch of some other core count."""
+    if n is not None and not 1 <= n <= MAX_CORE_NUM:
+        raise CliError(EXIT_USAGE, f"-c {n}: the core count must be from 1 to {MAX_CORE_NUM}")
+
+
+def _check_writable(path: str) -> None:
+    """--chrome-trace PATH is checked before the kernel runs, so a typo costs no simulation."""
+    target = Path(path).expanduser()
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: is a directory; give a file path")
+    if not parent.is_dir():
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: no such directory {parent}")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: not writable")
+
+
 def _options(pairs: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -57,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if unknown or not show:
         raise CliError(EXIT_USAGE, f"--show {args.show!r}: sections are {', '.join(SECTIONS)}")
     options = _options(args.option)
+    _check_core_num(args.core_num)
+    if args.chrome_trace:
+        _check_writable(args.chrome_trace)
     module, kernel, path = load_kernel(args.target)
     if args.tokens:
         inputs = parse_args_spec(args.tokens, args.seed)
@@ -65,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         if inputs is None:
             raise CliError(EXIT_USAGE, f"no inputs for {kernel.name}: pass --args (e.g. --args f32[2048] f32[2048] "
                                        f"256) or declare {EXAMPLES_ATTR} in {path.name}")
-    core_num = args.core_num or inputs.core_num or 1
+    core_num = args.core_num if args.core_num is not None else (inputs.core_num or 1)
     if options:
         kernel = kernel.with_options(**options)
     try:
@@ -91,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
             print("\n-- modeled profile (the simulator's pipe model: modeled cycles, not a measurement)")
             print(prof.summary())
         if args.chrome_trace:
-            prof.save_chrome_trace(args.chrome_trace)
+            try:
+                prof.save_chrome_trace(args.chrome_trace)
+            except OSError as e:       # the checks above cannot see everything (a full disk, a race)
+                raise CliError(EXIT_USAGE, f"--chrome-trace {args.chrome_trace}: {e.strerror or e}") from None
             print(f"\nChrome trace written to {args.chrome_trace} (open it in Perfetto or chrome://tracing)")
     return 0

@@ -2,7 +2,7 @@
 and the simulator's race checker (runtime/race_check.py).
 
 Two accesses to overlapping bytes, at least one of them a write, conflict. What orders them depends on
-where they run (facts §3, ../shared/reference/ascendc-facts.md):
+where they run (docs/facts.md#facts-3):
 
 - on two different pipes of one core: a hardware flag from the earlier access's pipe to the later
   one's, `set_flag(HardEvent.<src>_<dst>, id)` after the earlier access and `wait_flag` of the same
@@ -19,7 +19,7 @@ where they run (facts §3, ../shared/reference/ascendc-facts.md):
   core reads or writes is an error, not something a flag can fix.
 
 bisheng's own `--cce-auto-sync` (on in the build of an `auto_sync=False` kernel, off when our
-scheduler synchronises: toolchain/bisheng.py) inserts the V<->V barriers itself (facts §3), so those are a
+scheduler synchronises: toolchain/bisheng.py) inserts the V<->V barriers itself (docs/facts.md#facts-3), so those are a
 hazard only when the compiler's auto-sync is off (`compiler_sync=False`).
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ BARRIER_KINDS: dict[Pipe, frozenset[str]] = {
     Pipe.MTE2: frozenset({WAW}),
     Pipe.MTE3: frozenset({WAW}),
 }
-# ... and those bisheng's --cce-auto-sync inserts itself (facts §3: "the compiler inserts V<->V barriers").
+# ... and those bisheng's --cce-auto-sync inserts itself (docs/facts.md#facts-3: "the compiler inserts V<->V barriers").
 COMPILER_BARRIERS: frozenset[Pipe] = frozenset({Pipe.V})
 
 # Instruction kinds (graph/hb.py `Instr.kind`) that keep the instructions of their pipe on either side
@@ -89,7 +89,7 @@ def fixing_event(src: Pipe, dst: Pipe) -> HardEvent:
 
 
 def valid_on_aiv(event: HardEvent) -> bool:
-    """Whether the event means something on a vector core (facts §3: 13 of the 35 do)."""
+    """Whether the event means something on a vector core (docs/facts.md#facts-3: 13 of the 35 do)."""
     return event in AIV_EVENTS
 
 

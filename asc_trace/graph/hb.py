@@ -4,7 +4,7 @@ the scheduler's analysis (symbolic addresses): in-order pipes, hardware flags, T
 Happens-before is tracked with vector clocks, one per pipe (S, MTE2, V, MTE3):
 - instructions of one pipe are ordered (each pipe is an in-order stream);
 - `set_flag(X_Y, id)` on X publishes X's clock; the `wait_flag` on Y that consumes it joins it;
-- TQue operations are the same flags, keyed by queue buffer (facts §6);
+- TQue operations are the same flags, keyed by queue buffer (docs/facts.md#facts-6);
 - the scalar unit issues every instruction in program order, so whatever the scalar unit has done
   (its own UB reads/writes, the waits it blocked on) happens before everything issued after it;
 - `pipe_barrier(PIPE_ALL)` orders everything before it before everything after it;
@@ -29,7 +29,7 @@ PIPES = (Pipe.S, Pipe.MTE2, Pipe.V, Pipe.MTE3)
 PIDX = {p: i for i, p in enumerate(PIPES)}
 S, MTE2, V, MTE3 = range(4)
 
-# TQue events (facts §6), as (producer pipe, consumer pipe) by queue position: enque sets the
+# TQue events (docs/facts.md#facts-6), as (producer pipe, consumer pipe) by queue position: enque sets the
 # producer->consumer event (MTE2_V / V_MTE3) that deque waits on; free_tensor sets the way back
 # (V_MTE2 / MTE3_V) that a later alloc_tensor of the same buffer waits on.
 QUE_PIPES = {TPosition.VECIN: (Pipe.MTE2, Pipe.V), TPosition.VECOUT: (Pipe.V, Pipe.MTE3)}
@@ -142,7 +142,7 @@ class PipeClock:
                  full: frozenset[HardEvent] = frozenset()) -> None:
         self.vc = [[0] * 4 for _ in range(4)]
         # The scalar unit's own UB reads and writes reach the other pipes only through S_X / X_S flags
-        # when bisheng's auto-sync (which inserts those, facts §3) is off, as in the build of a kernel
+        # when bisheng's auto-sync (which inserts those, docs/facts.md#facts-3) is off, as in the build of a kernel
         # asc_trace synchronises; with it on, issuing after them is enough.
         self.scalar_flags = scalar_flags
         self.flags: dict[Any, FlagState] = {}

@@ -12,7 +12,7 @@ from .source_loc import SourceLoc
 
 
 class Pipe(str, Enum):
-    """The in-order instruction queues of a vector core (facts §3)."""
+    """The in-order instruction queues of a vector core (docs/facts.md#facts-3)."""
 
     S = "S"        # scalar unit: GetValue / SetValue, scalar bookkeeping
     MTE2 = "MTE2"  # GM -> UB copies

@@ -67,7 +67,7 @@ def to_float_type(x: np.ndarray, np_dtype: np.dtype, mode: str) -> np.ndarray:
 
 def saturate_int(x: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
     """Integral float64 values to an integer type: saturating (+-inf and values past the range give
-    the type's max / min), NaN -> 0 (README, Numerics). The comparisons are made in float64 against
+    the type's max / min), NaN -> 0 (docs/numerics.md). The comparisons are made in float64 against
     2**bits exactly, because the type's max (2**63 - 1) itself is not a float64."""
     info = np.iinfo(np_dtype)
     x = np.where(np.isnan(x), 0.0, np.asarray(x, dtype=np.float64))
@@ -104,7 +104,7 @@ divide = first_nan(np.divide)
 def maximum(a: np.ndarray, b: Any) -> np.ndarray:
     """Vector Max / Maxs / Relu: IEEE 754-2019 maximum for floats (a NaN operand wins, the first
     one if both are NaN; +0.0 is above -0.0), plain max for integers. The hardware's signed-zero
-    rule is not documented: this is our choice, the same on every backend (README, Numerics)."""
+    rule is not documented: this is our choice, the same on every backend (docs/numerics.md)."""
     return _pick(a, b, True)
 
 

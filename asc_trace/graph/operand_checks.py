@@ -24,6 +24,7 @@ from .node import Node, TensorRef, exprs_in
 from .ops import REGISTRY
 from .params import DataCopyPadExtParams, DataCopyParams, Mask
 from .scalar_ops import INT64_MAX, INT64_MIN
+from ..config import UB_BYTES
 
 U8, U16, U32 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1
 I32 = (1 << 31) - 1
@@ -160,6 +161,12 @@ def _operands(node: Node) -> Iterator[tuple]:
             yield _spec(pad.left_padding, 0, U8, "DataCopyPadExtParams.left_padding")
             yield _spec(pad.right_padding, 0, U8, "DataCopyPadExtParams.right_padding")
             yield _value(pad.padding_value, "DataCopyPadExtParams.padding_value")
+    elif op in ("reduce_sum", "reduce_max", "reduce_min"):
+        # the API checks the count itself: 1 ~ TOTAL_UB_SIZE / sizeof(T) (kernel_operator_vec_reduce_intf_impl.h)
+        yield _ref(a[0], "dst")
+        yield _ref(a[1], "src")
+        yield _ref(a[2], "shared_tmp_buffer")
+        yield _spec(a[3], 1, UB_BYTES // a[1].dtype.itemsize, f"the {REGISTRY[op].c_name} count")
     elif REGISTRY[op].family in _COUNT_FORMS:
         # count forms: tensor operands, scalars, and the element count last
         names = ("dst", "src0", "src1", "src2")

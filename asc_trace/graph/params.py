@@ -1,6 +1,6 @@
 """Parameter structs of the Ascend C API as graph operands (fields are scalar expressions).
 
-Units follow the API (facts §4, §5): DataCopyParams counts 32-byte blocks; DataCopyExtParams counts
+Units follow the API (docs/facts.md#facts-4, #facts-5): DataCopyParams counts 32-byte blocks; DataCopyExtParams counts
 bytes on the GM side and 32-byte blocks on the UB side; repeat params count 32-byte blocks.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The kernel's scalar arithmetic, stated once (README "Numerics"): what every backend computes for
+"""The kernel's scalar arithmetic, stated once (docs/numerics.md): what every backend computes for
 runtime `int` / `float` expressions (kernel arguments, the block index, loop indices, values read
 from the UB, and arithmetic on them).
 
@@ -43,6 +43,9 @@ def fits_int64(v: int) -> bool:
     return INT64_MIN <= v <= INT64_MAX
 
 
+_F64_SHIFT_MAX = 1024 - 53   # math.ldexp(q, shift) with a 53-bit q overflows float64 beyond this
+
+
 def to_f32(v: Any) -> Any:
     """Round to float32 once (C's `static_cast<float>` of an int64 or a float).
 
@@ -56,6 +59,8 @@ def to_f32(v: Any) -> Any:
         q = a >> shift
         if a & ((1 << shift) - 1):
             q |= 1                                  # sticky bit: round to odd
+        if shift > _F64_SHIFT_MAX:                  # beyond float64, so far beyond float32: rounds to inf
+            return np.float32(-np.inf if v < 0 else np.inf)
         d = math.ldexp(float(q), shift)
         return np.float32(-d if v < 0 else d)
     return np.float32(v)
@@ -158,7 +163,7 @@ def _ieee_pick(a: Any, b: Any, pick_max: bool) -> Any:
 def first_nan(fn: Any) -> Any:
     """An arithmetic ufunc whose NaN result, when both operands are NaN, is the first operand's NaN
     (quieted): the rule of the C model and of x86 (NumPy's vector loops may pick either). With one NaN
-    operand, every implementation returns that operand's NaN. Our choice (README, Numerics): the prelude's asct_fadd..., and the model's arithmetic, do the same."""
+    operand, every implementation returns that operand's NaN. Our choice (docs/numerics.md): the prelude's asct_fadd..., and the model's arithmetic, do the same."""
     def op(a: Any, b: Any) -> np.ndarray:
         r = fn(a, b)
         if r.dtype.kind != "f" or not np.isnan(r).any():
@@ -218,7 +223,7 @@ def lnot(a: Any) -> Any:
 
 
 def f2i(a: Any) -> Any:
-    """float -> int64, truncating toward zero and saturating; NaN -> 0 (the rule of casts, README)."""
+    """float -> int64, truncating toward zero and saturating; NaN -> 0 (the rule of casts, docs/numerics.md)."""
     x = np.asarray(a, dtype=np.float64)
     x = np.where(np.isnan(x), 0.0, np.trunc(x))
     big = x >= 2.0 ** 63

@@ -6,8 +6,13 @@
    order and one edge per need, `networkx.transitive_reduction` keeps the needs no other path covers.
 3. Each kept need becomes a plan (graph/sync_plan.py: where its set and wait go); plans with the same
    wait merge. The analysis runs again on the graph with the plans placed, until nothing is unordered.
-4. Every plan whose needs the others imply is removed, latest first.
-5. Event ids are allocated by liveness (graph/sync_ids.py) and checked in the abstract runs.
+4. Every plan whose needs the others imply is removed, latest first (judged by the proof,
+   graph/sync_proof.py: a removal may not leave a pair unordered that was ordered).
+5. Event ids are allocated by liveness (graph/sync_ids.py), the kernel's own ids too (an id its flags
+   use only elsewhere is free), and checked in the abstract runs.
+5b. The gate (graph/sync_gate.py): the proof over the region tree (graph/sync_proof.py) must accept
+   the result; what it cannot prove is undone (a flag plan becomes a PIPE_ALL barrier) or ordered by
+   a barrier right before the consumer, each saying why on its line. Steps 1-5 are a fast first guess.
 6. The dependences and the inserted flags are written into the graph's networkx view
    (graph/dataflow.py), so `ck.graph.nx` shows what the scheduler used.
 """
@@ -18,6 +23,8 @@ from .analysis import Need, PathChoice, Trace, abstract_trace, find_needs, profi
 from .dataflow import annotate
 from .kernel_graph import KernelGraph
 from .sync_ids import IdAllocator
+from .sync_gate import prove_gate
+from .sync_proof import ProofCache, prove
 from .sync_plan import Plan, Regions, build, plan_for
 
 MAX_ROUNDS = 64
@@ -66,23 +73,17 @@ class _Scheduler:
         else:
             raise TraceError("auto_sync did not converge (please report this kernel)",
                              self.base.node(self.base.order[0]).loc)
+        g = self.base
+        if plans:
+            self.planned = len(plans)
+            plans = self._prune(plans)
+            # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
+            # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open,
+            # which the proof gate below finds and orders
+            g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build).run(plans)
+        g, plans = prove_gate(g, plans, self.build, self.regions, self.user_ids)
         if not plans:
             return annotate(self.base, self.first, [])
-        self.planned = len(plans)
-        plans = self._prune(plans)
-        for attempt in range(6):
-            g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build, self.traces).run(plans)
-            per_profile = [find_needs(tr) for tr in self.traces(g)]
-            if not any(per_profile):
-                break
-            # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
-            # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open
-            before = len(plans)
-            self._add_plans(plans, per_profile)
-            if len(plans) == before or attempt == 5:
-                n = next(n for needs in per_profile for n in needs)
-                raise TraceError(f"auto_sync left the dependence {n.describe()} unordered (please report this "
-                                 "kernel)", n.b.node.loc)
         flags = sum(1 for p in plans if p.event is not None)
         g.notes.append(f"auto_sync: {flags} set/wait pair(s), {len(plans) - flags} barrier(s) inserted")
         return annotate(g, self.first, plans)
@@ -120,15 +121,20 @@ class _Scheduler:
         """Drop every plan the others make redundant, latest first. With many profiles, a removal is
         judged on the first PRUNE_PROFILES of them; the check after the id allocation runs them all and
         puts back whatever a wrongly dropped plan ordered."""
-        profiles = self.profiles[:PRUNE_PROFILES]
+        cache, stable = ProofCache(), {}
+        baseline = _unordered(build(self.base, self.regions, plans, stable), cache)
         for plan in list(reversed(plans)):
             if len(plans) == 1:
                 break
             trial = [p for p in plans if p is not plan]
-            g = self.build(trial)
-            if not any(find_needs(abstract_trace(g, p)) for p in profiles):   # lazy: most fail at once
+            if _unordered(build(self.base, self.regions, trial, stable), cache) <= baseline:
                 plans = trial
         return plans
+
+
+def _unordered(g: KernelGraph, cache: ProofCache | None = None) -> set[tuple]:
+    """The pairs the proof finds unordered in `g` (its flag problems are the id allocation's)."""
+    return {v.nodes for v in prove(g, cache) if v.kind in ("order", "barrier")}
 
 
 def essential(needs: list[Need]) -> list[Need]:

@@ -2,8 +2,8 @@
 
 Each event kind (HardEvent.MTE2_V, ...) has 8 ids. Two plans of one kind *interfere* when their flags
 can be set at the same time: their live ranges (first to last node in program order, a whole loop for
-ids that rotate with it) overlap, or the abstract run shows one plan's set running before the other's
-wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
+ids that rotate with it) overlap, or the proof (graph/sync_proof.py) shows one plan's set may run
+before the other's wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
 out, the two plans of the same shape whose sets lie closest are merged (one set after the later
 producer, one wait before the earlier consumer: less overlap, same safety); only when nothing can
 merge is the kernel refused, naming the tensors whose flags are live together.
@@ -14,10 +14,10 @@ from typing import Callable
 
 from ..enums import HardEvent
 from ..errors import TraceError
-from .analysis import Trace
 from .kernel_graph import KernelGraph
 from .node import Node
 from .sync_plan import Plan, Regions, outer_region
+from .sync_proof import prove
 
 NUM_IDS = 8
 MAX_ATTEMPTS = 200
@@ -25,12 +25,11 @@ MAX_ATTEMPTS = 200
 
 class IdAllocator:
     def __init__(self, base: KernelGraph, regions: Regions, user_ids: dict[HardEvent, set[int]],
-                 build: Callable[[list[Plan]], KernelGraph], traces: Callable[[KernelGraph], list[Trace]]) -> None:
+                 build: Callable[[list[Plan]], KernelGraph]) -> None:
         self.base = base
         self.regions = regions
         self.user_ids = user_ids
         self.build = build
-        self.traces = traces
         self.interfere: set[frozenset[int]] = set()
 
     def run(self, plans: list[Plan]) -> tuple[KernelGraph, list[Plan]]:
@@ -66,6 +65,8 @@ class IdAllocator:
     def _add_range_interference(self, g: KernelGraph, plans: list[Plan]) -> None:
         pos = {nid: i for i, nid in enumerate(g.order)}
         flagged = [p for p in plans if p.event is not None]
+        self.user_ranges = _user_ranges(g, self.regions, pos)
+        self.plan_range = {id(p): self._range(pos, p, True) for p in flagged}
         for i, p in enumerate(flagged):
             for q in flagged[i + 1:]:
                 if p.event != q.event:
@@ -79,16 +80,14 @@ class IdAllocator:
         """Act on every flag set twice in the abstract runs; True when something changed."""
         owner = {nid: p for p in plans for nid in p.nodes}
         changed = False
-        seen: set[tuple[int, int]] = set()
-        for tr in self.traces(g):
-            for set_node, other in tr.pairs:
-                key = (set_node.id, other.id)
-                if key in seen:
-                    continue
-                seen.add(key)
-                p, q = owner.get(set_node.id), owner.get(other.id)
-                if p is None or p.event is None:
-                    continue        # the kernel's own flags: the simulator reports them
+        for v in prove(g):
+            if v.kind not in ("double_set", "set_before_wait"):
+                continue
+            mine = [owner[n] for n in v.nodes if n in owner and owner[n].event is not None]
+            mine = list({id(x): x for x in mine}.values())
+            if not mine:
+                continue        # the kernel's own flags: the simulator reports them
+            for p, q in [(mine[0], mine[1] if len(mine) > 1 else None)]:
                 if q is not None and q is not p:
                     pair = frozenset((id(p), id(q)))
                     if pair not in self.interfere:
@@ -111,7 +110,7 @@ class IdAllocator:
         for p in plans:
             if p.event is None:
                 continue
-            used = set(self.user_ids.get(p.event, ()))
+            used = self._user_ids_live(p)
             share: list[int] = []
             for q in done:
                 if q.event != p.event:
@@ -129,6 +128,19 @@ class IdAllocator:
             done.append(p)
         return None
 
+    def _user_ids_live(self, p: Plan) -> set[int]:
+        """The kernel's own ids of p's event that are live where p's flags may be set: an id the kernel
+        sets and waits only elsewhere (a prologue) is free here; ids an API call takes, or ids of flags
+        whose nodes were not found, stay taken (the proof checks whatever is shared)."""
+        ids = set(self.user_ids.get(p.event, ()))
+        rng = getattr(self, "plan_range", {}).get(id(p))
+        ranges = getattr(self, "user_ranges", {})
+        if rng is None:
+            return ids
+        free = {i for (ev, i), (lo, hi) in ranges.items() if ev == p.event and (hi < rng[0] or rng[1] < lo)}
+        live = {i for (ev, i), (lo, hi) in ranges.items() if ev == p.event and not (hi < rng[0] or rng[1] < lo)}
+        return (ids - free) | live
+
     def _merge_or_refuse(self, failed: Plan, plans: list[Plan]) -> list[Plan]:
         pos = {nid: i for i, nid in enumerate(self.base.order)}
         rivals = [q for q in plans if q.event == failed.event]
@@ -141,7 +153,13 @@ class IdAllocator:
                 if best is None or gap < best[0]:
                     best = (gap, p, q)
         if best is None:
-            _refuse(failed, rivals, self.base, set(self.user_ids.get(failed.event, ())))
+            # nothing can merge: this pair falls back to a PIPE_ALL barrier before its consumer, which
+            # needs no id and is sound by construction (its line says why)
+            failed.reason = (f"auto: PIPE_ALL: more than the {NUM_IDS} ids of HardEvent.{failed.event.name} "
+                             f"would be live together here ({refusal_text(rivals, self.base)})")
+            failed.event, failed.pipe, failed.loop, failed.distance, failed.rotate = None, None, None, 0, 1
+            failed.set_after, failed.fallback = None, True
+            return plans
         _gap, p, q = best
         later = p if pos[p.set_after] >= pos[q.set_after] else q
         earlier = p if pos[p.wait_before] <= pos[q.wait_before] else q
@@ -179,6 +197,17 @@ def _mergeable(g: KernelGraph, p: Plan, q: Plan, pos: dict[int, int]) -> bool:
     return set_after < wait_before if p.loop is None else wait_before < set_after
 
 
+def refusal_text(rivals: list[Plan], g: KernelGraph) -> str:
+    """The UB tensors the rival flags guard, for the reason on a fallback's line."""
+    held: dict[int, Node] = {}
+    for p in rivals:
+        for need in p.needs:
+            for acc in need.a.accs + need.b.accs:
+                if acc.space[0] != "gm" and acc.root in g:
+                    held.setdefault(acc.root, g.node(acc.root))
+    return "guarding the tensors " + ", ".join(f"%{n.id} ({n.loc.short})" for n in list(held.values())[:6])
+
+
 def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph, user_ids: set[int]) -> None:
     held: dict[int, Node] = {}
     for p in rivals:
@@ -196,3 +225,24 @@ def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph, user_ids: set[int]
                      hint="free the kernel's own ids of that event, consume tiles sooner (fewer tiles loaded before "
                           "their first use), pass multi_buffer='off' (each double buffer's flags take two ids), or "
                           "synchronise by hand with auto_sync=False")
+
+
+def _user_ranges(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> dict[tuple, tuple[int, int]]:
+    """(event, id) -> the program-order span of the kernel's own set/wait nodes of that constant id,
+    widened to the outermost region around each (a flag set in a loop is live across the whole loop)."""
+    from .expr import Const
+    out: dict[tuple, tuple[int, int]] = {}
+    for n in g:
+        if n.op not in ("set_flag", "wait_flag") or n.attr("auto"):
+            continue
+        ev, eid = n.args
+        if not isinstance(eid, Const):
+            continue
+        lo = hi = pos[n.id]
+        if n.loops:
+            outer = n.loops[0]
+            lo, hi = pos[regions.head(outer)], pos[regions.end[outer]]
+        key = (ev, eid.value)
+        a, b = out.get(key, (lo, hi))
+        out[key] = (min(a, lo), max(b, hi))
+    return out

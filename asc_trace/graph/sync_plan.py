@@ -84,6 +84,7 @@ class Plan:
     rotate: int = 1
     group: int = 0                   # index among the inserted plans (attr `sync` of its nodes)
     fallback: bool = False           # a flag that could be set twice, replaced by a PIPE_ALL barrier
+    reason: str | None = None        # the line's text when the proof gate placed or changed the plan
 
     @property
     def width(self) -> int:
@@ -94,6 +95,8 @@ class Plan:
         return (self.event, self.wait_before, self.loop, self.distance, self.pipe)
 
     def why(self) -> str:
+        if self.reason is not None:
+            return self.reason
         n = self.needs[0]
         more = f" +{len(self.needs) - 1}" if len(self.needs) > 1 else ""
         carry = f", carried {self.distance} iteration(s) by loop %{self.loop}" if self.loop is not None else ""
@@ -183,22 +186,35 @@ def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan,
                                       attrs(f"auto: drain after loop %{plan.loop}"))
 
 
-def build(base: KernelGraph, regions: Regions, plans: list[Plan]) -> KernelGraph:
-    """A copy of `base` with every plan's nodes placed (plans' `nodes` and `group` are updated)."""
+def build(base: KernelGraph, regions: Regions, plans: list[Plan], stable: dict[int, int] | None = None
+          ) -> KernelGraph:
+    """A copy of `base` with every plan's nodes placed (plans' `nodes` and `group` are updated).
+
+    With `stable` (plan id() -> its number, kept by the caller), a plan's nodes get the same ids and
+    group whatever the other plans are, so that builds differing in one plan share everything else
+    (the proof then reuses the states of what they share: graph/sync_proof.py ProofCache)."""
     g = base.copy()
     pos = {nid: i for i, nid in enumerate(g.order)}
     keyed = [(float(i), 0, nid) for i, nid in enumerate(g.order)]
     k = 0
     primed: set[tuple] = set()
+    first = g._next_id
+    top = first
     for gi, plan in enumerate(plans):
         plan.nodes = []
         plan.group = gi
+        if stable is not None:
+            uid = stable.setdefault(id(plan), len(stable))
+            plan.group = uid
+            g._next_id = first + 64 * uid
         for (anchor, side), node in plan_nodes(g, regions, plan, primed):
             k += 1
             # what goes after node p and what goes before node p + 1 share a slot: the "after" ones first,
             # so a loop's drain waits come before the next loop's prime sets of the same flag
             keyed.append((pos[anchor] + side, -1_000_000 + k if side > 0 else k, node.id))
             plan.nodes.append(node.id)
+        top = max(top, g._next_id)
+    g._next_id = top
     keyed.sort()
     g.set_order([nid for _, _, nid in keyed])
     return g

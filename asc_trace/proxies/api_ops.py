@@ -136,7 +136,8 @@ def _make_select(op: OpDef) -> Callable[..., None]:
             dtype = check_same_dtype("select", [d, a], ["dst", "src0"], loc)
             b = scalar_for(dtype, src1, "select", loc)
         check_supported(op, dtype, loc)
-        ctx.record("select", (d, m, a, b, mode, _check_256(count, dtype, "select", loc)), loc, Pipe.V,
+        # no 256-byte rule: the API runs the count form in counter mode (SetMaskCount), exactly `count` elements
+        ctx.record("select", (d, m, a, b, mode, count_expr(count, loc)), loc, Pipe.V,
                    make_attrs(dtype=dtype))
     return select
 

@@ -1,5 +1,5 @@
 """TPipe / TQue / TBuf: the Ascend C framework that hands out UB buffers and synchronises the
-producer and consumer pipes of each queue (facts §6)."""
+producer and consumer pipes of each queue (docs/facts.md#facts-6)."""
 from __future__ import annotations
 
 from typing import Any
@@ -50,7 +50,7 @@ class TPipe:
 class TQue:
     """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes.
 
-    alloc_tensor -> fill -> enque  ...  deque -> use -> free_tensor, with the events of facts §6
+    alloc_tensor -> fill -> enque  ...  deque -> use -> free_tensor, with the events of docs/facts.md#facts-6
     inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
     """
 

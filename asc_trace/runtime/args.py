@@ -173,8 +173,14 @@ def _as_int(v: Any, name: str, loc: SourceLoc | None) -> int:
     return v
 
 
+_F64_MAX = int(np.finfo(np.float64).max)
+
+
 def _as_float(v: Any, name: str, loc: SourceLoc | None) -> float:
     """A runtime float argument is a C `float` on the NPU: round it to float32 here too."""
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise LaunchError(f"argument {name!r} is declared float but got {type(v).__name__} {v!r}", loc)
+    if isinstance(v, int) and not -_F64_MAX <= v <= _F64_MAX:
+        raise LaunchError(f"argument {name!r} is declared float but the int of {v.bit_length()} bits is beyond any float's range",
+                          loc, hint="pass float('inf') or float('-inf') if infinity is meant")
     return float(to_f32(v) if isinstance(v, int) else np.float32(v))

@@ -27,7 +27,7 @@ from .checks import ERRORS
 from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
-# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (README, Numerics)
+# -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (docs/numerics.md)
 CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
             "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
 

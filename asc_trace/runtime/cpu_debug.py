@@ -44,7 +44,8 @@ _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverf
 _CORE = re.compile("\x1e@@ASC_TRACE_CORE (\\d+)\x1e")
 _REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(.*)$", re.M)
 # the API's own log lines in CPU-debug mode (impl/basic_api/kernel_log.h), kept apart from printf output
-_API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[ASSERT\] [^\n]*)\n?")
+# Its messages often end in their own "\n" before the log's newline: that empty line is the log's too.
+_API_LOG = re.compile(r"(\[(?:ERROR|WARN|INFO|DEBUG)\]\[(?:Block|Core)_[^\n]*|\[ASSERT\] [^\n]*)\n?\n?")
 _GM_ALIGN = 512
 
 
@@ -284,12 +285,14 @@ def _api_error_class(text: str, source: str) -> type[AscTraceError]:
     low, where = text.lower(), source.lower()
     if "not supported" in low:
         return ToolchainError
-    if "align" in low:
+    if "align" in low or "divisible by" in low:   # e.g. DataCopyPad: blockLen "must be divisible by 4"
         return AlignmentError
+    # a limit of the UB's size is an overflow whichever call checks it (InitBuffer's "exceeds the limit
+    # 196608" is a TPipe message, but the error is the UB's, as sim / eager / cpp report it)
+    if "max len" in low or "ub size" in low or str(config.UB_BYTES) in low:
+        return UBOverflowError
     if any(w in where for w in ("tque", "tpipe", "tbuf", "alloctensor", "freetensor", "enque", "deque")):
         return QueueError
-    if "max len" in low or "ub size" in low:
-        return UBOverflowError
     if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size")):
         return OutOfBoundsError
     return AscTraceError

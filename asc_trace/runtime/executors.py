@@ -302,7 +302,7 @@ def _bind_alloc(node: Node, op: OpDef) -> Step:
         q = m.queues[obj.root]
         slot = q.alloc(node)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
-        if slot not in q.reused:       # the first use of a buffer does not wait (facts §6)
+        if slot not in q.reused:       # the first use of a buffer does not wait (docs/facts.md#facts-6)
             q.reused.add(slot)
             return None
         return Instr(node, QUE_PIPES[q.pos][0], "wait", key=("que", obj.root, slot, "free"))

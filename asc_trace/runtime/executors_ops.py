@@ -117,7 +117,8 @@ def _bind_cast(node: Node, op: OpDef) -> Step:
 # -- reductions ---------------------------------------------------------------------------------
 
 def _index_bits(index: np.ndarray, dt: DataType) -> np.ndarray:
-    """An index stored in a T slot as its bit pattern (api §7: read via uint16 for half, uint32 for float)."""
+    """An index stored in a T slot as its bit pattern, read via uint16 for half, uint32 for float
+    (docs/facts.md#api-reduce-results)."""
     bits = np.uint16 if dt.itemsize == 2 else np.uint32
     return index.astype(bits).view(dt.np)
 
@@ -265,14 +266,14 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
 
     def run(m: Machine) -> Instr | None:
         env = m.env
-        count = m.count(fn(env), node)
-        check_count_256(node.op, count, dt, node=node)
+        count = m.count(fn(env), node)     # any count: the API selects in counter mode (SetMaskCount)
         if count == 0:
             return None
-        am, vm = m.ub_access(mk, fm(env), count // 8, node, "sel_mask")
+        mask_bytes = (count + 7) // 8
+        am, vm = m.ub_access(mk, fm(env), mask_bytes, node, "sel_mask")
         aa, va = m.ub_access(a, fa(env), count, node, "src0")
         ad, vd = m.ub_access(d, fd(env), count, node, "dst")
-        ub = [(am, count // 8, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
+        ub = [(am, mask_bytes, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
         if tensor_b:
             ab, vb = m.ub_access(b, fb(env), count, node, "src1")
             ub.append((ab, count * dt.itemsize, False))
@@ -341,7 +342,7 @@ def bind_copy_params(node: Node) -> Step:
         if bc > 4095:
             raise OutOfBoundsError(f"DataCopyParams.block_count is at most 4095, got {bc}", node=node)
         if bc == 0 or bl == 0:
-            return None                              # a no-op on A2 (facts §4)
+            return None                              # a no-op on A2 (docs/facts.md#facts-4)
         ss = m.count(fss(env), node)
         ds = m.count(fds(env), node)
         per = 32 // size

@@ -25,6 +25,15 @@ class LaunchHooks:
         """True when the launch only checks its arguments and computes nothing."""
         return False
 
+    def core_count(self, core_num: Any, name: str, loc: SourceLoc | None, fake: bool,
+                   max_blocks: int) -> tuple[Any, bool]:
+        """The core count to check and launch on, and whether it is accepted as it is (unchecked)."""
+        return core_num, False
+
+    def concrete_args(self, args: tuple, kwargs: dict, name: str, loc: SourceLoc | None) -> tuple[tuple, dict]:
+        """The launch's arguments as numbers a real launch can use."""
+        return args, kwargs
+
     def backend_for(self, backend: str) -> str:
         """The backend a launch asking for `backend` runs on."""
         return backend

@@ -2,7 +2,7 @@
 
 Every GM byte a core moves passes through the L2 (the L2-level bandwidth bounds all of them). The
 HBM sees only what the L2 cannot serve, and the measurements the model is calibrated on flush the L2
-before each run (ascend-timing-facts.md), so:
+before each run (docs/facts.md#timing-facts), so:
 - every distinct byte the launch reads comes from the HBM once (a cold miss);
 - a byte read again hits the L2 while the working set fits it; of a working set larger than the L2,
   the share that does not fit misses again;

@@ -1,6 +1,6 @@
 """The timing model's parameters: one table, each value with its source.
 
-Sources are ../shared/reference/ascend-timing-facts.md ("timing facts") and ascendc-facts.md, marked
+Sources are the timing facts and the A2 facts (docs/facts.md#timing-facts, #facts-1), marked
 "spec" (a configuration value), "measured" (timed on hardware), "fitted" (a vendor cost model fitted
 to hardware, or our fit to the measured whole kernels), or "assumed" where nothing is published.
 Vector instruction costs live with their op records (`OpDef.cost`, graph/ops/); everything else is

@@ -110,7 +110,7 @@ def _cell(v: Any, dt: Any) -> str:
 
 def format_dump(desc: int, addr: int, dt: Any, space: str, count: int, values: np.ndarray,
                 shape: tuple[int, ...] | None) -> str:
-    """DumpTensor's text (api §8): a header line, then the values; with a shape, a matrix of that
+    """DumpTensor's text (docs/facts.md#api-debug): a header line, then the values; with a shape, a matrix of that
     shape with `-` where the dumped data runs out."""
     head = (f"DumpTensor: desc={desc}, addr={addr}, data_type={dt.name}, position={'UB' if space == 'ub' else 'GM'}, "
             f"dump_size={count}\n")

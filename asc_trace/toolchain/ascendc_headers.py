@@ -7,7 +7,7 @@ Two layouts are recognised:
 - a CANN toolkit (`ASC_TRACE_ASCENDC_HOME`, else `ASCEND_HOME_PATH` / `ASCEND_TOOLKIT_HOME`, as CANN's
   set_env.sh exports them): the include folders of the toolkit's own kernel build, as cann_layout.py
   reads them (the `asc/` tree of CANN 9, the `tikcpp/tikcfw` tree of CANN 8), and the CPU-debug stub
-  library under `tools/tikicpulib` (facts §9).
+  library under `tools/tikicpulib` (docs/facts.md#facts-9).
 
 Small and free of the rest of asc_trace, so a backend (cpu_debug) and `asc-trace info` share it.
 """
@@ -41,6 +41,14 @@ class AscendCHeaders:
     def describe(self) -> str:
         stub = f", CPU stub layer {self.cpu_stub}" if self.cpu_stub else ", no CPU stub layer (tikicpulib)"
         return f"{self.layout} at {self.root} (from {self.origin}){stub}"
+
+
+def devkit_beside_checkout() -> Path | None:
+    """The vendor's asc-devkit where a development checkout keeps it, `<checkout>/../shared/vendor/asc-devkit`
+    (tests/conftest.py points ASC_TRACE_ASCENDC_HOME there; `asc-trace info` names it). Never used
+    without being asked: an installed asc_trace must not pick up headers from a neighbouring folder."""
+    kit = Path(__file__).resolve().parents[2].parent / "shared" / "vendor" / "asc-devkit"
+    return kit if (kit / "include" / "kernel_operator.h").is_file() else None
 
 
 def _devkit(root: Path) -> tuple[Path, ...] | None:

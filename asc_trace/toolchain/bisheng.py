@@ -1,5 +1,5 @@
 """The NPU build: bisheng compiles the emitted Ascend C for Atlas A2 vector cores, ld.lld links the
-device ELF (facts §8; npu-launch.md §1). Toolchain discovery follows CANN's environment script:
+device ELF (docs/facts.md#facts-8, #npu-build). Toolchain discovery follows CANN's environment script:
 ASCEND_HOME_PATH (or ASCEND_TOOLKIT_HOME), then PATH; the toolkit's layout, release and headers are
 read from its own files (toolchain/cann_layout.py).
 

@@ -38,6 +38,27 @@ def _sha(path: Path) -> str:
     return h.hexdigest()
 
 
+def read_meta(path: Path) -> dict[str, Any]:
+    """An entry's meta.json as a dict; {} when it is missing, unreadable, truncated or not a JSON object
+    (such an entry is incomplete: rebuilt on lookup, listed as incomplete)."""
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):          # ValueError covers bad JSON and bad UTF-8
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _intact(art: Path, info: dict[str, Any]) -> bool:
+    """The artifact exists and its checksum is the one its meta.json records (a string of 64 hex digits)."""
+    want = info.get("sha256")
+    if not (isinstance(want, str) and art.is_file()):
+        return False
+    try:
+        return want == _sha(art)
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,14 +80,8 @@ class CompileCache:
     def lookup(self, key: str, name: str) -> Path | None:
         """The artifact if a complete, uncorrupted entry exists."""
         d = self.entry(key)
-        art, meta = d / name, d / "meta.json"
-        try:
-            info = json.loads(meta.read_text())
-            if art.is_file() and info.get("sha256") == _sha(art):
-                return art
-        except (OSError, ValueError):
-            pass
-        return None
+        art = d / name
+        return art if _intact(art, read_meta(d / "meta.json")) else None
 
     def get_or_build(self, key: str, name: str, build: Callable[[Path], Path], always: bool = False,
                      meta: dict[str, Any] | None = None) -> tuple[Path, bool]:
@@ -103,9 +118,19 @@ class CacheEntry:
     key: str
     path: Path
     artifact: str          # file name: kernel.so, kernel.elf, ...
-    meta: dict[str, Any]   # what the build recorded: kernel, backend, asc_trace version, sha256
+    meta: dict[str, Any]   # what the build recorded: kernel, backend, asc_trace version, sha256 ({} if unreadable)
     size: int              # bytes of the entry's folder
     mtime: float
+    complete: bool = True  # meta.json readable and the artifact's checksum matches it (else rebuilt on use)
+
+    def text(self, field: str) -> str | None:
+        """A meta field shown by `cache list`: a string, or a list of strings joined; None for anything else."""
+        value = self.meta.get(field)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        return None
 
 
 def _is_key(name: str) -> bool:
@@ -121,20 +146,25 @@ def _tree_size(path: Path) -> int:
     return total
 
 
-def entries(root: Path | None = None) -> list[CacheEntry]:
-    """The entries under the cache root (newest first); folders that are not entries are left out."""
+def entries(root: Path | None = None, verify: bool = False) -> list[CacheEntry]:
+    """The entries under the cache root (newest first); folders that are not entries are left out.
+    `verify` checksums every artifact (what `cache list` shows); otherwise `complete` only says that
+    meta.json is a readable object with a checksum."""
     root = Path(root) if root is not None else config.cache_dir()
     out = []
     for prefix in sorted(root.glob("[0-9a-f][0-9a-f]")):
         for d in prefix.iterdir():
             if not (d.is_dir() and _is_key(d.name) and d.name[:2] == prefix.name):
                 continue
+            meta = read_meta(d / "meta.json")
             try:
-                meta = json.loads((d / "meta.json").read_text())
-            except (OSError, ValueError):
-                meta = {}
-            arts = sorted(p.name for p in d.iterdir() if p.is_file() and p.name != "meta.json")
-            out.append(CacheEntry(d.name, d, arts[0] if arts else "", meta, _tree_size(d), d.stat().st_mtime))
+                arts = sorted(p.name for p in d.iterdir() if p.is_file() and p.name != "meta.json")
+                mtime = d.stat().st_mtime
+            except OSError:                  # removed meanwhile (a concurrent `cache clear`)
+                continue
+            art = arts[0] if arts else ""
+            complete = bool(art) and (_intact(d / art, meta) if verify else isinstance(meta.get("sha256"), str))
+            out.append(CacheEntry(d.name, d, art, meta, _tree_size(d), mtime, complete))
     return sorted(out, key=lambda e: -e.mtime)
 
 

@@ -78,6 +78,52 @@ def fake_run(*values: Any) -> bool:
     return (call is not None and call.fake) or any(map(is_fake_tensor, values))
 
 
+def _sym_types() -> tuple[type, ...]:
+    torch = sys.modules.get("torch")
+    return (torch.SymInt, torch.SymBool, torch.SymFloat) if torch is not None else ()
+
+
+def is_sym(v: Any) -> bool:
+    """A torch symbolic scalar (torch.compile(dynamic=True) / torch.export compute shapes with them)."""
+    types = _sym_types()
+    return bool(types) and isinstance(v, types)
+
+
+def concrete(v: Any, what: str, name: str, loc: SourceLoc | None) -> Any:
+    """A SymInt / SymBool / SymFloat known at launch as its plain Python value; a LaunchError that names it
+    when it has none (an unbacked value, e.g. from .item() under torch.compile)."""
+    if not is_sym(v):
+        return v
+    conv = {"SymInt": int, "SymBool": bool, "SymFloat": float}[type(v).__name__]
+    try:
+        return conv(v)
+    except Exception as e:  # noqa: BLE001 - torch raises several guard errors; all mean "no value here"
+        raise LaunchError(f"{name}: {what} is a {type(v).__name__} ({v}) with no value at launch: wrap it in "
+                          f"{conv.__name__}() where it is computed, or compute it from sizes torch knows "
+                          f"({type(e).__name__})", loc,
+                          hint="torch.compile(dynamic=True) passes sizes as SymInts; asc_trace needs the number "
+                               "when the kernel runs") from None
+
+
+def fake_hint(v: Any) -> Any:
+    """The example value behind a SymInt during a fake run, without adding a guard (None if it has none)."""
+    if not is_sym(v):
+        return v
+    try:
+        from torch.fx.experimental.symbolic_shapes import has_hint, hint_int
+        return hint_int(v) if isinstance(v, sys.modules["torch"].SymInt) and has_hint(v) else None
+    except Exception:  # noqa: BLE001 - an older or newer torch without these helpers: no hint
+        return None
+
+
+def concrete_args(args: tuple, kwargs: dict, name: str, loc: SourceLoc | None) -> tuple[tuple, dict]:
+    """The launch's scalar arguments with every torch symbolic scalar made concrete (a real launch needs numbers)."""
+    if not _sym_types():
+        return args, kwargs
+    return (tuple(concrete(v, f"argument {i}", name, loc) for i, v in enumerate(args)),
+            {k: concrete(v, f"argument {k!r}", name, loc) for k, v in kwargs.items()})
+
+
 def skip_fake_launch(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> bool:
     """True when this launch is part of a fake run (nothing to compute): its arguments are checked as
     a real launch would check them (count, names, tensor dtypes and layout), then nothing runs."""
@@ -170,6 +216,23 @@ class TorchLaunchHooks(LaunchHooks):
     def skip_launch(self, name: str, specs: list[ParamSpec], args: tuple, kwargs: dict,
                     loc: SourceLoc | None) -> bool:
         return skip_fake_launch(name, specs, args, kwargs, loc)
+
+    def core_count(self, core_num: Any, name: str, loc: SourceLoc | None, fake: bool,
+                   max_blocks: int) -> tuple[Any, bool]:
+        """A torch SymInt (a count computed from sizes under torch.compile) is made concrete for a real
+        launch; in a fake run, where nothing runs, its example value is checked without adding a guard
+        (the compiled graph then serves every size, each real launch checking its own)."""
+        if not is_sym(core_num):
+            return core_num, False
+        if fake:
+            hint = fake_hint(core_num)
+            if hint is None or 1 <= hint <= max_blocks:
+                return core_num, True
+            return hint, False
+        return concrete(core_num, "core_num", f"{name}[core_num]", loc), False
+
+    def concrete_args(self, args: tuple, kwargs: dict, name: str, loc: SourceLoc | None) -> tuple[tuple, dict]:
+        return concrete_args(args, kwargs, name, loc)
 
     def backend_for(self, backend: str) -> str:
         return backend_for(backend)

@@ -83,7 +83,7 @@ def family(name: str) -> list[OpDef]:
     return [op for op in REGISTRY.values() if op.family == name]
 
 
-# A2 dtype groups (facts §5)
+# A2 dtype groups (docs/facts.md#facts-5)
 ARITH = frozenset({"int16", "float16", "int32", "float32"})
 FLOATS = frozenset({"float16", "float32"})
 REPEAT_BYTES = 256      # one vector repeat: 8 blocks of 32 bytes
@@ -126,7 +126,7 @@ class VecCost:
 _PTO = "fitted: PTO-ISA cost model for A2 (timing facts, costmodel/a2a3/cce_cycle_profiles.csv)"
 # vadds / vmuls / vrelu / vabs: 4-7 cycles startup (midpoint taken) + 1.0 per repeat
 UNARY_SIMPLE = VecCost(5.5, 1.0, f"{_PTO}: vadds/vmuls/vrelu/vabs 4-7 + 1.0 (startup: midpoint)")
-# ops the cost model does not list that read one operand at the simple rate (ascendc-facts §10 table)
+# ops the cost model does not list that read one operand at the simple rate (docs/facts.md#facts-10 table)
 UNARY_LIKE = VecCost(5.5, 1.0, "assumed as vadds/vabs (not in the cost model; the A2 throughput table "
                                "lists it at the simple-op rate, ascendc-facts §10)")
 BINARY = VecCost(5.9, 2.07, f"{_PTO}: vadd 5.9 + 2.07")

@@ -1,4 +1,4 @@
-"""Data movement (facts §4): `DataCopy` by count or with `DataCopyParams` (blocks of 32 bytes and gaps
+"""Data movement (docs/facts.md#facts-4): `DataCopy` by count or with `DataCopyParams` (blocks of 32 bytes and gaps
 between them), and `DataCopyPad` with `DataCopyExtParams` / `DataCopyPadExtParams` for lengths that
 are not 32-byte multiples. The pipe follows the direction: GM->UB runs on MTE2, UB->GM on MTE3,
 UB->UB on V."""

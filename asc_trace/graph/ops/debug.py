@@ -1,4 +1,4 @@
-"""Debug output (api §8): `printf` and `DumpTensor(tensor, desc, count[, ShapeInfo])`. DumpTensor reads
+"""Debug output (docs/facts.md#api-debug): `printf` and `DumpTensor(tensor, desc, count[, ShapeInfo])`. DumpTensor reads
 the tensor on the scalar unit."""
 from __future__ import annotations
 

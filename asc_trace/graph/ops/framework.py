@@ -1,7 +1,7 @@
-"""Tensors and the TPipe / TQue / TBuf framework (facts §6).
+"""Tensors and the TPipe / TQue / TBuf framework (docs/facts.md#facts-6).
 
 These nodes define storage (a GlobalTensor window, a static LocalTensor, a queue or TBuf tensor) or
-move queue buffers between states; TQue operations also carry the events of facts §6's table, which
+move queue buffers between states; TQue operations also carry the events of the table in docs/facts.md#facts-6, which
 the simulator and the scheduler take into account.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The mask / repeat form of vector ops (`Add(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)`):
 `repeat` iterations over 8 data blocks of 32 bytes each, blocks and repeats placed by strides (in
-blocks), elements selected by the mask (facts §5). Shared by the families that have this form."""
+blocks), elements selected by the mask (docs/facts.md#facts-5). Shared by the families that have this form."""
 from __future__ import annotations
 
 from typing import Any

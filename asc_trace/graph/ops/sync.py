@@ -1,4 +1,4 @@
-"""Intra-core synchronisation: hardware events and pipe barriers (facts §3).
+"""Intra-core synchronisation: hardware events and pipe barriers (docs/facts.md#facts-3).
 
 `set_flag(X_Y, id)` runs on pipe X, `wait_flag(X_Y, id)` blocks pipe Y, `pipe_barrier(P)` orders pipe P.
 """

@@ -1,5 +1,5 @@
 """Element-wise binary vector ops: the count form `Add(dst, src0, src1, count)` and the mask form
-`Add(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)` (facts §5)."""
+`Add(dst, src0, src1, mask, repeatTime, BinaryRepeatParams)` (docs/facts.md#facts-5)."""
 from __future__ import annotations
 
 import numpy as np

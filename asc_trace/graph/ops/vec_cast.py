@@ -1,4 +1,4 @@
-"""Type conversion `Cast(dst, src, RoundMode, count)` between the pairs Atlas A2 supports (facts §5,
+"""Type conversion `Cast(dst, src, RoundMode, count)` between the pairs Atlas A2 supports (docs/facts.md#facts-5,
 Cast docs). Rounding follows the mode exactly (graph/numerics.py); float -> integer saturates and
 maps NaN to 0."""
 from __future__ import annotations

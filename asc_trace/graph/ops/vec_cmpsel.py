@@ -1,7 +1,8 @@
 """`Compare(dstMask, src0, src1, CMPMODE, count)` writes a uint8 bitmask (bit i = element i, LSB
 first); `Select(dst, selMask, src0, src1 | scalar, SELMODE, count)` takes src0 where the bit is 1.
-The count forms need count * sizeof(T) to be a multiple of 256 bytes: the hardware ignores a tail,
-asc_trace refuses it (facts §5)."""
+Compare's count form needs count * sizeof(T) to be a multiple of 256 bytes: the hardware ignores a tail,
+asc_trace refuses it (docs/facts.md#facts-5). Select's count form takes any count: the API runs it in counter mode
+(SetMaskCount, impl/basic_api/dav_c220/kernel_operator_vec_cmpsel_impl.h), exactly `count` elements."""
 from __future__ import annotations
 
 from typing import Any

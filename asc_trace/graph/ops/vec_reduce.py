@@ -1,4 +1,4 @@
-"""Reductions (facts §5; api §7):
+"""Reductions (docs/facts.md#facts-5, #api-reduce-results):
 
 - `ReduceSum/ReduceMax/ReduceMin(dst, src, sharedTmpBuffer, count[, calIndex])`: the result lands in
   dst[0]; with calIndex, dst[1] holds the index as T's bit pattern (ties: the smallest index).
@@ -76,7 +76,7 @@ def _whole_accesses(node) -> list:
 
 
 # vcadd (a whole-repeat reduction): 20-23 cycles startup (midpoint) + 7 per repeat. ReduceSum / ReduceMax are
-# software sequences of such reductions (ascendc-facts §10), repeated over the partial results.
+# software sequences of such reductions (docs/facts.md#facts-10), repeated over the partial results.
 _VCADD = "fitted: PTO-ISA cost model for A2: vcadd 20-23 + 7 (startup: midpoint)"
 _WHOLE = VecCost(21.5, 7, _VCADD)
 _REDUCE = VecCost(21.5, 7, _VCADD + "; levels until one value is left", levels=True)

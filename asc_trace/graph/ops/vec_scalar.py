@@ -1,5 +1,5 @@
 """Vector-scalar ops `Adds(dst, src, scalar, count)` (and the mask form), `LeakyRelu`, `Axpy` and
-`Duplicate(dst, scalar, count)` (facts §5).
+`Duplicate(dst, scalar, count)` (docs/facts.md#facts-5).
 
 The scalar has exactly the element type of the tensors (api trap 1): the runtime rounds it to that
 type before use, and the lowering casts it, as bisheng requires.

@@ -1,5 +1,5 @@
 """Element-wise unary vector ops: `Exp(dst, src, count)` and the mask form
-`Exp(dst, src, mask, repeatTime, UnaryRepeatParams)` (facts §5)."""
+`Exp(dst, src, mask, repeatTime, UnaryRepeatParams)` (docs/facts.md#facts-5)."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +28,7 @@ def _via_f64(fn):
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    """max(x, +0.0) with IEEE 754-2019 maximum: relu(-0.0) is +0.0, NaN stays NaN (README, Numerics)."""
+    """max(x, +0.0) with IEEE 754-2019 maximum: relu(-0.0) is +0.0, NaN stays NaN (docs/numerics.md)."""
     return maximum(x, x.dtype.type(0))
 
 

@@ -913,7 +913,7 @@ ASC_MODEL_WHOLE(WholeReduceMin, 2)
 #undef ASC_MODEL_WHOLE
 
 // ---------------------------------------------------------------------------------------------
-// Compare / Select (count form: count * sizeof(T) a multiple of 256 bytes)
+// Compare (count form: count * sizeof(T) a multiple of 256 bytes) / Select (any count: counter mode)
 // ---------------------------------------------------------------------------------------------
 namespace detail {
 template <typename T> inline void check_256(uint32_t count, const char* what)
@@ -945,9 +945,10 @@ template <typename T, typename U, typename F>
 inline void select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, uint32_t count,
                    F other)
 {
-    check_256<T>(count, "Select");
+    // any count: the API runs the count form in counter mode (SetMaskCount), exactly `count` elements
     if (count == 0) return;
-    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.span(count / 8 / sizeof(U), "sel_mask"));
+    const uint32_t maskUnits = static_cast<uint32_t>((count + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.span(maskUnits, "sel_mask"));
     const T* a = src0.span(count, "src0");
     T* d = dst.span(count, "dst");
     std::vector<T> tmp(count);

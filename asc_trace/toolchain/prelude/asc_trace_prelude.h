@@ -3,7 +3,7 @@
 // from there (and <cstdio> on host builds, for the check messages).
 //
 // One rule set for every backend (asc_trace/graph/scalar_ops.py and graph/operand_checks.py are the
-// Python side, README "Numerics"):
+// Python side, docs/numerics.md):
 // - int64 scalar arithmetic wraps in two's complement (the build must use -fwrapv, or a compiler
 //   with wrapping signed arithmetic); // and % are floor division and modulo; INT64_MIN // -1 wraps;
 // - float scalar min / max are IEEE 754-2019 maximum / minimum; // and % on floats are NumPy's;

@@ -18,7 +18,7 @@ void copy_blocks(int where, void* dst, const void* src, uint32_t n_burst, uint32
                  uint32_t dst_gap)
 {
     const bool dst_ub = where != 1, src_ub = where != 0;
-    if (n_burst == 0 || len_burst == 0) return;          // a no-op on A2 (facts §4)
+    if (n_burst == 0 || len_burst == 0) return;          // a no-op on A2 (docs/facts.md#facts-4)
     if (n_burst > 4095) fail("bounds", "DataCopyParams.blockCount is at most 4095, got %u", n_burst);
     if (dst_ub) check_ub(dst, 0, 32, "the copy destination");
     if (src_ub) check_ub(src, 0, 32, "the copy source");

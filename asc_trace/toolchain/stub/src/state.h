@@ -13,7 +13,7 @@
 
 namespace asc_stub {
 
-constexpr uint64_t UB_USABLE = 192 * 1024 - 256;   // "at most 192 KB - 256 B is usable" (facts §1)
+constexpr uint64_t UB_USABLE = 192 * 1024 - 256;   // "at most 192 KB - 256 B is usable" (docs/facts.md#facts-1)
 constexpr int PIPES = 16;
 
 struct GmRange {
@@ -45,8 +45,8 @@ template <typename T> inline T load(const void* p)
 }
 template <typename T> inline void store(void* p, T v) { std::memcpy(p, &v, sizeof(T)); }
 
-// The address of element `e` of repeat `r` of an operand of element size `size` (api §7: blocks of
-// 32 bytes, `blk` blocks apart within a repeat, repeats `rep` blocks apart).
+// The address of element `e` of repeat `r` of an operand of element size `size`
+// (docs/facts.md#api-reduce-results: blocks of 32 bytes, `blk` blocks apart within a repeat, repeats `rep` blocks apart).
 inline uint8_t* addr_of(const Operand& o, size_t size, uint32_t r, uint32_t e)
 {
     const uint32_t per_block = static_cast<uint32_t>(32 / size);

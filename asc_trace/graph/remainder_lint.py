@@ -1,0 +1,77 @@
+"""The silent remainder: `for i in range(n // tile)` with a runtime `n` covers `n - n % tile` elements and
+drops the rest without a word. `dropped_remainders(g)` finds such loops in a traced graph: the stop
+floors a runtime division and nothing else in the kernel uses its remainder (no `n % tile`, no tail step
+built from `(n // tile) * tile`); a ceiling division `(n + tile - 1) // tile` covers everything and is
+left alone. The launch then evaluates `n % tile` with the actual arguments and warns when it is not 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from .expr import Bin, Const, Expr, Un, free_vars
+from .kernel_graph import KernelGraph
+from .node import exprs_in
+from .source_loc import SourceLoc
+
+# the variables a launch knows before the kernel runs: its arguments, the core count and the core's index
+_KNOWN_AT_LAUNCH = frozenset({"param", "block_num", "block_idx"})
+
+
+@dataclass(frozen=True)
+class DroppedRemainder:
+    """A loop whose trip count is `dividend // divisor`, the remainder used nowhere else."""
+
+    loc: SourceLoc
+    dividend: Expr
+    divisor: Expr
+
+
+def _subexprs(e: Expr) -> Iterator[Expr]:
+    yield e
+    if isinstance(e, Bin):
+        yield from _subexprs(e.a)
+        yield from _subexprs(e.b)
+    elif isinstance(e, Un):
+        yield from _subexprs(e.a)
+
+
+def _uses_remainder(e: Expr, a: Expr, b: Expr) -> bool:
+    floor = Bin("//", a, b)
+    for s in _subexprs(e):
+        if isinstance(s, Bin) and s.op == "%" and s.a == a and s.b == b:
+            return True
+        if isinstance(s, Bin) and s.op == "*" and {s.a, s.b} == {floor, b}:
+            return True            # the tail's start, (n // tile) * tile
+    return False
+
+
+def _is_ceiling(a: Expr, b: Expr) -> bool:
+    """(x + (b - 1)) // b: rounds up, so the loop covers the remainder itself."""
+    return (isinstance(a, Bin) and a.op == "+" and isinstance(b, Const) and isinstance(a.b, Const)
+            and a.b.value == b.value - 1)
+
+
+def dropped_remainders(g: KernelGraph) -> list[DroppedRemainder]:
+    loops = []
+    for n in g:
+        if n.op != "for":
+            continue
+        stop = n.args[2]
+        if not (isinstance(stop, Bin) and stop.op == "//") or isinstance(stop.a, Const) or _is_ceiling(stop.a, stop.b):
+            continue
+        if any(v.kind not in _KNOWN_AT_LAUNCH for v in free_vars(stop)):
+            continue               # depends on data or an outer loop: a launch cannot evaluate it
+        loops.append((n, stop))
+    if not loops:
+        return []
+    exprs = [(n.id, e) for n in g for e in exprs_in(n.args)]
+    out = []
+    for loop, stop in loops:
+        used = any(_uses_remainder(e, stop.a, stop.b) for nid, e in exprs if not (nid == loop.id and e is stop))
+        if not used:
+            out.append(DroppedRemainder(loop.loc, stop.a, stop.b))
+    return out
+
+
+__all__ = ["DroppedRemainder", "dropped_remainders"]

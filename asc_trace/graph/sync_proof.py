@@ -1,0 +1,597 @@
+"""The schedule's proof: abstract interpretation of a scheduled kernel over its region tree.
+
+No path or profile is enumerated. The abstract state after a program point over-approximates every
+concrete state any path can reach there, on any core:
+- per flag key ((HardEvent, id) or a TQue buffer's event): {unset, set, maybe} and the accesses its
+  setting pipe had ordered when it was set (what a wait on it orders; a newer instance of one of them,
+  issued after the set, leaves that set);
+- per pipe: the accesses that may still be unordered with respect to the pipe's next instruction
+  (`pending`), and the accesses of the pipe itself since its last separator (`same`: barrier, set,
+  wait), for the same-pipe hazards (graph/hazards.py);
+- per TQue: its free and queued buffers (or unknown after a merge of different ones).
+The transfer functions are the pipe model's rules (graph/hb.py): in-order pipes, a set publishes what
+its pipe has ordered, a wait joins it, every instruction of MTE2 / V / MTE3 joins what the scalar unit
+has waited for when it issues (not the scalar unit's own accesses: the scheduler's builds keep
+bisheng's auto-sync off), a PIPE_ALL barrier orders everything. A wait is also a pseudo-access of its
+flag, so that a set that may run before the previous wait consumed the flag is a conflict.
+
+Branches: both sides from the same state, joined. Loops (`for` with any start / stop / step, zero
+trips included; `asc.while_loop` with any trip count): a fixpoint over P phases of the index (P: the
+period of its `% m` indices, queue rotations and ids), the exit joins every head state, the entry
+state included (zero trips). The index of phase p is `start + (P*M + p)*step` with M a symbol per loop;
+on the back edge an access's M becomes `M - 1 - D` (D >= 0: any older round), and the values the
+body defines (inner indices, branch outputs, carried values, values read from the UB) become
+unknowns, so the lattice is finite and addresses from older iterations stay comparable with the
+current ones where they are affine (elsewhere they overlap: a sound over-approximation). Ids that
+rotate with a loop whose start is a runtime value are evaluated from iteration 0 with the entry
+state joined into every phase (the real sequence is a rotation of that one).
+
+`prove(g)` returns the violations: (a) a flag set while set or maybe set, waited while unset or maybe
+unset, set before its previous wait is ordered, left set at the end; (b) a conflicting pair of
+accesses no in-order pipe, flag chain or barrier orders. Empty means proved.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..enums import HardEvent, TPosition
+from .analysis import _access, _moduli
+from .expr import Const, Expr, Var, binop, free_vars, substitute
+from .hazards import dependence, needs_barrier
+from .hb import API_EVENT_ID, PIDX, QUE_PIPES, api_steps
+from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
+from .linear import Lin, disjoint, linearize
+from .node import Node, Pipe, TensorRef, exprs_in
+from .ops import accesses as op_accesses
+
+UNSET, SET, MAYBE = 0, 1, 2
+MAX_PERIOD = 12
+MAX_ROUNDS = 40
+_S = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Elem:
+    """One access (or a wait's pseudo-access of its flag) that may still be unordered."""
+
+    node: int
+    pipe: int
+    space: tuple
+    start: Lin
+    length: Lin
+    write: bool
+    api: bool = False       # a set or wait made inside an API call
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str               # "order", "barrier", "double_set", "unset_wait", "set_before_wait", "left_set", "unproven_id"
+    nodes: tuple[int, ...]  # the nodes involved (the culprits of a flag problem; (a, b) of a pair)
+    text: str
+
+
+Payload = frozenset | None     # None: nothing known (waiting on it orders nothing)
+
+
+@dataclass
+class State:
+    flags: dict = field(default_factory=dict)       # key -> (state, payload, setters)
+    pending: list = field(default_factory=lambda: [frozenset()] * 4)
+    same: list = field(default_factory=lambda: [frozenset()] * 4)
+    ques: dict = field(default_factory=dict)        # que id -> (free, inq, reused) or None
+    slots: dict = field(default_factory=dict)       # alloc / deque node id -> slot or None
+
+    def copy(self) -> "State":
+        return State(dict(self.flags), list(self.pending), list(self.same), dict(self.ques), dict(self.slots))
+
+    def key(self) -> tuple:
+        return (tuple(sorted(self.flags.items(), key=lambda kv: repr(kv[0]))), tuple(self.pending), tuple(self.same),
+                tuple(sorted(self.ques.items())), tuple(sorted(self.slots.items())))
+
+    def map(self, f) -> "State":
+        cache: dict[int, frozenset] = {}
+
+        def m(s: frozenset | None) -> frozenset | None:
+            if s is None:
+                return None
+            out = cache.get(id(s))
+            if out is None:
+                out = cache[id(s)] = frozenset(f(e) for e in s)
+            return out
+        return State({k: (st, m(p), w) for k, (st, p, w) in self.flags.items()}, [m(s) for s in self.pending],
+                     [m(s) for s in self.same], dict(self.ques), dict(self.slots))
+
+
+def join(a: State | None, b: State | None) -> State | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    flags = {}
+    for k in set(a.flags) | set(b.flags):
+        sa, pa, wa = a.flags.get(k, (UNSET, frozenset(), frozenset()))
+        sb, pb, wb = b.flags.get(k, (UNSET, frozenset(), frozenset()))
+        st = sa if sa == sb else MAYBE
+        # what the flag orders on every path that sets it (a path that does not set it cannot wait on it
+        # without a reported violation)
+        pays = [x or frozenset() for s_, x in ((sa, pa), (sb, pb)) if s_ != UNSET]
+        pay = frozenset() if not pays else pays[0] if len(pays) == 1 else pays[0] & pays[1]
+        flags[k] = (st, pay, wa | wb)
+    ques = {q: (a.ques.get(q) if a.ques.get(q) == b.ques.get(q) else None) for q in set(a.ques) | set(b.ques)}
+    slots = {n: (a.slots.get(n) if a.slots.get(n) == b.slots.get(n) else None) for n in set(a.slots) | set(b.slots)}
+    return State(flags, [x | y for x, y in zip(a.pending, b.pending)], [x | y for x, y in zip(a.same, b.same)],
+                 ques, slots)
+
+
+@lru_cache(maxsize=65536)
+def _rewrite_lin(lin: Lin, mapping: tuple) -> Lin:
+    out = linearize(substitute(lin.to_expr(), dict(mapping)))
+    return out if out is not None else Lin(((Var("local", -1, "unknown"), 1),), 0)
+
+
+@dataclass
+class _LoopCtx:
+    node: Node
+    period: int
+    m: Var
+    d: Var
+    defined: frozenset      # Vars the body defines
+    any_phase: bool = False
+
+
+class Prover:
+    def __init__(self, g: KernelGraph) -> None:
+        self.g = g
+        self.violations: dict[tuple, Violation] = {}
+        self.env: dict[Var, Expr] = {}            # loop index -> its phase expression
+        self.id_env: dict[Var, Expr] = {}         # ... for event ids (runtime starts dropped)
+        self.roots: dict[int, tuple] = {}
+        self.que_info: dict[int, dict] = {}
+        self.loops: list[_LoopCtx] = []
+        self.restart = False
+        self.own_pipe = any(n.op == "tpipe" for n in g)
+        self.memo: dict[tuple, dict] = {}
+
+    # -- driver -------------------------------------------------------------------------------------
+    def run(self, cache: "ProofCache | None" = None) -> list[Violation]:
+        items = self.g.structured()
+        st, start = State(), 0
+        entries: list[tuple] = []
+        if cache is not None:
+            # the top-level items this graph shares with the last one proved: their states carry over
+            for i, it in enumerate(items):
+                if i < len(cache.entries) and cache.entries[i][0] == it:
+                    start = i + 1
+                else:
+                    break
+            entries = cache.entries[:start]
+            if start:
+                _it, saved, roots, ques, violations = entries[-1]
+                st, self.roots, self.que_info, self.violations = saved.copy(), dict(roots), dict(ques), dict(violations)
+        for it in items[start:]:
+            st = self.block((it,), st)
+            if cache is not None:
+                entries.append((it, st.copy(), dict(self.roots), dict(self.que_info), dict(self.violations)))
+        if cache is not None:
+            cache.entries = entries
+        for k, (s, _p, setters) in st.flags.items():
+            if s != UNSET and not (isinstance(k, tuple) and k and k[0] in ("que", "api")):
+                self.report("left_set", tuple(sorted(setters)), f"{_key(k)} may be left set at the end of the kernel")
+        return list(self.violations.values())
+
+    def report(self, kind: str, nodes: tuple[int, ...], text: str) -> None:
+        self.violations.setdefault((kind, nodes), Violation(kind, nodes, text))
+
+    def block(self, items: tuple, st: State) -> State:
+        for it in items:
+            if isinstance(it, Loop):
+                st = self.loop(it.node, it.body, st)
+            elif isinstance(it, While):
+                st = self.loop(it.node, it.body, st)
+            elif isinstance(it, Cond):
+                st = join(self.block(it.then_body, st.copy()), self.block(it.else_body, st.copy()))
+            else:
+                st = self.node(it, st)
+        return st
+
+    # -- loops --------------------------------------------------------------------------------------
+    def loop(self, head: Node, body: tuple, entry: State) -> State:
+        is_for = head.op == "for"
+        trips = _trip_count(head) if is_for else None
+        if trips == 0:
+            return entry
+        period = _period(self.g, head, body) if is_for else 1
+        lid = head.id
+        ctx = _LoopCtx(head, period, Var("local", -1000 - lid, f"M{lid}"), Var("local", -2000 - lid, f"D{lid}"),
+                       frozenset(_defined(self.g, body)))
+        for _attempt in range(2):
+            out = self._fixpoint(ctx, body, entry, trips)
+            if out is not None:
+                return out
+            ctx.any_phase = True          # an id needed the canonical phases: enter at any of them
+        return self._fixpoint(ctx, body, entry, trips, last=True)
+
+    def _fixpoint(self, ctx: _LoopCtx, body: tuple, entry: State, trips: int | None, last: bool = False) -> State | None:
+        P = ctx.period
+        heads: list[State | None] = [entry] + [entry if ctx.any_phase else None] * (P - 1)
+        exit_st: State | None = entry if trips is None or ctx.any_phase else None
+        self.loops.append(ctx)
+        saved = (dict(self.env), dict(self.id_env))
+        try:
+            if not ctx.any_phase:
+                # the first round of P iterations on its own (peeled): queue buffers and primed flags
+                # start fresh there, and the steady state the fixpoint finds is not blurred by it
+                st = entry
+                for p in range(P):
+                    self._phase_env(ctx, p)
+                    self.restart = False
+                    st = self.block(body, st.copy())
+                    if self.restart and not last:
+                        return None
+                    exit_st = join(exit_st, st)
+                heads = [self._back_edge(ctx, st)] + [None] * (P - 1)
+            for _round in range(MAX_ROUNDS):
+                changed = False
+                for p in range(P):
+                    if heads[p] is None:
+                        continue
+                    self._phase_env(ctx, p)
+                    self.restart = False
+                    out = self.block(body, heads[p].copy())
+                    if self.restart and not ctx.any_phase and not last:
+                        return None
+                    exit_st = join(exit_st, out)
+                    nxt = (p + 1) % P
+                    carried = self._back_edge(ctx, out) if nxt == 0 else out
+                    new = join(heads[nxt], carried)
+                    if heads[nxt] is None or new != heads[nxt]:
+                        heads[nxt] = new
+                        changed = True
+                if not changed:
+                    break
+        finally:
+            self.loops.pop()
+            self.env, self.id_env = saved
+        return self._exit(ctx, exit_st)
+
+    def _phase_env(self, ctx: _LoopCtx, p: int) -> None:
+        n = ctx.node
+        if n.op != "for":
+            return
+        var, start, _stop, step = n.args
+        s, t = self.ev(start), self.ev(step)
+        k = binop("+", binop("*", Const(ctx.period), ctx.m), Const(p))
+        self.env[var] = binop("+", s, binop("*", k, t))
+        self.id_env[var] = binop("*", k, t) if ctx.any_phase else self.env[var]
+
+    def _back_edge(self, ctx: _LoopCtx, st: State) -> State:
+        older = binop("-", binop("-", ctx.m, Const(1)), ctx.d)
+        olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
+
+        memo = self.memo.setdefault(("back", ctx.node.id, ctx.any_phase), {})
+
+        def f(e: Elem) -> Elem:
+            out = memo.get(e)
+            if out is not None:
+                return out
+            names = _lin_vars(e.start) | _lin_vars(e.length)
+            mapping = tuple((v, o) for v, o in olds if v in names)
+            if ctx.m in names and ctx.d not in names:
+                mapping += ((ctx.m, older),)
+            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
+                                             _rewrite_lin(e.length, mapping), e.write, e.api)
+            memo[e] = out
+            return out
+        return st.map(f)
+
+    def _exit(self, ctx: _LoopCtx, st: State) -> State:
+        anyv = Var("local", -4000 - ctx.node.id, f"any{ctx.node.id}")
+        olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
+
+        memo = self.memo.setdefault(("exit", ctx.node.id), {})
+
+        def f(e: Elem) -> Elem:
+            out = memo.get(e)
+            if out is not None:
+                return out
+            names = _lin_vars(e.start) | _lin_vars(e.length)
+            mapping = tuple((v, o) for v, o in olds if v in names)
+            if ctx.m in names:
+                mapping += ((ctx.m, anyv),)
+            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
+                                             _rewrite_lin(e.length, mapping), e.write, e.api)
+            memo[e] = out
+            return out
+        return st.map(f)
+
+    # -- instructions -------------------------------------------------------------------------------
+    def ev(self, e: Any) -> Any:
+        return substitute(e, self.env) if isinstance(e, Expr) and self.env else e
+
+    def node(self, n: Node, st: State) -> State:
+        op = n.op
+        if op == "local_tensor":
+            self.roots[n.id] = ("ub", self.ev(n.args[1]))
+        elif op == "global_tensor":
+            self.roots[n.id] = ("gm", n.args[0].index, self.ev(n.args[1]))
+        elif op == "tque":
+            self.que_info[n.id] = {"pos": n.args[0]}
+        elif op == "init_buffer":
+            q = self.que_info.get(n.args[0].root)
+            num = self.ev(n.args[1])
+            if q is not None:
+                q["num"] = num.value if isinstance(num, Const) else None
+                st.ques[n.args[0].root] = (tuple(range(q["num"])), (), ()) if q["num"] else None
+        elif op == "tbuf_get":
+            self.roots[n.id] = ("tbuf", n.args[0].root)
+        elif op in ("alloc_tensor", "deque", "enque", "free_tensor"):
+            self.que_op(n, st)
+        elif op in ("set_flag", "wait_flag"):
+            key = self.flag_key(n)
+            if key is not None:
+                self.flag(n, PIDX[n.pipe], "set" if op == "set_flag" else "wait", key, st)
+        elif op == "pipe_barrier":
+            if n.pipe is None:
+                st.pending = [frozenset()] * 4
+                st.same = [frozenset()] * 4
+            else:
+                st.same[PIDX[n.pipe]] = frozenset()
+        elif n.pipe is not None:
+            self.op(n, st)
+        return st
+
+    def flag_key(self, n: Node) -> tuple | None:
+        ev, eid = n.args
+        v = substitute(eid, self.id_env) if self.id_env else eid
+        lin = linearize(v) if isinstance(v, Expr) else None
+        if lin is not None and lin.is_const:
+            return (ev, lin.const)
+        if n.attr("auto") and self.loops:
+            self.restart = True       # an id rotating with a loop whose start is a runtime value
+        if n.attr("auto"):
+            self.report("unproven_id", (n.id,), f"the id of %{n.id} cannot be evaluated")
+        return None
+
+    def issue(self, p: int, st: State) -> None:
+        """MTE2 / V / MTE3 join what the scalar unit has ordered when they issue (not its own accesses)."""
+        if p != _S:
+            mine, ps = st.pending[p], st.pending[_S]
+            if mine and not mine <= ps:
+                st.pending[p] = frozenset(e for e in mine if e.pipe == _S or e in ps)
+
+    def flag(self, n: Node, p: int, kind: str, key: tuple, st: State, api: bool = False) -> None:
+        self.issue(p, st)
+        check = not (key[0] in ("que",))
+        state, payload, setters = st.flags.get(key, (UNSET, frozenset(), frozenset()))
+        if kind == "set":
+            if check and state != UNSET and not api:
+                self.report("double_set", tuple(sorted(setters | {n.id})),
+                            f"set_flag of {_key(key)} at %{n.id} may run while the flag is still set")
+            fe = _flag_elem(key)
+            for e in st.pending[p]:
+                if e.space == fe.space and check and not (api and e.api):
+                    self.report("set_before_wait", tuple(sorted({e.node, n.id})),
+                                f"set_flag of {_key(key)} at %{n.id} may run before the wait %{e.node} consumed it")
+            # what the setting pipe has ordered: every tracked access not pending for it
+            known = frozenset().union(*st.pending) - st.pending[p]
+            st.flags[key] = (SET, known, frozenset({n.id}))
+        else:
+            if check and state != SET and not api:
+                self.report("unset_wait", tuple(sorted(setters | {n.id})),
+                            f"wait_flag of {_key(key)} at %{n.id} may wait for a flag nobody set")
+            if payload and state != UNSET:
+                st.pending[p] = st.pending[p] - payload
+            st.flags[key] = (UNSET, frozenset(), setters)
+            fe = _flag_elem(key)
+            w = Elem(n.id, p, fe.space, fe.start, fe.length, True, api)
+            self.reissue(frozenset({w}), st)
+            for q in range(4):
+                if q != p:
+                    st.pending[q] = st.pending[q] | {w}
+        st.same[p] = frozenset()
+
+    def reissue(self, new: frozenset, st: State) -> None:
+        """New instances of accesses: a flag's knowledge of an older instance with the same abstract form
+        does not cover them, so they leave every flag's known set (the older one stays unordered too:
+        conservative)."""
+        for k, (s_, known, setters) in list(st.flags.items()):
+            if known and not known.isdisjoint(new):
+                st.flags[k] = (s_, known - new, setters)
+
+    def op(self, n: Node, st: State) -> None:
+        p = PIDX[n.pipe]
+        self.issue(p, st)
+        accs = []
+        for ref, start, nelem, write in op_accesses(n):
+            acc = self.access(n, ref, binop("+", ref.offset, start), self.ev(nelem), write, st)
+            if acc is not None:
+                accs.append(acc)
+        for b in accs:
+            for a in st.pending[p]:
+                if a.pipe != p and (a.write or b.write) and _overlap(a, b):
+                    self.report("order", (a.node, n.id), f"%{a.node} and %{n.id} may touch the same bytes unordered")
+            for a in st.same[p]:
+                kind = dependence(a.write, b.write)
+                if kind and needs_barrier(n.pipe, kind) and _overlap(a, b):
+                    self.report("barrier", (a.node, n.id), f"%{a.node} and %{n.id} on one pipe need a barrier")
+        new = frozenset(accs)
+        self.reissue(new, st)
+        for q in range(4):
+            if q != p:
+                st.pending[q] = st.pending[q] | new
+        st.same[p] = st.same[p] | new
+        steps = api_steps(n, self._int) or ()
+        for pipe, kind, ev in steps:
+            key = ("api", ev) if self.own_pipe else (ev, API_EVENT_ID)
+            self.flag(n, PIDX[pipe], kind, key, st, api=True)
+
+    def _int(self, e: Expr) -> int | None:
+        v = self.ev(e)
+        return v.value if isinstance(v, Const) and isinstance(v.value, int) else None
+
+    def access(self, n: Node, ref: TensorRef, offset: Expr, nelem: Expr, write: bool, st: State) -> Elem | None:
+        p = PIDX[n.pipe]
+        root = self.roots.get(ref.root)
+        if root is None:
+            if ref.root in st.slots:
+                q = self.g.node(ref.root).args[0].root
+                root = ("que", q, st.slots[ref.root])
+            else:
+                return None
+        acc = _access(ref, self.ev(offset), nelem, write, root)
+        if acc is None:
+            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf") else ())
+            if root[0] == "que":
+                space = ("que", root[1], None)
+            return Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write)
+        return Elem(n.id, p, acc.space, acc.start, acc.length, write)
+
+    def que_op(self, n: Node, st: State) -> None:
+        qid = n.args[0].root
+        info = self.que_info.get(qid)
+        qs = st.ques.get(qid)
+        if info is None or not info.get("num"):
+            if n.op in ("alloc_tensor", "deque"):
+                st.slots[n.id] = None
+            return
+        prod, cons = QUE_PIPES.get(TPosition(info["pos"]), (None, None))
+        if prod is None:
+            return
+        if qs is None:
+            # nothing known about the queue's buffers: its events order nothing provable
+            if n.op in ("alloc_tensor", "deque"):
+                st.slots[n.id] = None
+            return
+        free, inq, reused = qs
+        if n.op == "alloc_tensor":
+            if not free:
+                st.slots[n.id] = None
+                return
+            slot, free = free[0], free[1:]
+            st.slots[n.id] = slot
+            st.ques[qid] = (free, inq, reused)
+            key = ("que", qid, slot, "free")
+            # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
+            # for nothing); where that is not known on every path, the wait orders nothing provable
+            if st.flags.get(key, (UNSET,))[0] == SET:
+                self.flag(n, PIDX[prod], "wait", key, st)
+            elif st.flags.get(key, (UNSET,))[0] == MAYBE:
+                self.issue(PIDX[prod], st)
+                st.flags[key] = (UNSET, frozenset(), st.flags[key][2])
+        elif n.op == "enque":
+            slot = st.slots.get(n.args[1].root)
+            if slot is None:
+                st.ques[qid] = None
+                return
+            st.ques[qid] = (free, inq + (slot,), reused)
+            self.flag(n, PIDX[prod], "set", ("que", qid, slot, "enq"), st)
+        elif n.op == "deque":
+            if not inq:
+                st.slots[n.id] = None
+                return
+            slot, inq = inq[0], inq[1:]
+            st.slots[n.id] = slot
+            st.ques[qid] = (free, inq, reused)
+            self.flag(n, PIDX[cons], "wait", ("que", qid, slot, "enq"), st)
+        elif n.op == "free_tensor":
+            slot = st.slots.get(n.args[1].root)
+            if slot is None:
+                st.ques[qid] = None
+                return
+            st.ques[qid] = (free + (slot,), inq, reused)
+            self.flag(n, PIDX[cons], "set", ("que", qid, slot, "free"), st)
+
+
+def _fill_node(e: Elem, nid: int, p: int) -> Elem:
+    return Elem(nid, p, e.space, e.start, e.length, e.write, e.api)
+
+
+def _flag_elem(key: tuple) -> Elem:
+    return Elem(-1, -1, ("flag", key), Lin((), 0), Lin((), 1), True)
+
+
+def _overlap(a: Elem, b: Elem) -> bool:
+    if a.space[0] != b.space[0]:
+        return False
+    if a.space[0] == "que":
+        if a.space[1] != b.space[1]:
+            return False
+        if a.space[2] is not None and b.space[2] is not None and a.space[2] != b.space[2]:
+            return False
+    elif a.space != b.space:
+        return False
+    return not disjoint(a.start, a.length, b.start, b.length)
+
+
+@lru_cache(maxsize=65536)
+def _lin_vars(lin: Lin) -> frozenset:
+    out: set = set()
+    for a, _c in lin.terms:
+        out |= free_vars(a)
+    return frozenset(out)
+
+
+def _key(key: tuple) -> str:
+    if key and key[0] == "que":
+        return f"the TQue %{key[1]} buffer {key[2]} ({key[3]} event)"
+    if key and key[0] == "api":
+        return f"HardEvent.{key[1].name} (an API call's own id)"
+    ev, i = key
+    return f"HardEvent.{ev.name} id {i}" if isinstance(ev, HardEvent) else str(key)
+
+
+def _trip_count(n: Node) -> int | None:
+    from .analysis import trip_count
+    return trip_count(n)
+
+
+def _period(g: KernelGraph, head: Node, body: tuple) -> int:
+    var = head.args[0]
+    period = 1
+    ques: set[int] = set()
+    for n in walk_items(body):
+        for e in exprs_in(n.args):
+            for m in _moduli(e, var):
+                period = math.lcm(period, m)
+        if n.op == "alloc_tensor":
+            ques.add(n.args[0].root)
+    for n in g:
+        if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
+            period = math.lcm(period, n.args[1].value)
+    return period if period <= MAX_PERIOD else 1
+
+
+def _defined(g: KernelGraph, body: tuple) -> set[Var]:
+    """The Vars whose value the body sets: inner indices, branch outputs, carried values, node values."""
+    out: set[Var] = set()
+    ids = set()
+    for n in walk_items(body):
+        ids.add(n.id)
+        if n.op == "for":
+            out.add(n.args[0])
+        elif n.op == "while":
+            out.update(n.args[0])
+        elif n.op == "if":
+            out.update(n.args[1])
+    for n in walk_items(body):
+        for e in exprs_in(n.args):
+            for v in free_vars(e):
+                if v.kind == "node" and v.key in ids:
+                    out.add(v)
+    return out
+
+
+class ProofCache:
+    """The states after each top-level item of the last graph proved: proving a variant of it (one plan
+    removed, as the scheduler's prune does) starts from the first item that differs."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple] = []
+
+
+def prove(g: KernelGraph, cache: ProofCache | None = None) -> list[Violation]:
+    """The violations of the schedule (empty: proved on every path)."""
+    return Prover(g).run(cache)
