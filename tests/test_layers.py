@@ -4,6 +4,7 @@ docs/architecture.md. An exception is listed in ALLOWED with its reason."""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import networkx as nx
@@ -56,6 +57,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@lru_cache(maxsize=1)
 def import_graph() -> nx.DiGraph:
     """Module -> module it imports, at any depth of the file (module level or inside a function).
     `from pkg import name` points at pkg.name when that is a module, else at pkg."""
