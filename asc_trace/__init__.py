@@ -6,6 +6,7 @@ Kernel-side names follow pyasc 1.1.1, so `import asc_trace as asc` runs pyasc-st
 from __future__ import annotations
 
 from . import dtypes as _dtypes
+from ._version import __version__
 from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
@@ -14,6 +15,7 @@ from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition
 from .errors import (AlignmentError, AscTraceError, AscTraceWarning, DTypeError, LaunchError, NotProvidedError, OptionError,
                      OutOfBoundsError, QueueError, RaceError, ScalarError, SyncError, ToolchainError, TorchOpError,
                      TraceError, UBOverflowError)
+from .graph import printer as _printer  # noqa: F401 - installs the node dump errors show
 from .graph.kernel_graph import KernelGraph
 from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit, profile
 from .runtime.profile import Profile
@@ -31,7 +33,6 @@ from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
 from .torch_library import torch_op
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 
-__version__ = "0.1.0"
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 

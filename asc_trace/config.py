@@ -13,7 +13,6 @@ UB_USABLE = UB_BYTES - 256            # "at most 192 KB - 256 B is usable" (docs
 UB_ALIGN = 32
 EVENT_IDS = 8                         # event ids 0..7 per HardEvent on A2 (docs/facts.md#facts-3)
 MAX_QUE_BUFFERS_PER_POSITION = 8      # each queue buffer holds an event id (docs/facts.md#facts-6)
-MAX_BUFFERS = 64                      # at most 64 TPipe buffers per kernel (docs/facts.md#facts-6)
 MAX_CORES = 48                        # 910B1/B2 have 48 AIV (docs/facts.md#facts-1)
 # The UB starts filled with this byte, so a read of bytes no one wrote shows up as NaN (float)
 # or -1 (int) on every CPU backend instead of as a plausible zero.

@@ -11,9 +11,19 @@ Layout of a rendered error (Triton-style excerpt, then the node being run, then 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .graph.source_loc import SourceLoc
+
+# How an error shows the node it is about. graph/printer.py installs its `node_line` when it is
+# imported, so this module needs nothing above it (repr until then).
+_node_renderer: Callable[[Any], str] = repr
+
+
+def set_node_renderer(render: Callable[[Any], str]) -> None:
+    """Install the function that turns a graph node into its one-line dump (graph/printer.py)."""
+    global _node_renderer
+    _node_renderer = render
 
 
 class AscTraceError(Exception):
@@ -32,6 +42,8 @@ class AscTraceError(Exception):
         self.msg = msg
         self.loc = loc if loc is not None else getattr(node, "loc", None)
         self.node = node
+        # rendered once, here: the message must not change if the node's printer changes later
+        self.node_line = _node_renderer(node) if node is not None else None
         self.hint = hint
         self.related = list(related or [])
         self.iteration: str | None = None     # set by the simulator: which loop iteration was running
@@ -44,9 +56,8 @@ class AscTraceError(Exception):
         for label, loc in self.related:
             parts.append(f"  {label}:")
             parts.extend(_excerpt(loc))
-        if self.node is not None:
-            from .graph.printer import node_line  # local import: printer imports the op registry
-            parts.append(f"  while running {node_line(self.node)}")
+        if self.node_line is not None:
+            parts.append(f"  while running {self.node_line}")
         if self.iteration:
             parts.append(f"  in {self.iteration}")
         if self.hint:

@@ -20,10 +20,10 @@ from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
-from .options import DEFAULT_OPTIONS, describe as describe_options, resolve as resolve_options
-from .options import validate as validate_options
+from .kernel_options import KernelOptions
+from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
-from .torch_library import launch as torch_launch
+from .runtime.launch_hooks import hooks as launch_hooks
 
 MAX_BLOCKS = 65535
 
@@ -92,7 +92,7 @@ class JitFunction:
                              user_loc())
         self.fn = fn
         self.__asc_jit_fn__ = fn
-        self.options = resolve_options({**DEFAULT_OPTIONS, **validate_options(options, user_loc())})
+        self.options: KernelOptions = make_options(options, user_loc())
         self.name = fn.__name__
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
@@ -115,15 +115,7 @@ class JitFunction:
         return Launcher(self, core_num, stream)
 
     def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
-        fake = torch_launch.fake_run(*args, *kwargs.values())
-        core_num = _check_cores(core_num, self.name, loc, fake)
-        if fake and torch_launch.skip_fake_launch(self.name, self.specs, args, kwargs, loc):
-            return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
-        args, kwargs = torch_launch.concrete_args(args, kwargs, self.name, loc)
-        rt = get_runtime(torch_launch.backend_for(self.backend))
-        bound = bind_args(self.name, self.specs, args, kwargs, loc, device_ok=rt.name == "npu")
-        torch_launch.check_writes(self.name, bound, lambda: self.compiled(bound.signature).graph, loc)
-        self.compiled(bound.signature).run(rt, bound, core_num, stream, loc)
+        _launch(self, None, core_num, stream, args, kwargs, loc)
 
     @property
     def backend(self) -> str:
@@ -167,13 +159,13 @@ class CompiledKernel:
         self.jitfn = jitfn
         self.name = jitfn.name
         self.signature = signature
-        self.options = dict(jitfn.options)
+        self.options: KernelOptions = jitfn.options
         self.core_num = core_num
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
         if config.dump_dir() is not None:
-            from .lower.cache import cache_key, dump_compilation
+            from .toolchain.cache import cache_key, dump_compilation
             scheduled = str(self.graph)
             dump_compilation(self.name, cache_key({"graph": scheduled}),
                              {"graph.txt": str(self.traced), "scheduled.txt": scheduled, "kernel.cpp": self.source})
@@ -237,24 +229,35 @@ class CompiledKernel:
             if core_num is None:
                 raise LaunchError(f"{self.name}: how many cores? pass core_num to asc.compile or call "
                                   "ck[core_num](...)", loc)
-            fake = torch_launch.fake_run(*args, *kwargs.values())
-            core_num = _check_cores(core_num, self.name, loc, fake)
-            if fake and torch_launch.skip_fake_launch(self.name, self.jitfn.specs, args, kwargs, loc):
-                return
-            args, kwargs = torch_launch.concrete_args(args, kwargs, self.name, loc)
-            rt = get_runtime(torch_launch.backend_for(self.jitfn.backend))
-            bound = bind_args(self.name, self.jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
-            if _sig_key(bound.signature) != _sig_key(self.signature):
-                raise LaunchError(f"{self.name} was compiled for {self.signature} but called with "
-                                  f"{bound.signature}", loc, hint="compile it again for these arguments, or launch "
-                                                                  "the @asc.jit kernel, which specialises itself")
-            torch_launch.check_writes(self.name, bound, lambda: self.graph, loc)
-            self.run(rt, bound, core_num, stream, loc)
+            _launch(self.jitfn, self, core_num, stream, args, kwargs, loc)
         except AscTraceError as e:
             raise _clean(e)
 
     def __repr__(self) -> str:
         return f"<CompiledKernel {self.name}{self.signature}>"
+
+
+def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream: Any, args: tuple, kwargs: dict,
+            loc: SourceLoc | None) -> None:
+    """The one launch path: `kernel[core_num](...)` (ck None: compiled for these arguments, from the
+    cache) and `ck(...)` (the compiled kernel, which the arguments must fit)."""
+    hooks = launch_hooks()
+    fake = hooks.fake_run(*args, *kwargs.values())
+    core_num = _check_cores(core_num, jitfn.name, loc, fake)
+    if fake and hooks.skip_launch(jitfn.name, jitfn.specs, args, kwargs, loc):
+        return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
+    args, kwargs = hooks.concrete_args(args, kwargs, jitfn.name, loc)
+    rt = get_runtime(hooks.backend_for(jitfn.backend))
+    bound = bind_args(jitfn.name, jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+    if ck is None:
+        ck = jitfn.compiled(bound.signature)
+    elif _sig_key(bound.signature) != _sig_key(ck.signature):
+        raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,
+                          hint="compile it again for these arguments, or launch the @asc.jit kernel, which "
+                               "specialises itself")
+    compiled = ck
+    hooks.check_writes(jitfn.name, bound, lambda: compiled.graph, loc)
+    compiled.run(rt, bound, core_num, stream, loc)
 
 
 def _sig_key(sig: Signature) -> tuple:
@@ -277,14 +280,9 @@ def _check_cores(core_num: Any, name: str, loc: SourceLoc | None, fake: bool = F
     """The core count to launch on. A torch SymInt (a count computed from sizes under torch.compile) is
     made concrete for a real launch; in a fake run, where nothing runs, its example value is checked
     without adding a guard (the compiled graph then serves every size, each real launch checking its own)."""
-    if torch_launch.is_sym(core_num):
-        if fake:
-            hint = torch_launch.fake_hint(core_num)
-            if hint is None or 1 <= hint <= MAX_BLOCKS:
-                return core_num
-            core_num = hint
-        else:
-            core_num = torch_launch.concrete(core_num, "core_num", f"{name}[core_num]", loc)
+    core_num, accepted = launch_hooks().core_count(core_num, name, loc, fake, MAX_BLOCKS)
+    if accepted:
+        return core_num
     if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
         raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got "
                           f"{type(core_num).__name__} {core_num!r}", loc)

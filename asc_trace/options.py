@@ -1,6 +1,7 @@
-"""The options of `asc.jit`: one table with each option's default, meaning and accepted values. The
-table validates options (an error names the option and what it accepts) and writes the option list
-of `help(asc.jit)`, so the two cannot drift apart."""
+"""The options of `asc.jit`: one table with each option's meaning and accepted values (the defaults
+are KernelOptions' fields, kernel_options.py). The table validates options (an error names the option
+and what it accepts), `make` is the one place a kernel's KernelOptions is built, and the table writes
+the option list of `help(asc.jit)`, so the three cannot drift apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import OptionError
+from .kernel_options import DEFAULTS, NAMES, KernelOptions
 from .graph.source_loc import SourceLoc
 from .runtime.platform import DEFAULT_PLATFORM, PRESETS
 
@@ -85,31 +87,32 @@ def _backends_text() -> str:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("auto_sync", True, "True or False",
+    Option("auto_sync", DEFAULTS.auto_sync, "True or False",
            "the scheduler adds every set_flag / wait_flag / barrier the data dependences need (False: none; the "
            "simulator then reports any race)", _bool),
-    Option("multi_buffer", "auto", f"'auto', 'off', True, False, or a number of copies from 1 to {MAX_COPIES}",
+    Option("multi_buffer", DEFAULTS.multi_buffer, f"'auto', 'off', True, False, or a number of copies from 1 to {MAX_COPIES}",
            "copies of each UB tensor that a runtime loop refills, so that loading tile i+1 overlaps computing "
            "tile i ('auto' = 2; 'off', False or 1 = none)", _multi_buffer),
-    Option("always_compile", False, "True or False", "bypass the in-memory and on-disk compile caches", _bool),
-    Option("backend", None, "<backends>", "where launches run: sim, eager, cpp, npu or auto (README, Backends)",
+    Option("always_compile", DEFAULTS.always_compile, "True or False", "bypass the in-memory and on-disk compile caches", _bool),
+    Option("backend", DEFAULTS.backend, "<backends>", "where launches run: sim, eager, cpp, npu or auto (README, Backends)",
            _backend),
-    Option("opt_level", 3, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
-    Option("kernel_type", None, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
+    Option("opt_level", DEFAULTS.opt_level, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
+    Option("kernel_type", DEFAULTS.kernel_type, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
            + ", ".join(repr(k) for k in KERNEL_TYPES),
            "the kernel type; asc_trace builds vector-only kernels (KERNEL_TYPE_AIV_ONLY)", _kernel_type),
-    Option("insert_sync", None, "None, True or False",
+    Option("insert_sync", DEFAULTS.insert_sync, "None, True or False",
            "pyasc's compiler-inserted synchronisation (LocalTensorAuto kernels). Here the scheduler derives every "
            "sync, so True means auto_sync=True, even next to auto_sync=False (pyasc then syncs in its own pass); "
            "None and False leave auto_sync as it is", _insert_sync),
-    Option("record_overflow", False, "True or False",
-           "NPU build: -cce-aicore-record-overflow and its argument slot (lower/bisheng.py)", _bool),
-    Option("platform", None, "None or one of " + ", ".join(repr(p) for p in PRESETS),
+    Option("record_overflow", DEFAULTS.record_overflow, "True or False",
+           "NPU build: -cce-aicore-record-overflow and its argument slot (toolchain/bisheng.py)", _bool),
+    Option("platform", DEFAULTS.platform, "None or one of " + ", ".join(repr(p) for p in PRESETS),
            "the timing model's hardware preset (asc.profile); None: the one asc_trace.runtime.config.set_platform "
            f"chose, else {DEFAULT_PLATFORM!r}", _platform),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
-DEFAULT_OPTIONS: dict[str, Any] = {o.name: o.default for o in OPTIONS}
+DEFAULT_OPTIONS: dict[str, Any] = dict(DEFAULTS)
+assert tuple(BY_NAME) == NAMES, "options.OPTIONS and KernelOptions list different options"
 
 
 def _accepted(o: Option) -> str:
@@ -141,12 +144,15 @@ def validate(options: dict[str, Any], loc: SourceLoc | None) -> dict[str, Any]:
     return out
 
 
-def resolve(options: dict[str, Any]) -> dict[str, Any]:
-    """The options a kernel runs with: `insert_sync=True` (pyasc's compiler-managed synchronisation)
-    turns the scheduler on."""
-    if options.get("insert_sync"):
-        return {**options, "auto_sync": True}
-    return options
+def make(options: dict[str, Any], loc: SourceLoc | None) -> KernelOptions:
+    """The options a kernel runs with: the defaults, then the user's (validated); `insert_sync=True`
+    (pyasc's compiler-managed synchronisation) turns the scheduler on.
+
+    Raises:
+        OptionError: as `validate`.
+    """
+    opts = KernelOptions(**validate(options, loc))
+    return opts.replace(auto_sync=True) if opts.insert_sync else opts
 
 
 # pyasc 1.1's other CodegenOptions / CompileOptions, and what to use instead.
@@ -158,7 +164,7 @@ PYASC_ONLY: dict[str, str] = {
     "print_ir_before_all": "ASC_TRACE_DEBUG=2 prints the graph after each pass",
     "run_passes": "the scheduling passes always run; auto_sync=False keeps them from adding synchronisation",
     "auto_sync_log": "print(asc.compile(kernel, args).graph) shows every inserted sync and the dependence it serves",
-    "bisheng_options": "opt_level sets bisheng's -O level; other bisheng flags are chosen by lower/bisheng.py",
+    "bisheng_options": "opt_level sets bisheng's -O level; other bisheng flags are chosen by toolchain/bisheng.py",
     "capture_exceptions": "errors always name the kernel's file and line",
     "ir_multithreading": "tracing runs in the calling thread; there is no MLIR context to configure",
 }

@@ -4,7 +4,7 @@ shape of Triton's `triton.autotune` (configs, key, a cache per key value).
 Without an NPU the candidates are timed on the timing model (`asc.profile`, timing only when the
 kernel's timing cannot depend on its data, so tuning never writes the caller's arrays); with the
 `npu` backend they are timed on the device. The best configuration is launched, and remembered per
-key value in memory and in the disk cache (lower/cache.py), next to the compiled kernels.
+key value in memory and in the disk cache (toolchain/cache.py), next to the compiled kernels.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from . import config as _config
 from .errors import AlignmentError, AscTraceError, AscTraceWarning, LaunchError, OutOfBoundsError, TraceError, UBOverflowError
 from .jit_function import JitFunction, _clean, profile
 from .proxies.source_loc import user_loc
-from .torch_library import launch as torch_launch
+from .runtime.launch_hooks import hooks as launch_hooks
 
 # What makes a configuration not fit the data or the core (skipped with a note, unless none fits).
 DOES_NOT_FIT = (UBOverflowError, AlignmentError, OutOfBoundsError)
@@ -122,7 +122,7 @@ class Autotuner:
         try:
             values = self._bind(args, kwargs, loc)
             self._check_hashable(values, loc)
-            if torch_launch.fake_run(*values.values()):    # torch.compile tracing an asc.torch_op: no data
+            if launch_hooks().fake_run(*values.values()):    # torch.compile tracing an asc.torch_op: no data
                 cfg = self.configs[0]                       # to time; the launch checks its arguments
                 self.kernel.launch(self._cores(cfg), None, tuple(self._full_args(values, cfg)), {}, loc)
                 return
@@ -296,7 +296,7 @@ class Autotuner:
         """What the choice depends on: each config's scheduled graph (or why it cannot be built), the
         key, the timing model's parameters and vector costs (or the NPU), the configs."""
         from .graph.ops import REGISTRY
-        from .lower.cache import cache_key
+        from .toolchain.cache import cache_key
         from .runtime.args import bind_args
         from .runtime.platform import platform as make_platform
         graphs = []
@@ -360,7 +360,7 @@ def _progress(msg: str) -> None:
 
 
 def _load(key: str) -> dict[str, Any] | None:
-    from .lower.cache import CompileCache
+    from .toolchain.cache import CompileCache
     path = CompileCache().lookup(key, "autotune.json")
     if path is None:
         return None
@@ -377,7 +377,7 @@ def _valid_choice(hit: Any, n: int) -> bool:
 
 
 def _store(key: str, data: dict[str, Any]) -> None:
-    from .lower.cache import CompileCache
+    from .toolchain.cache import CompileCache
 
     def build(tmp: Path) -> Path:
         out = tmp / "autotune.json"

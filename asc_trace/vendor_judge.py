@@ -8,7 +8,7 @@ flags of one event and id, or one barrier) is taken out in turn: a schedule the 
 race-free without it synchronises a dependence our model does not have, which is listed for
 explanation.
 
-Needs the `ascendnpu-ir` wheel (extra `vendor-ir`); `lower.bishengir.available()` says whether it is here.
+Needs the `ascendnpu-ir` wheel (extra `vendor-ir`); `toolchain.bishengir.available()` says whether it is here.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .errors import AscTraceError
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
 from .jit_function import JitFunction, compile as compile_kernel
-from .lower import bishengir
+from .toolchain import bishengir
 from .lower.hivm import SYNC, lower_hivm, strip_sync
 from .lower.hivm_sync import apply_schedule
 from .runtime import LaunchJob, get_runtime

@@ -65,7 +65,7 @@ def build_seconds(kernel, args, cores: int, backend: str) -> float:
 
 
 def main() -> None:
-    from asc_trace.lower.real_api import headers_if_configured, precompiled_header, stub_library
+    from asc_trace.toolchain.real_api import headers_if_configured, precompiled_header, stub_library
     from asc_trace.runtime.cpp import compiler
     tree = headers_if_configured()
     if tree is None:

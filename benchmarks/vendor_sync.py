@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
 from asc_trace.errors import AscTraceError  # noqa: E402
-from asc_trace.lower import bishengir  # noqa: E402
+from asc_trace.toolchain import bishengir  # noqa: E402
 from asc_trace.vendor_judge import Verdict, example_launch, judge  # noqa: E402
 
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))

@@ -2,10 +2,10 @@
 generation would see it, as far as a machine without bisheng can tell.
 
 - With that generation's Ascend C headers at hand (asc-devkit for CANN 9; a CANN 8.1.RC1 copy through
-  ASC_TRACE_CANN81_HOME for CANN 8): the real header check (lower/header_check.py): g++ parses the source
+  ASC_TRACE_CANN81_HOME for CANN 8): the real header check (toolchain/header_check.py): g++ parses the source
   against them with bisheng's predefined macros in front of the kernel (block_idx, block_num, ...:
   prelude/asc_trace_bisheng_view.h) and `__CCE_AICORE__=220`, `__DAV_C220_VEC__`, `__NPU_ARCH__=2201`
-  defined as bisheng defines them for dav-c220-vec (lower/real_api.py DEFINES). `__aicore__`, `__gm__`
+  defined as bisheng defines them for dav-c220-vec (toolchain/real_api.py DEFINES). `__aicore__`, `__gm__`
   and `__global__` are the CPU-debug stub's (empty): bisheng's address-space rules are not emulated.
 - Always: every Ascend C symbol the source uses must be one that generation declares
   (lower/api_symbols.txt), and no identifier may be one of bisheng's predefined macros.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 from asc_trace.lower.api_symbols import unlisted
-from asc_trace.lower.ascendc_headers import find_ascendc_headers
+from asc_trace.toolchain.ascendc_headers import find_ascendc_headers
 from asc_trace.lower.cexpr import BISHENG_MACROS
-from asc_trace.lower.header_check import Kernel, diagnostics
+from asc_trace.toolchain.header_check import Kernel, diagnostics
 
 
 def _line_of(source: str, word: str) -> int:

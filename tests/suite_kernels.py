@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import asc_trace as asc
-from asc_trace.lower.header_check import Kernel
+from asc_trace.toolchain.header_check import Kernel
 
 EXAMPLES = ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
             "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum")

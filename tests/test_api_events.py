@@ -10,7 +10,7 @@ import pytest
 
 import asc_trace as asc
 from asc_trace.graph.hb import API_EVENT_ID, api_events
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at
 
 EV = asc.HardEvent

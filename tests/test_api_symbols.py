@@ -15,7 +15,7 @@ import asc_trace as asc
 import suite_kernels
 from asc_trace.lower.api_symbols import GENERATIONS, declares, emitted_symbols, listed, unlisted
 from asc_trace.lower.ascendc import lower
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 
 CANN81 = os.environ.get("ASC_TRACE_CANN81_HOME")
 

@@ -11,9 +11,9 @@ import pytest
 
 import fake_cann
 from asc_trace.cli import main
-from asc_trace.lower.cann_layout import ascendc_layout
-from asc_trace.lower import cache as cache_mod
-from asc_trace.lower.ascendc_headers import find_ascendc_headers
+from asc_trace.toolchain.cann_layout import ascendc_layout
+from asc_trace.toolchain import cache as cache_mod
+from asc_trace.toolchain.ascendc_headers import find_ascendc_headers
 from asc_trace.errors import ToolchainError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at, line_of
 
 HAVE_HEADERS = headers_if_configured() is not None

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import asc_trace as asc
 import backend_cases as B
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at, rand
 from test_schedule_props import _data, make_kernel, programs
 

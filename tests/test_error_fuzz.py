@@ -16,7 +16,7 @@ import pytest
 import asc_trace as asc
 from asc_trace.cli import main as cli_main
 from asc_trace.errors import AscTraceError
-from asc_trace.lower import cache as cache_mod
+from asc_trace.toolchain import cache as cache_mod
 
 SMALL, LARGE = 60, 600
 pytestmark = pytest.mark.fuzz      # selected by `-m fuzz`, which also makes the sweep larger

@@ -47,7 +47,7 @@ CORRUPT_META = ["[1, 2, 3]", "null", "42", '"text"', '{"sha256": ', '{"sha256": 
 
 
 def _built_entry(root, name="kernel.so"):
-    from asc_trace.lower import cache as cache_mod
+    from asc_trace.toolchain import cache as cache_mod
     c = cache_mod.CompileCache(root)
     key = cache_mod.cache_key({"test": "i25"})
 
@@ -181,7 +181,7 @@ def test_a_corrupt_stored_autotune_choice_is_retuned():
 # -- parity with the real API: sim / eager / cpp check what cpu_debug's vendor checks refuse -----------------
 
 from asc_trace.errors import AlignmentError, OutOfBoundsError, UBOverflowError  # noqa: E402
-from asc_trace.lower.real_api import headers_if_configured                     # noqa: E402
+from asc_trace.toolchain.real_api import headers_if_configured                     # noqa: E402
 
 _CPU_DEBUG = pytest.param("cpu_debug", marks=pytest.mark.skipif(
     headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)"))
@@ -304,14 +304,14 @@ def test_an_api_warning_log_leaves_no_blank_kernel_output(backend, capfd):
 # -- discovery: info says where the vendor headers are and how to point at them -------------------------------
 
 def test_devkit_beside_checkout_is_where_the_tests_look():
-    from asc_trace.lower.ascendc_headers import devkit_beside_checkout
+    from asc_trace.toolchain.ascendc_headers import devkit_beside_checkout
     kit = ROOT.parent / "shared" / "vendor" / "asc-devkit"
     assert devkit_beside_checkout() == (kit if (kit / "include" / "kernel_operator.h").is_file() else None)
 
 
 def test_info_names_the_devkit_beside_the_checkout(capsys, monkeypatch, tmp_path):
     import json
-    from asc_trace.lower import ascendc_headers
+    from asc_trace.toolchain import ascendc_headers
     for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASC_TRACE_ASCENDC_HOME"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(ascendc_headers, "devkit_beside_checkout", lambda: tmp_path / "asc-devkit")

@@ -10,7 +10,7 @@ import pytest
 import asc_trace as asc
 from asc_trace.graph import hazards as H
 from asc_trace.graph.node import Pipe
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 from asc_trace.runtime.args import bind_args
 from asc_trace.runtime.base import LaunchJob
 from asc_trace.runtime.sim import SimArtifact, SimRuntime

@@ -1,4 +1,4 @@
-"""The emitted Ascend C checked against the real Ascend C API (lower/header_check.py): every example
+"""The emitted Ascend C checked against the real Ascend C API (toolchain/header_check.py): every example
 and every registry case compiles with g++ in CPU-debug mode against the vendor's headers; source
 mutated the way a wrong lowering would be is rejected, at the user's line. (Finding the headers is
 tested in test_cli.py.)"""
@@ -12,9 +12,9 @@ import pytest
 import asc_trace as asc
 import backend_cases as B
 import suite_kernels
-from asc_trace.lower.ascendc_headers import find_ascendc_headers
-from asc_trace.lower.header_check import Kernel, check_kernels
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.ascendc_headers import find_ascendc_headers
+from asc_trace.toolchain.header_check import Kernel, check_kernels
+from asc_trace.toolchain.real_api import headers_if_configured
 
 needs_headers = pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured: set "
                                    "ASC_TRACE_ASCENDC_HOME (tests use ../shared/vendor/asc-devkit when it exists)")
@@ -86,8 +86,8 @@ def test_a_wrong_overload_is_rejected_at_the_users_line(old, new, marker):
 
 def test_the_tikicpulib_build_follows_the_documented_flow(tmp_path):
     import fake_cann
-    from asc_trace.lower.ascendc_headers import find_ascendc_headers
-    from asc_trace.lower.tikicpulib import SOC, build_commands, cmake_project
+    from asc_trace.toolchain.ascendc_headers import find_ascendc_headers
+    from asc_trace.toolchain.tikicpulib import SOC, build_commands, cmake_project
     home = fake_cann.cann9(tmp_path / "toolkits")
     (home / "tools" / "tikicpulib" / "lib" / "include").mkdir(parents=True)
     (home / "tools" / "tikicpulib" / "lib" / "include" / "tikicpulib.h").write_text("// stand-in\n")
@@ -95,7 +95,7 @@ def test_the_tikicpulib_build_follows_the_documented_flow(tmp_path):
     assert headers.cpu_stub == home / "tools" / "tikicpulib"          # cpu_debug then takes CANN's own flow
     x = np.zeros(64, np.float16)
     g = asc.compile(_halves, (x, x, 0.5)).graph
-    files = cmake_project(headers, "// kernel\n", g)
+    files = cmake_project(headers, "// kernel\n", g, "_halves")
     lists = files["CMakeLists.txt"]
     assert "find_package(tikicpulib REQUIRED)" in lists and f"tikicpulib::{SOC}" in lists
     assert f'"{headers.cpu_stub / "lib"}/cmake"' in lists and f'"{home}/lib64"' in lists

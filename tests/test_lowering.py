@@ -179,7 +179,7 @@ def test_cpp_sim_eager_same_bytes(prog, init):
 
 
 def test_a_compiler_error_points_at_the_users_line():
-    from asc_trace.lower.compile_errors import compiler_error
+    from asc_trace.toolchain.compile_errors import compiler_error
     x = np.zeros(8 * 256, np.float32)
     ck = asc.compile(vadd.vadd_kernel, (x, x, x, 256))
     line = next(i for i, t in enumerate(ck.source.splitlines(), 1) if "AscendC::Add(" in t)

@@ -12,8 +12,8 @@ import asc_trace as asc
 import vadd
 from fake_cann import ARCH, calls, cann8, cann9, last_source
 from asc_trace.lower.ascendc import PRELUDE_DIR
-from asc_trace.lower.bisheng import OVERFLOW_PARAM, compile_commands, find_toolchain
-from asc_trace.lower.cann_layout import INCLUDES_8, INCLUDES_9, read_version
+from asc_trace.toolchain.bisheng import OVERFLOW_PARAM, compile_commands, find_toolchain
+from asc_trace.toolchain.cann_layout import INCLUDES_8, INCLUDES_9, read_version
 from asc_trace.runtime import get_runtime
 from asc_trace.runtime.npu import NpuRuntime
 from helpers import assert_points_at
@@ -143,7 +143,7 @@ def test_bisheng_command_against_the_vendor_cmake(tmp_path, layout):
     prelude = f"-I{PRELUDE_DIR}"
     # the -I folders come in the cmake's order, then asc_trace's prelude (after CANN's kernel_operator.h)
     assert [u for u in ours if u.startswith("-I")] == [u for u in cmake if u.startswith("-I")] + [prelude]
-    # every difference is one lower/bisheng.py explains:
+    # every difference is one toolchain/bisheng.py explains:
     only_ours = {"-c", "-o k.o", "-x cce",                 # a device-only object from a .cce file, as pyasc
                  "-DASCENDC_DUMP=0", "-D__NPU_TILING__",    # pyasc's defines
                  "--cce-auto-sync=off",                     # our scheduler owns the synchronisation

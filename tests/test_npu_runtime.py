@@ -10,7 +10,7 @@ import pytest
 import asc_trace as asc
 from fake_cann import ARCH, LIBS_81, LIBS_ACL, cann8, cann9
 from asc_trace.graph.signature import Param
-from asc_trace.lower.bisheng import find_toolchain
+from asc_trace.toolchain.bisheng import find_toolchain
 from asc_trace.runtime.args import as_storage
 from asc_trace.runtime.npu import CannRuntime, arg_layout, copy_back, pack_args, stage_to_device
 from asc_trace.runtime.npu_detect import launch_plan

@@ -58,3 +58,16 @@ def test_help_lists_every_option_with_its_meaning_and_default():
     for o in OPTIONS:
         assert f"{o.name} (default {o.default!r}): " in doc, o.name
         assert o.meaning in doc
+
+
+def test_a_kernels_options_are_one_frozen_typed_record():
+    import dataclasses
+
+    from asc_trace.kernel_options import KernelOptions
+    k = asc.jit(_k, auto_sync=False, multi_buffer=3)
+    assert isinstance(k.options, KernelOptions)
+    assert k.options.auto_sync is False and k.options.multi_buffer == 3 and k.options["opt_level"] == 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        k.options.auto_sync = True
+    # the table's defaults are the record's: each default is written once
+    assert {o.name: o.default for o in OPTIONS} == dict(KernelOptions())

@@ -46,7 +46,7 @@ def test_wheel_in_a_fresh_virtualenv(tmp_path):
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
         requires = [ln for ln in z.read(next(n for n in names if n.endswith("METADATA"))).decode().splitlines()
                     if ln.startswith("Requires-Dist:") and "extra ==" not in ln]
-    assert "asc_trace/lower/include/kernel_operator.h" in names
+    assert "asc_trace/toolchain/include/kernel_operator.h" in names
     assert "asc-trace = asc_trace.cli:main" in entry_points
     assert sorted(r.split()[1].split(">")[0] for r in requires) == ["networkx", "numpy"]   # torch stays optional
 

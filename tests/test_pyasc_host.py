@@ -154,7 +154,7 @@ def test_kernel_type_takes_pyascs_enum(tmp_path):
     np.testing.assert_array_equal(z, x + 1)
     # the NPU build takes the normalised value (against a fake CANN toolkit, as tests/test_npu.py does)
     from fake_cann import cann8
-    from asc_trace.lower.bisheng import compile_commands, find_toolchain
+    from asc_trace.toolchain.bisheng import compile_commands, find_toolchain
     tc = find_toolchain({"ASCEND_HOME_PATH": str(cann8(tmp_path)), "PATH": ""})
     cmd = compile_commands(tc, tmp_path / "k.cce", tmp_path / "k.o", tmp_path / "k.elf", k.options)[0]
     assert "--cce-aicore-arch=dav-c220-vec" in cmd

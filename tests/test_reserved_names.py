@@ -16,8 +16,8 @@ import pytest
 import asc_trace as asc
 import suite_kernels
 from asc_trace.lower.cexpr import BISHENG_MACROS, PREFIX, RESERVED, c_ident
-from asc_trace.lower.header_check import Kernel, check_kernels
-from asc_trace.lower.real_api import flags, headers_if_configured
+from asc_trace.toolchain.header_check import Kernel, check_kernels
+from asc_trace.toolchain.real_api import flags, headers_if_configured
 
 needs_headers = pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured")
 

@@ -11,7 +11,7 @@ import pytest
 import asc_trace as asc
 from adversarial_kernels import CASES, CHAIN, PROLOGUE, Case
 from asc_trace.graph.sync_proof import prove
-from asc_trace.lower.real_api import headers_if_configured
+from asc_trace.toolchain.real_api import headers_if_configured
 
 RUNS = [(c, kn) for c in CASES for kn in c.knobs]
 IDS = [f"{c.name}-{'-'.join(map(str, kn))}" for c, kn in RUNS]

@@ -9,7 +9,7 @@ import pytest
 
 import asc_trace as asc
 from asc_trace.errors import ToolchainError, TraceError
-from asc_trace.lower import bishengir
+from asc_trace.toolchain import bishengir
 from asc_trace.lower.hivm import lower_hivm, strip_sync
 from asc_trace.lower.hivm_sync import apply_schedule, parse_schedule, syncs_of
 from asc_trace.vendor_judge import example_launch, judge

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .. import config
-from ..lower import cache
+from ..toolchain import cache
 from .info import count_text, size_text
 
 

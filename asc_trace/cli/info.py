@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, config
+from .. import config
+from .._version import __version__
 from ..errors import AscTraceError, LaunchError
 
 BACKENDS = ("sim", "eager", "cpp", "cpu_debug", "npu")
@@ -49,7 +50,7 @@ def gather() -> dict[str, Any]:
     """Every fact `info` shows, as plain data (the --json output)."""
     import networkx
     import numpy
-    from ..lower.cache import disk_usage, entries
+    from ..toolchain.cache import disk_usage, entries
     cache = config.cache_dir()
     toolchain = {"cann": _cann(), "ascendc_headers": _headers(), "gxx": _gxx()}
     backends = {"sim": _yes("the NumPy simulator of the AI Vector core (pipes, events, race checker)"),
@@ -88,7 +89,7 @@ def _no(why: str) -> dict[str, Any]:
 
 
 def _gxx() -> dict[str, Any]:
-    from ..runtime.cpp import compiler
+    from ..toolchain.host_cxx import compiler
     try:
         path, version = compiler()
         return {"found": True, "path": path, "version": version}
@@ -97,12 +98,12 @@ def _gxx() -> dict[str, Any]:
 
 
 def _cann() -> dict[str, Any]:
-    from ..lower.bisheng import find_toolchain
+    from ..toolchain.bisheng import find_toolchain
     try:
         tc = find_toolchain()
     except AscTraceError as e:
         return {"found": False, "why": e.msg}
-    from ..lower.cann_layout import lib64
+    from ..toolchain.cann_layout import lib64
     from ..runtime.npu_detect import launch_plan
     try:
         plan = launch_plan(lib64(tc.home), os.environ.get("ASC_TRACE_NPU_LAUNCH"))
@@ -114,7 +115,7 @@ def _cann() -> dict[str, Any]:
 
 
 def _headers() -> dict[str, Any]:
-    from ..lower.ascendc_headers import devkit_beside_checkout, find_ascendc_headers
+    from ..toolchain.ascendc_headers import devkit_beside_checkout, find_ascendc_headers
     try:
         h = find_ascendc_headers()
     except AscTraceError as e:

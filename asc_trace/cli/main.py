@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import AscTraceError
 
 EXIT_OK, EXIT_KERNEL_ERROR, EXIT_USAGE, EXIT_LOAD, EXIT_UNAVAILABLE = 0, 1, 2, 3, 4

@@ -96,7 +96,7 @@ class Trace:
 
 
 @dataclass(frozen=True)
-class Profile:
+class PathChoice:
     """One way the kernel may run: how each branch is chosen (by visit number) and loop trip overrides."""
 
     branches: str = "then"                          # "then", "else", "alt", "alt2" or "fixed"
@@ -137,27 +137,27 @@ def trip_count(for_node: Node) -> int | None:
     return max(0, -(-(b - a) // c)) if c > 0 else max(0, -(-(a - b) // -c))
 
 
-def profiles(g: KernelGraph) -> list[Profile]:
+def profiles(g: KernelGraph) -> list[PathChoice]:
     """The runs the scheduler analyses (see module docstring)."""
     conds = [n.id for n in g if n.op == "if"]
     runtime = [n.id for n in g if (n.op == "for" and trip_count(n) is None) or n.op == "while"]
-    out: list[Profile] = []
+    out: list[PathChoice] = []
     if not conds:
-        out.append(Profile())
+        out.append(PathChoice())
     elif len(conds) <= MAX_ALL_COMBINATIONS:
         for mask in range(1 << len(conds)):
-            out.append(Profile("fixed", tuple((c, bool(mask >> i & 1)) for i, c in enumerate(conds))))
-        out += [Profile("alt"), Profile("alt2")]
+            out.append(PathChoice("fixed", tuple((c, bool(mask >> i & 1)) for i, c in enumerate(conds))))
+        out += [PathChoice("alt"), PathChoice("alt2")]
     else:
-        out += [Profile("then"), Profile("else"), Profile("alt"), Profile("alt2")]
+        out += [PathChoice("then"), PathChoice("else"), PathChoice("alt"), PathChoice("alt2")]
         # every pair of nearby branches (within PAIR_WINDOW in program order: nested in each other or
         # one after the other) in each of its four combinations, the others all taken or all not
-        pairs: list[Profile] = []
+        pairs: list[PathChoice] = []
         for i, a in enumerate(conds):
             for b in conds[i + 1:i + 1 + PAIR_WINDOW]:
                 for rest in (True, False):
                     others = tuple((c, rest) for c in conds if c not in (a, b))
-                    pairs += [Profile("fixed", ((a, x), (b, y)) + others) for x in (True, False) for y in (True, False)
+                    pairs += [PathChoice("fixed", ((a, x), (b, y)) + others) for x in (True, False) for y in (True, False)
                               if (x, y) != (rest, rest)]
         step = -(-len(pairs) // MAX_PAIR_PROFILES)      # every step-th, so that the cost stays bounded
         out += pairs[::step]
@@ -173,13 +173,13 @@ def profiles(g: KernelGraph) -> list[Profile]:
         deep = tuple((lid, 0) for lid in runtime if depth[lid] >= d)
         if len(deep) > 1:
             trips.append(deep)
-    return out + [Profile(mode, trips=t) for t in trips for mode in modes]
+    return out + [PathChoice(mode, trips=t) for t in trips for mode in modes]
 
 
 # -- building the abstract trace ----------------------------------------------------------------------
 
 class _AbstractRun:
-    def __init__(self, g: KernelGraph, profile: Profile = Profile()) -> None:
+    def __init__(self, g: KernelGraph, profile: PathChoice = PathChoice()) -> None:
         self.g = g
         self.profile = profile
         self.trips = dict(profile.trips)
@@ -447,7 +447,7 @@ def _moduli(e: Expr, var: Var):
         yield from _moduli(e.a, var)
 
 
-def abstract_trace(g: KernelGraph, profile: Profile = Profile()) -> Trace:
+def abstract_trace(g: KernelGraph, profile: PathChoice = PathChoice()) -> Trace:
     return _AbstractRun(g, profile).run()
 
 

@@ -304,10 +304,3 @@ def to_str(e: Expr, parent_prec: int = -1, right: bool = False, parent_op: str =
             return f"({text})"
         return text
     return repr(e)
-
-
-def as_int_const(e: Expr) -> int | None:
-    """The value of a constant integer expression, else None."""
-    if isinstance(e, Const) and isinstance(e.value, int):
-        return e.value
-    return None

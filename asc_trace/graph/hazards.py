@@ -19,7 +19,7 @@ where they run (docs/facts.md#facts-3):
   core reads or writes is an error, not something a flag can fix.
 
 bisheng's own `--cce-auto-sync` (on in the build of an `auto_sync=False` kernel, off when our
-scheduler synchronises: lower/bisheng.py) inserts the V<->V barriers itself (docs/facts.md#facts-3), so those are a
+scheduler synchronises: toolchain/bisheng.py) inserts the V<->V barriers itself (docs/facts.md#facts-3), so those are a
 hazard only when the compiler's auto-sync is off (`compiler_sync=False`).
 """
 from __future__ import annotations

@@ -138,7 +138,3 @@ def disjoint(a0: Lin, alen: Lin, b0: Lin, blen: Lin) -> bool:
     if (alen.is_const and alen.const <= 0) or (blen.is_const and blen.const <= 0):
         return True
     return nonneg(b0 - (a0 + alen)) or nonneg(a0 - (b0 + blen))
-
-
-def as_lin(e: Expr | int) -> Lin | None:
-    return linearize(const(e) if isinstance(e, int) else e)

@@ -1,6 +1,6 @@
 """Numerics shared by the op records: rounding modes of Cast and the summation order of reductions.
 
-The C++ model of the API (lower/include/kernel_operator.h) implements the same definitions, so the
+The C++ model of the API (toolchain/include/kernel_operator.h) implements the same definitions, so the
 simulator, eager and cpp backends agree bit for bit. Where the hardware's exact behaviour is not
 documented (the order of a reduction's additions), the definition here is the assumption and the
 op's tolerance against NumPy says how far from an exact result it may land.
@@ -119,11 +119,6 @@ def _pick(a: np.ndarray, b: Any, pick_max: bool) -> np.ndarray:
     if a.dtype.kind != "f":
         return np.maximum(a, b) if pick_max else np.minimum(a, b)
     return np.asarray((ieee_max if pick_max else ieee_min)(a, b), dtype=a.dtype)
-
-
-def block_elems(dt: DataType) -> int:
-    """Elements of one 256-byte repeat."""
-    return 256 // dt.itemsize
 
 
 def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:

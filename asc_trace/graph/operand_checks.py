@@ -6,7 +6,7 @@ repeatTime`, pointer + offset), so a negative or oversized value would silently 
 in C, and an integer division by zero would kill the process. `node_checks(node)` lists, in one
 canonical order, what must hold of each operand: the simulator and `eager` run these checks before
 the instruction (runtime/executors.bind), and the lowering emits them as `ASC_CHECK_*` statements in
-front of the call (lower/ascendc.py, macros in lower/include/asc_trace_prelude.h). Both report the
+front of the call (lower/ascendc.py, macros in toolchain/include/asc_trace_prelude.h). Both report the
 first failing check, as the same error class with the same message.
 
 A check is elided when it cannot fail: a constant in range, or an expression whose value range

@@ -10,16 +10,17 @@ from typing import Any, Callable
 from .. import config
 from .kernel_graph import KernelGraph
 from .verify import verify
+from ..kernel_options import option_default
 
 Pass = Callable[[KernelGraph], KernelGraph]
 
 
 def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
     passes: list[tuple[str, Pass]] = [("verify", verify)]
-    if options.get("auto_sync", True):
+    if options.get("auto_sync", option_default("auto_sync")):
         from .multi_buffer import multi_buffer
         from .schedule_sync import insert_sync
-        copies = options.get("multi_buffer", "auto")
+        copies = options.get("multi_buffer", option_default("multi_buffer"))
         passes.append(("multi_buffer", lambda g: multi_buffer(g, copies)))
         passes.append(("insert_sync", insert_sync))
     else:

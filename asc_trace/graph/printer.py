@@ -27,6 +27,7 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
+from ..errors import set_node_renderer
 from .expr import Expr, to_str
 from .node import Node, ObjRef, ParamRef, TensorRef
 
@@ -123,3 +124,7 @@ def format_graph(g: Any, locs: bool = True) -> str:
         for note in g.notes:
             lines.append(f"  # {note}")
     return "\n".join(lines) + "\n"
+
+
+# errors show the node they are about as its dump line (errors.py cannot import this module: it is lower)
+set_node_renderer(node_line)

@@ -13,7 +13,7 @@ from the UB, and arithmetic on them).
   a NaN result of + - * / is the first NaN operand's, quieted.
 
 Every function works on Python numbers (one core) and element-wise on NumPy arrays (one value per
-core of a group simulated together). The C++ side is `lower/include/asc_trace_prelude.h`.
+core of a group simulated together). The C++ side is `toolchain/include/asc_trace_prelude.h`.
 """
 from __future__ import annotations
 

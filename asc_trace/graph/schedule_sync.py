@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from ..errors import TraceError
-from .analysis import Need, Profile, Trace, abstract_trace, find_needs, profiles
+from .analysis import Need, PathChoice, Trace, abstract_trace, find_needs, profiles
 from .dataflow import annotate
 from .kernel_graph import KernelGraph
 from .sync_ids import IdAllocator
@@ -37,7 +37,7 @@ class _Scheduler:
         self.base = g
         self.regions = Regions(g)
         self.pos = {nid: i for i, nid in enumerate(g.order)}
-        self.profiles: list[Profile] = profiles(g)
+        self.profiles: list[PathChoice] = profiles(g)
         first = self.traces(g)
         self.first = first
         self.unknown = [n for tr in first for n in tr.unknown_ids]

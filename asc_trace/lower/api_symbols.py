@@ -4,7 +4,7 @@ in asc-devkit and in CANN 8.1.RC1), and the symbols a given emitted source does 
 The reading is textual and fitted to the emitter's own output (lower/ascendc.py), which is regular: API
 names are always qualified `AscendC::`, members are called on the emitter's `asct_` locals. What it
 establishes is which declarations a source relies on; that each call resolves to the right overload is
-the header check's job (lower/header_check.py)."""
+the header check's job (toolchain/header_check.py)."""
 from __future__ import annotations
 
 import re

@@ -9,12 +9,9 @@ asc.while_loop a C `while`, their outputs and carried values locals declared bef
 """
 from __future__ import annotations
 
-import hashlib
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..dtypes import DataType
 from ..enums import HardEvent
 from ..errors import TraceError
@@ -31,31 +28,8 @@ from .ascendc_pipe import PLACEMENT, plan_pipe
 from .cexpr import BLOCK_IDX, BLOCK_NUM, CNames, c_const, c_expr, c_ident, c_string
 
 # The emitted source depends on kernel_operator.h (the Ascend C API) and on asc_trace_prelude.h
-# (lower/prelude/: the scalar helpers and the ASC_CHECK_* macros, compiled out on the NPU).
-PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
-
-
-@lru_cache(maxsize=1)
-def prelude_digest() -> str:
-    """Part of every compile-cache key: the emitted source depends on the prelude's text (and the host
-    builds on the bisheng view)."""
-    h = hashlib.sha256()
-    for name in ("asc_trace_prelude.h", BISHENG_VIEW_HEADER):
-        h.update((PRELUDE_DIR / name).read_bytes())
-    return h.hexdigest()
-
-
-# The host builds (cpp, cpu_debug, the header check) see the kernel as bisheng does: its predefined
-# macros (prelude/asc_trace_bisheng_view.h) come between the API headers and the kernel's own text.
-BISHENG_VIEW_HEADER = "asc_trace_bisheng_view.h"
-_API_INCLUDE = '#include "kernel_operator.h"\n'
-
-
-def host_view(source: str) -> str:
-    """The emitted source as a host build compiles it: the bisheng view right after the API include."""
-    if _API_INCLUDE not in source:
-        raise ValueError("not an emitted Ascend C source: no kernel_operator.h include")
-    return source.replace(_API_INCLUDE, f'{_API_INCLUDE}#include "{BISHENG_VIEW_HEADER}"\n', 1)
+# (toolchain/prelude/: the scalar helpers and the ASC_CHECK_* macros, compiled out on the NPU).
+from ..toolchain.sources import BISHENG_VIEW_HEADER, PRELUDE_DIR, host_view, prelude_digest  # noqa: E402,F401
 
 
 PRELUDE = """\
@@ -248,7 +222,7 @@ class _Emitter:
         for p in g.signature.runtime:
             ctype = {"gm": "GM_ADDR", "int": "int64_t", "float": "float"}[p.kind]
             params.append(f"{ctype} {self.names.params[p.index]}")
-        if self.overflow_param:   # the NPU build's -cce-aicore-record-overflow=true slot (lower/bisheng.py)
+        if self.overflow_param:   # the NPU build's -cce-aicore-record-overflow=true slot (toolchain/bisheng.py)
             params.append(f"GM_ADDR {self.overflow_param}")
         first = next(iter(g), None)
         origin = f" ({first.loc.short})" if first is not None else ""

@@ -80,7 +80,7 @@ class CNames:
 
 def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
     """C++ text with the semantics of graph/scalar_ops.py, through the helpers of
-    lower/prelude/asc_trace_prelude.h wherever plain C would differ (or crash). `ranges` bounds the
+    toolchain/prelude/asc_trace_prelude.h wherever plain C would differ (or crash). `ranges` bounds the
     loop indices (graph/operand_checks.py), so that provably safe divisions stay plain C."""
     ranges = {} if ranges is None else ranges
     if isinstance(e, Const):

@@ -2,7 +2,7 @@
 
 The second judge of the lowering: `bishengir-opt` (the `ascendnpu-ir` wheel, extra `vendor-ir`) parses
 and verifies this text and runs the vendor's own intra-core synchronisation passes on it
-(`asc_trace/lower/bishengir.py`). Only the vector subset is lowered: GM <-> UB copies (`hivm.hir.load` /
+(`asc_trace/toolchain/bishengir.py`). Only the vector subset is lowered: GM <-> UB copies (`hivm.hir.load` /
 `store`), UB -> UB copies, element-wise, vector-scalar and reduction ops, scalar reads and writes of the
 UB (`memref.load` / `store`, the S pipe), runtime loops (`scf.for`), `asc.cond` (`scf.if`) and
 `asc.while_loop` (`scf.while`). Anything else is refused with a TraceError at the user's line.

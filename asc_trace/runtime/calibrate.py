@@ -19,8 +19,6 @@ from typing import Sequence
 from .platform import Platform, with_overrides
 from .profile import Profile
 
-FITTED = ("l2_gbytes_per_s", "hbm_gbytes_per_s")
-
 
 @dataclass(frozen=True)
 class Case:

@@ -1,12 +1,11 @@
 """The `cpp` backend: the emitted Ascend C, compiled with g++ against asc_trace's model of the API
-(lower/include/kernel_operator.h) into a shared library, loaded with ctypes and run once per block
+(toolchain/include/kernel_operator.h) into a shared library, loaded with ctypes and run once per block
 index on the caller's arrays. It tests the lowering end to end without bisheng."""
 from __future__ import annotations
 
 import ctypes
 import hashlib
 import os
-import shutil
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -15,34 +14,24 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from ..errors import AscTraceError, ToolchainError
+from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
 from ..graph.ops.cpp_model import MODEL_OPS_HEADER, model_ops_header
-from ..lower.ascendc import PRELUDE_DIR, host_view, lower, prelude_digest
-from ..lower.cache import CompileCache, cache_key
+from ..lower.ascendc import lower
+from ..toolchain.cache import CompileCache, cache_key
 from ..lower.cexpr import c_ident
-from ..lower.compile_errors import NODE_COMMENT, compiler_error
+from ..toolchain.compile_errors import NODE_COMMENT, compiler_error
+from ..toolchain.host_cxx import compiler
+from ..toolchain.sources import INCLUDE_DIR, PRELUDE_DIR, host_view, prelude_digest
 from .base import LaunchJob, Runtime, written_params
 from .checks import ERRORS
 from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
-INCLUDE_DIR = Path(__file__).resolve().parents[1] / "lower" / "include"
 # -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (docs/numerics.md)
 CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
             "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
-
-
-@lru_cache(maxsize=1)
-def compiler() -> tuple[str, str]:
-    """(path of g++, its version line)."""
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        raise ToolchainError("the cpp backend needs a C++17 compiler (g++), and none is on PATH", None,
-                             hint="install one (Debian/Ubuntu: apt install g++), or use backend='sim'")
-    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False).stdout
-    return cxx, out.splitlines()[0] if out else "unknown"
 
 
 @lru_cache(maxsize=1)
@@ -96,7 +85,7 @@ def precompiled_header(cache_root: str) -> Path | None:
 
 def instrument(source: str) -> str:
     """Mark every statement with its node (the model reports failures by node), the kernel seen as
-    bisheng sees it (lower/ascendc.host_view)."""
+    bisheng sees it (toolchain/sources.host_view)."""
     out = []
     for line in host_view(source).splitlines():
         out.append(line)

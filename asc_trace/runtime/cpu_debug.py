@@ -1,5 +1,5 @@
 """The `cpu_debug` backend: the emitted Ascend C linked with the real Ascend C API in CPU-debug mode
-(the headers lower/real_api.py finds) and asc_trace's model of the AI Core intrinsics (lower/stub/),
+(the headers toolchain/real_api.py finds) and asc_trace's model of the AI Core intrinsics (toolchain/stub/),
 run for each core on the caller's arrays.
 
 Each launch runs the built kernel in a child process (one forked process per core inside it, as
@@ -27,14 +27,15 @@ from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsErr
 from ..graph.kernel_graph import KernelGraph
 from ..graph.ops import read, written
 from ..lower.ascendc import lower
-from ..lower.ascendc_headers import AscendCHeaders, find_ascendc_headers
-from ..lower.cache import CompileCache, cache_key
+from ..toolchain.ascendc_headers import AscendCHeaders, find_ascendc_headers
+from ..toolchain.cache import CompileCache, cache_key
 from ..lower.cexpr import PREFIX, c_ident
-from ..lower.compile_errors import compiler_error
-from ..lower.header_check import Kernel, batch_source, diagnostics_by_kernel
-from ..lower.real_api import flags, identity, precompiled_header, stub_digest, stub_library
+from ..toolchain.compile_errors import compiler_error
+from ..toolchain.header_check import Kernel, batch_source, diagnostics_by_kernel
+from ..toolchain.real_api import flags, identity, precompiled_header, stub_digest, stub_library
 from .base import LaunchJob, Runtime, written_params
-from .cpp import call_args, compiler, instrument
+from ..toolchain.host_cxx import compiler
+from .cpp import call_args, instrument
 from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
@@ -77,7 +78,7 @@ def instrument_gm(g: KernelGraph, source: str) -> str:
 
 
 def program(graphs: list[KernelGraph], generation: int | None = None) -> str:
-    """One translation unit: the kernels (each in its own namespace, lower/header_check.batch_source),
+    """One translation unit: the kernels (each in its own namespace, toolchain/header_check.batch_source),
     lowered for the headers' CANN `generation`, and the `main` that runs kernel i (its first argument)
     through asc_stub::run_launch."""
     text, parts = batch_source([Kernel(g.name, instrument_gm(g, lower(g, generation=generation)), g)
@@ -177,8 +178,10 @@ class CpuDebugRuntime(Runtime):
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
         tree = find_ascendc_headers()
         if tree.cpu_stub is not None:
-            from ..lower.tikicpulib import prepare_with_tikicpulib
-            return prepare_with_tikicpulib(tree, graph, options)
+            from ..toolchain.tikicpulib import build_with_tikicpulib
+            exe, built = build_with_tikicpulib(tree, lower(graph, generation=tree.generation), graph,
+                                               c_ident(graph.name), bool(options.get("always_compile")))
+            return CpuDebugArtifact(exe, 0, graph, built)
         always = bool(options.get("always_compile"))
         hit = None if always else _PREBUILT.get(_key(tree, compiler()[1], graph))
         if hit is not None:
@@ -262,7 +265,7 @@ def _error(art: CpuDebugArtifact, report: re.Match | None, logs: dict[int, list[
         if kind == "unmodeled":
             return ToolchainError(msg + where, node=node,
                                   hint="run this kernel on backend='sim' or 'cpp', or model the intrinsic in "
-                                       "asc_trace/lower/stub (stub_fun.h)")
+                                       "asc_trace/toolchain/stub (stub_fun.h)")
         return _KINDS.get(kind, AscTraceError)(msg + where, node=node)
     api = [ln for ln in logs.get(int(core), []) if ln.startswith(("[ERROR]", "[ASSERT]"))]
     if kind != "abort" or not api:

@@ -10,7 +10,7 @@ launch it on torch-npu's current stream (npu-launch.md).
 - Arguments: one host blob in declaration order, each at the next multiple of max(4, its alignment),
   the total padded to 8 bytes (the BISHENG ABI); no hidden FFTS argument for a vector-only kernel; the
   8-byte overflow-record pointer last exactly when the kernel was built with record_overflow=True
-  (lower/bisheng.py says why and where the vendor does the same).
+  (toolchain/bisheng.py says why and where the vendor does the same).
 - Tensors: torch-npu tensors go by device pointer and the launch stays asynchronous on the current
   stream (read afresh before every launch, which flushes torch-npu's task queue); NumPy arrays and
   CPU tensors are copied to the device as bytes and back as bytes, with a stream synchronisation
@@ -34,9 +34,9 @@ from ..errors import LaunchError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.signature import Param
 from ..lower.ascendc import lower, prelude_digest
-from ..lower.bisheng import OVERFLOW_PARAM, OVERFLOW_STATUS_BYTES, Toolchain, build_device_binary, find_toolchain
-from ..lower.cache import CompileCache, cache_key
-from ..lower.cann_layout import lib64
+from ..toolchain.bisheng import OVERFLOW_PARAM, OVERFLOW_STATUS_BYTES, Toolchain, build_device_binary, find_toolchain
+from ..toolchain.cache import CompileCache, cache_key
+from ..toolchain.cann_layout import lib64
 from ..lower.cexpr import c_ident
 from .base import LaunchJob, Runtime
 from .npu_detect import LaunchPlan, launch_plan, load_library, npu_usable

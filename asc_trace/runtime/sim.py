@@ -25,6 +25,7 @@ from .launch_model import GroupRecord, LaunchRecord
 from .platform import Platform, platform
 from .printf import emit_output
 from .profile import Profile
+from ..kernel_options import option_default
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
@@ -167,7 +168,7 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
     `stats["deferred"]` counts the instructions that ran out of program order (behind a wait)."""
     records: list[GroupRecord] = []
     gm_records: list = []
-    compiler_sync = not job.options.get("auto_sync", True)
+    compiler_sync = not job.options.get("auto_sync", option_default("auto_sync"))
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
         model = art.sim.run_group(m, plat, sanitize, execute, compiler_sync, timing)
@@ -201,7 +202,7 @@ def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     aliased = any(np.may_share_memory(a, b) for i, a in enumerate(present) for b in present[i + 1:])
     scalars = tuple(sorted((k, repr(v)) for k, v in job.bound.scalars.items()))
     shapes = tuple(None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays)
-    return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", True))), aliased
+    return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", option_default("auto_sync")))), aliased
 
 
 def data_dependent_node(graph: KernelGraph) -> Node | None:

@@ -27,6 +27,7 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.source_loc import SourceLoc
 from ..runtime.args import BoundArgs, ParamSpec, _infer_kind, _match, _torch_dtype
 from ..runtime.base import written_params
+from ..runtime.launch_hooks import LaunchHooks, install
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,6 @@ def op_running(call: OpCall) -> Iterator[None]:
         yield
     finally:
         _CURRENT.reset(token)
-
-
-def current_op() -> OpCall | None:
-    return _CURRENT.get()
 
 
 def is_fake_tensor(v: Any) -> bool:
@@ -207,3 +204,42 @@ def _byte_span(v: Any, whole_storage: bool = False) -> tuple[str, int, int] | No
         return None
     start = v.__array_interface__["data"][0]
     return ("cpu", start, start + nbytes)
+
+
+class TorchLaunchHooks(LaunchHooks):
+    """Launches inside an asc.torch_op: fake runs skip, `auto` follows the tensors' device, writes
+    outside `mutates_args` are refused."""
+
+    def fake_run(self, *values: Any) -> bool:
+        return fake_run(*values)
+
+    def skip_launch(self, name: str, specs: list[ParamSpec], args: tuple, kwargs: dict,
+                    loc: SourceLoc | None) -> bool:
+        return skip_fake_launch(name, specs, args, kwargs, loc)
+
+    def core_count(self, core_num: Any, name: str, loc: SourceLoc | None, fake: bool,
+                   max_blocks: int) -> tuple[Any, bool]:
+        """A torch SymInt (a count computed from sizes under torch.compile) is made concrete for a real
+        launch; in a fake run, where nothing runs, its example value is checked without adding a guard
+        (the compiled graph then serves every size, each real launch checking its own)."""
+        if not is_sym(core_num):
+            return core_num, False
+        if fake:
+            hint = fake_hint(core_num)
+            if hint is None or 1 <= hint <= max_blocks:
+                return core_num, True
+            return hint, False
+        return concrete(core_num, "core_num", f"{name}[core_num]", loc), False
+
+    def concrete_args(self, args: tuple, kwargs: dict, name: str, loc: SourceLoc | None) -> tuple[tuple, dict]:
+        return concrete_args(args, kwargs, name, loc)
+
+    def backend_for(self, backend: str) -> str:
+        return backend_for(backend)
+
+    def check_writes(self, name: str, bound: BoundArgs, graph: Callable[[], KernelGraph],
+                     loc: SourceLoc | None) -> None:
+        check_writes(name, bound, graph, loc)
+
+
+install(TorchLaunchHooks())

@@ -105,7 +105,7 @@ class NA:
 
 @dataclass(frozen=True, slots=True)
 class CppModel:
-    """The op's model in the cpp backend's C++ API model (lower/include/kernel_operator.h).
+    """The op's model in the cpp backend's C++ API model (toolchain/include/kernel_operator.h).
 
     expr: for the element-wise families, the C++ expression of one element (operands `a`, `b`, scalar
         `s`), instantiated from the registry into every overload of the API call (runtime/cpp_model_ops.py);

@@ -1,6 +1,6 @@
 """The element-wise part of the cpp backend's C++ API model, generated from the registry.
 
-lower/include/kernel_operator.h defines one macro per element-wise family (ASC_MODEL_BINARY / _UNARY /
+toolchain/include/kernel_operator.h defines one macro per element-wise family (ASC_MODEL_BINARY / _UNARY /
 _SCALAR: every overload of the API call around one element's expression); which ops it instantiates
 comes from here, each op's `CppModel.expr`, so a new element-wise op needs no edit of the header.
 runtime/cpp.py writes `model_ops_header()` beside the header's include path."""

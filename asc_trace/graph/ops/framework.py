@@ -3,7 +3,7 @@
 These nodes define storage (a GlobalTensor window, a static LocalTensor, a queue or TBuf tensor) or
 move queue buffers between states; TQue operations also carry the events of the table in docs/facts.md#facts-6,
 which the simulator and the scheduler take into account. None is an instruction of a compute pipe, and the
-cpp backend's C++ model has each as a class or member of lower/include/kernel_operator.h.
+cpp backend's C++ model has each as a class or member of toolchain/include/kernel_operator.h.
 """
 from __future__ import annotations
 

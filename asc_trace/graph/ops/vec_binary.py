@@ -26,7 +26,7 @@ def binary_fields(ctx, n) -> dict[str, str]:
 def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None, *,
            cpp: str, declared: dict[str, tuple[str, str]] | None = None) -> OpDef:
     """A record of the family: `c_name(dst, src0, src1, count)` and its mask form; `cpp` is the C++
-    expression of one element from `a` and `b` (lower/include/kernel_operator.h's detail:: helpers)."""
+    expression of one element from `a` and `b` (toolchain/include/kernel_operator.h's detail:: helpers)."""
     return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", emit_fields=binary_fields,
                  emit_mask=BINARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",

@@ -4,9 +4,9 @@ library). The headers themselves are found by ascendc_headers.py (ASC_TRACE_ASCE
 installation).
 
 Compiling the headers as host C++ needs the CPU-debug "stub" layer CANN's tikicpulib provides;
-asc_trace brings its own (lower/stub/: the qualifiers, `half` / `bfloat16_t`, the block index and the
+asc_trace brings its own (toolchain/stub/: the qualifiers, `half` / `bfloat16_t`, the block index and the
 other globals, the API's check hooks, and a model of the AI Core intrinsics). With a CANN toolkit that
-has tikicpulib, cpu_debug uses CANN's own flow instead (lower/tikicpulib.py).
+has tikicpulib, cpu_debug uses CANN's own flow instead (toolchain/tikicpulib.py).
 """
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ from pathlib import Path
 from ..errors import ToolchainError
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
 from .cache import CompileCache, cache_key
+# the stub layer, the C++ model's shared headers, the emitted code's own helpers
+from .sources import INCLUDE_DIR as SHARED_INCLUDE, PRELUDE_DIR, STUB_DIR
 
-STUB_DIR = Path(__file__).resolve().parent / "stub"
-SHARED_INCLUDE = Path(__file__).resolve().parent / "include"
-PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"     # the emitted code's own helpers, when present
 # dav-c220 vector kernel, CPU-debug mode (asc-devkit README: the known-good flags for g++ 12)
 DEFINES = ("-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__DAV_C220_VEC__", "-D__NPU_ARCH__=2201",
            "-D_GLIBCXX_USE_CXX11_ABI=0", "-D__CCE_KT_TEST__=1", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1")

@@ -1,5 +1,5 @@
 """The emitted Ascend C checked against the real Ascend C API: g++ in CPU-debug mode parses it with
-the vendor's headers (lower/real_api.py) and asc_trace's stub layer, many kernels per translation
+the vendor's headers (toolchain/real_api.py) and asc_trace's stub layer, many kernels per translation
 unit on top of a precompiled `kernel_operator.h`, so that checking a whole suite of kernels costs a
 few compiler runs. A rejected kernel's error names the user's line, as the cpp backend's does.
 
@@ -19,9 +19,10 @@ from typing import Sequence
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
-from .ascendc import BISHENG_VIEW_HEADER
+from .sources import BISHENG_VIEW_HEADER
 from .compile_errors import compiler_error
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
+from .host_cxx import compiler
 from .real_api import flags, precompiled_header
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"(kernel_operator|asc_trace_bisheng_view)\.h"\s*$')
@@ -111,7 +112,6 @@ def diagnostics(kernels: Sequence[Kernel], tree: AscendCHeaders | None = None,
                 batch: int = 64) -> dict[int, list[str]]:
     """Compile every kernel against the real headers (syntax and semantics, no code generation): the
     compiler's diagnostics of each rejected kernel, by index, with lines of its own source (kernel.cpp)."""
-    from ..runtime.cpp import compiler
     tree = tree or find_ascendc_headers()
     cxx, version = compiler()
     pch = precompiled_header(tree, cxx, version)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import __version__, config
+from .. import config
+from .._version import __version__
 
 
 def cache_key(parts: dict[str, Any]) -> str:

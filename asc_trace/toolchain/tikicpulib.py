@@ -21,7 +21,6 @@ from typing import Any
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
 from .cache import CompileCache, cache_key
-from .cexpr import c_ident
 from .ascendc_headers import AscendCHeaders
 from .real_api import identity
 
@@ -30,10 +29,10 @@ SOC = "Ascend910B1"          # tikicpulib's target for Atlas A2 (dav-2201), CMak
 LINK = ["ascendc_acl_stub", "tiling_api", "register", "platform", "unified_dlog", "mmpa", "c_sec", "dl"]
 
 
-def launcher(g: KernelGraph) -> str:
-    """A main with asc_trace's launcher command line that runs the kernel through ICPU_RUN_KF:
+def launcher(g: KernelGraph, name: str) -> str:
+    """A main with asc_trace's launcher command line that runs the kernel `name` (its C identifier in
+    the emitted source) through ICPU_RUN_KF:
     `<kernel 0> <gm file> <core_num> <g<offset>:<bytes>:<name> | i<int64> | f<hex float bits>>...`."""
-    name = c_ident(g.name)
     decls, args, copies = [], [], []
     for i, p in enumerate(g.signature.runtime):
         a = f"argv[{4 + i}]"
@@ -77,7 +76,7 @@ int main(int argc, char** argv)
 """
 
 
-def cmake_project(tree: AscendCHeaders, source: str, graph: KernelGraph) -> dict[str, str]:
+def cmake_project(tree: AscendCHeaders, source: str, graph: KernelGraph, kernel: str) -> dict[str, str]:
     """The files of the CMake project that builds `source` (the emitted kernel) with tikicpulib."""
     home, lib = tree.root, tree.cpu_stub / "lib"
     includes = " ".join(f'"{p}"' for p in tree.include_dirs)
@@ -93,7 +92,7 @@ target_compile_definitions(kernel PRIVATE ASCENDC_CPU_DEBUG=1 ASCENDC_DEBUG=1 AS
 target_link_directories(kernel PRIVATE "{home}/lib64" "{home}/tools/simulator/{SOC}/lib")
 target_link_libraries(kernel PRIVATE tikicpulib::{SOC} {' '.join(LINK)})
 """
-    return {"CMakeLists.txt": lists, "kernel.cpp": source + launcher(graph)}
+    return {"CMakeLists.txt": lists, "kernel.cpp": source + launcher(graph, kernel)}
 
 
 def build_commands(build_dir: Path) -> list[list[str]]:
@@ -102,16 +101,16 @@ def build_commands(build_dir: Path) -> list[list[str]]:
             [cmake, "--build", str(build_dir / "build"), "-j", "2"]]
 
 
-def prepare_with_tikicpulib(tree: AscendCHeaders, graph: KernelGraph, options: dict[str, Any]) -> Any:
-    """The cpu_debug artifact of `graph` built by CANN's tikicpulib flow."""
-    from ..runtime.cpu_debug import CpuDebugArtifact
-    from .ascendc import lower
+def build_with_tikicpulib(tree: AscendCHeaders, source: str, graph: KernelGraph, kernel: str,
+                          always: bool) -> tuple[Path, bool]:
+    """The CPU-debug executable of the emitted `source` (kernel `kernel`) built by CANN's tikicpulib
+    flow, and whether it was built now (False: from the disk cache)."""
     if shutil.which("cmake") is None:
         raise ToolchainError("CANN's tikicpulib is installed but cmake is not on PATH: its CPU-debug build is a CMake "
                              "package (find_package(tikicpulib))", None,
                              hint="install cmake, or unset ASCEND_HOME_PATH and set ASC_TRACE_ASCENDC_HOME to use "
                                   "asc_trace's own stub layer")
-    files = cmake_project(tree, lower(graph, generation=tree.generation), graph)
+    files = cmake_project(tree, source, graph, kernel)
     key = cache_key({"kind": "cpu_debug-tikicpulib", "files": files, "tree": identity(tree)})
 
     def build(tmp: Path) -> Path:
@@ -123,7 +122,7 @@ def prepare_with_tikicpulib(tree: AscendCHeaders, graph: KernelGraph, options: d
                 raise ToolchainError(f"the tikicpulib CPU-debug build failed ({' '.join(cmd[:3])} ...):\n"
                                      f"{(proc.stdout + proc.stderr).strip()[-4000:]}", None)
         return tmp / "build" / "kernel"
-    path, built = CompileCache().get_or_build(key, "kernel", build, always=bool(options.get("always_compile")),
+    path, built = CompileCache().get_or_build(key, "kernel", build, always=always,
                                               meta={"kernel": graph.name, "backend": "cpu_debug/tikicpulib"})
     os.chmod(path, 0o755)
-    return CpuDebugArtifact(path, 0, graph, built)
+    return path, built

@@ -1,7 +1,7 @@
 """The NPU build: bisheng compiles the emitted Ascend C for Atlas A2 vector cores, ld.lld links the
 device ELF (docs/facts.md#facts-8, #npu-build). Toolchain discovery follows CANN's environment script:
 ASCEND_HOME_PATH (or ASCEND_TOOLKIT_HOME), then PATH; the toolkit's layout, release and headers are
-read from its own files (lower/cann_layout.py).
+read from its own files (toolchain/cann_layout.py).
 
 Not run on hardware: no machine asc_trace is developed on has CANN. The command line was compared flag
 by flag with the vendor's kernel builds of both generations (see `compile_commands`); the tests check it
@@ -18,9 +18,10 @@ from typing import Any
 
 from ..errors import ToolchainError
 from ..graph.kernel_graph import KernelGraph
-from .ascendc import PRELUDE_DIR
+from .sources import PRELUDE_DIR
 from .cann_layout import UNKNOWN_VERSION, CannVersion, arch_dir, ascendc_layout, read_version
 from .compile_errors import compiler_error
+from ..kernel_options import option_default
 
 INSTALL_HINT = ("install the CANN toolkit (it provides bisheng, ld.lld and the Ascend C headers) and load its "
                 "environment: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (CANN 8) or "
@@ -171,10 +172,10 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
     if kernel_type not in (None, "vector", "aiv", "KERNEL_TYPE_AIV_ONLY"):
         raise ToolchainError(f"kernel_type={kernel_type!r}: asc_trace builds vector-only kernels", None,
                              hint="leave kernel_type unset (KERNEL_TYPE_AIV_ONLY)")
-    level = int(options.get("opt_level", 3))
+    level = int(options.get("opt_level", option_default("opt_level")))
     if not 0 <= level <= 3:
         raise ToolchainError(f"opt_level must be 0..3, got {level}", None)
-    record_overflow = options.get("record_overflow", False)
+    record_overflow = options.get("record_overflow", option_default("record_overflow"))
     if not isinstance(record_overflow, bool):
         raise ToolchainError(f"record_overflow must be True or False, got {record_overflow!r}", None)
     cmd = [str(tc.bisheng), "-c", "-x", "cce", f"-O{level}", str(src), "--cce-aicore-arch=dav-c220-vec",
@@ -202,7 +203,7 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
             "-mllvm", "-cce-aicore-dcci-insert-for-scalar=false",
             # no dump workspace: printf / dump_tensor are refused on the npu backend (npu.refuse_device_output)
             "-DASCENDC_DUMP=0", "-D__NPU_TILING__", "-DTILING_KEY_VAR=0"]
-    cmd += sync_flags(bool(options.get("auto_sync", True)))
+    cmd += sync_flags(bool(options.get("auto_sync", option_default("auto_sync"))))
     link = [str(tc.ld_lld), "-m", "aicorelinux", "-Ttext=0", str(obj), "-static", "-o", str(elf)]
     return [cmd, link]
 
