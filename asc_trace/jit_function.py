@@ -22,6 +22,7 @@ from .runtime import LaunchJob, get_runtime
 from .options import DEFAULT_OPTIONS, describe as describe_options, resolve as resolve_options
 from .options import validate as validate_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
+from .runtime.gm_sharing import refuse_shared_writes
 from .torch_library import launch as torch_launch
 
 MAX_BLOCKS = 65535
@@ -187,6 +188,7 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        refuse_shared_writes(self.graph, bound, loc)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
                                                self.options))
 
@@ -291,6 +293,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
         plat = make_platform(platform or jf.options.get("platform"))
+        refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)
     except AscTraceError as e:
