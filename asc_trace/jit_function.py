@@ -12,6 +12,7 @@ from .errors import AscTraceError, LaunchError, TraceError
 from .fingerprint import fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
+from .graph.ub_overlap import refuse_raw_over_pipe_buffers
 from .graph.signature import Signature
 from .graph.source_loc import SourceLoc
 from .proxies.context import active
@@ -165,6 +166,7 @@ class CompiledKernel:
         self.options = dict(jitfn.options)
         self.core_num = core_num
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
+        refuse_raw_over_pipe_buffers(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
         if config.dump_dir() is not None:
