@@ -13,6 +13,7 @@ from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
 from .fingerprint import fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
+from .graph.ub_overlap import refuse_raw_over_pipe_buffers
 from .graph.signature import Signature
 from .graph.source_loc import SourceLoc
 from .proxies.context import active
@@ -23,6 +24,7 @@ from .runtime import LaunchJob, get_runtime
 from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import BoundArgs, ParamSpec, bind_args
+from .runtime.gm_sharing import refuse_shared_writes
 from .runtime.launch_hooks import hooks as launch_hooks
 
 MAX_BLOCKS = 65535
@@ -162,6 +164,7 @@ class CompiledKernel:
         self.options: KernelOptions = jitfn.options
         self.core_num = core_num
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
+        refuse_raw_over_pipe_buffers(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
         if config.dump_dir() is not None:
@@ -186,6 +189,7 @@ class CompiledKernel:
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
         self._warn_dropped_remainders(bound, core_num)
+        refuse_shared_writes(self.graph, bound, loc)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
                                                self.options))
 
@@ -336,6 +340,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
         plat = make_platform(platform or jf.options.get("platform"))
+        refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)
     except AscTraceError as e:

@@ -289,11 +289,12 @@ class PipeClock:
         # An API call's own set-then-wait pairs may follow each other faster than a busy pipe runs its wait
         # (the vendor's code does so in every loop); between them the model only checks the double set.
         if mark is not None and vc[mark.pipe] < mark.epoch and not (ins.inside and mark.inside):
-            err = SyncError(f"set_flag of {describe_key(key)} can run before the wait_flag that consumes the "
-                            "previous set: nothing orders that wait before this set, so on the NPU the flag may be "
-                            "set twice", node=ins.node, related=[("the previous wait", mark.node.loc)],
-                            hint="order the waiting pipe before the setting pipe (e.g. a handshake event back), or "
-                                 "alternate event ids between iterations")
+            err = (_requeued(ins, mark, key) if ins.node.op == "enque" and mark.node.op == "deque" else
+                   SyncError(f"set_flag of {describe_key(key)} can run before the wait_flag that consumes the "
+                             "previous set: nothing orders that wait before this set, so on the NPU the flag may be "
+                             "set twice", node=ins.node, related=[("the previous wait", mark.node.loc)],
+                             hint="order the waiting pipe before the setting pipe (e.g. a handshake event back), or "
+                                  "alternate event ids between iterations"))
             if self.strict:
                 raise err
             self.problems.append(err)
@@ -332,3 +333,21 @@ class PipeClock:
                             "which leaves the flag set for the next kernel on this core", node=flag.node,
                             hint="add the matching wait_flag, or remove this set_flag")
 
+
+
+def _requeued(ins: Instr, mark: WaitMark, key: object) -> SyncError:
+    """A queue buffer enqueued again after its deque, without free_tensor / alloc_tensor between: the
+    enque sets the queue's event on the producing pipe and the deque waits it on the consuming pipe
+    (a VECOUT queue: V sets V_MTE3, MTE3 waits it), so nothing keeps the second set behind the first
+    wait. The vendor's TQue takes a fresh id from the pool at each enque and releases it at the deque,
+    so the same id comes back; a queue's events are the framework's, which auto_sync does not move."""
+    return SyncError(f"this enque puts a buffer of the TQue back after its deque without free_tensor / alloc_tensor "
+                     f"between ({describe_key(key)}): the enque's set runs on the producing pipe and nothing "
+                     "orders the deque's wait, on the consuming pipe, before it, so on the NPU the queue's flag "
+                     "may be set twice; a queue's own events are the framework's and auto_sync does not reorder them",
+                     node=ins.node, related=[("the deque of the previous enque", mark.node.loc)],
+                     hint="enqueue a tensor once per alloc_tensor, after the instruction that writes it for the queue's "
+                          "consumer: for a VECOUT tensor that a copy fills before the vector op, keep the LocalTensor "
+                          "from alloc_tensor and drop the first enque / deque pair (auto_sync orders the copy before "
+                          "the vector op), or copy the input into a VECIN queue's tensor and alloc the VECOUT "
+                          "tensor in the compute stage")

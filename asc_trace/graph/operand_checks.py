@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Iterator
 
-from .expr import Bin, Const, Expr, Un, Var
+from .expr import Bin, Const, Expr, Un, Var, binop, const, to_str, unop
 from .node import Node, TensorRef, exprs_in
 from .ops import REGISTRY
 from .params import DataCopyPadExtParams, DataCopyParams, Mask
@@ -177,9 +177,38 @@ def _operands(node: Node) -> Iterator[tuple]:
                 k += 1
             elif isinstance(x, Expr):
                 yield _count(x) if i == len(a) - 1 else _value(x, "the scalar")
+        if REGISTRY[op].family in _SAME_LENGTH:
+            yield from _partial_overlap(a)
     elif REGISTRY[op].family != "control":  # any other op (regions evaluate their own expressions:
         for x in exprs_in(a):               # bounds, predicates, yielded values, in program order):
             yield _value(x, "an operand")   # its expressions must at least evaluate in order
+
+
+# count forms whose destination and sources cover `count` elements each (cast: when the sizes match)
+_SAME_LENGTH = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_cast"})
+
+
+def _partial_overlap(a: tuple) -> Iterator[tuple]:
+    """A destination that partly overlaps a source of the same storage: the vector unit reads and writes
+    in blocks, so what such an op computes is not defined (the vendor's notes allow exactly the same
+    address, or none in common). Exact in-place (same offset, same count) and disjoint ranges pass.
+    Tensors that alias through different roots (two raw LocalTensors over one address) are not seen
+    here (docs/scheduler-aliasing.md)."""
+    refs = [x for x in a if isinstance(x, TensorRef)]
+    count = a[-1]
+    if len(refs) < 2 or not isinstance(count, Expr) or count.type != "int":
+        return
+    dst = refs[0]
+    for k, src in enumerate(refs[1:]):
+        if (src.root != dst.root or src.space != dst.space or src.dtype.itemsize != dst.dtype.itemsize
+                or src.offset == dst.offset):
+            continue
+        d = binop("-", dst.offset, src.offset)
+        ok = binop("|", binop("==", d, const(0)), binop(">=", unop("abs", d), count))
+        name = ("src0", "src1", "src2")[min(k, 2)]
+        yield _spec(ok, 1, 1, f"whether dst is {name} exactly or disjoint from it (a vector op's destination "
+                              f"may not partly overlap a source: dst starts {to_str(d)} elements from {name}, "
+                              f"which covers {to_str(count)})")
 
 
 _COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",

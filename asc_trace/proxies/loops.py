@@ -29,7 +29,7 @@ _py_range = builtins.range
 class SymbolicRange:
     """The iterable of a runtime loop: yields the symbolic index once, then closes the region."""
 
-    __slots__ = ("ctx", "args", "loc", "state", "region", "before", "__weakref__")
+    __slots__ = ("ctx", "args", "loc", "state", "region", "before", "held", "__weakref__")
 
     def __init__(self, ctx: Any, args: tuple, loc) -> None:
         self.ctx = ctx
@@ -42,7 +42,9 @@ class SymbolicRange:
             raise TraceError("a runtime range can be iterated only once", self.loc)
         self.region = self.ctx.open_loop(*self.args, self.loc)
         self.state = 1
-        self.before = python_state.snapshot(sys._getframe(1))
+        frame = sys._getframe(1)
+        self.before = python_state.snapshot(frame)
+        self.held = python_state.contents(frame)
         return self
 
     def __next__(self) -> Scalar:
@@ -53,6 +55,7 @@ class SymbolicRange:
             self.state = 2
             self.ctx.close_loop(self.region)
             python_state.check_loop(sys._getframe(1), self.before, self.loc)
+            python_state.check_mutation(self.held, self.loc, "for")
         raise StopIteration
 
     def __del__(self) -> None:

@@ -9,8 +9,10 @@ line (eager, which would run the Python, refuses them too, so every backend agre
 - a runtime `for`: a variable of the function holding the loop that the body rebinds to a number or
   scalar and that is read after the loop, or read in the body before the body assigns it (carried
   from one iteration to the next), found from the function's source;
-- asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`), or a list,
-  dict or set of it that a branch changes (both branches' changes would be kept).
+- asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`);
+- all three regions: a Python object made before the region that the region mutates in place (a list,
+  dict, set, array, iterator or user object's attribute, reached from the function's locals, closures
+  or the globals it names: proxies/python_containers.py).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from ..errors import TraceError
+from .python_containers import Snapshot
 from .scalar import Scalar
 
 
@@ -53,19 +56,41 @@ def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
                               "the loop with asc.static_range when its bound is known while tracing")
 
 
-def contents(frame: FrameType) -> dict[str, Any]:
-    """Shallow copies of the lists, dicts and sets among a frame's locals."""
-    return {n: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else set(v))
-            for n, v in frame.f_locals.items() if isinstance(v, (list, dict, set))}
+def contents(frame: FrameType) -> Snapshot:
+    """Value snapshots of the Python objects a region could mutate (proxies/python_containers.py)."""
+    return Snapshot(frame)
+
+
+_REGION_TEXT = {"for": "the body of this runtime loop", "asc.cond": "a branch of this asc.cond",
+                "asc.while_loop": "the body of this asc.while_loop"}
+_REGION_WHY = {"for": "the body is traced once, so the change would happen once however many iterations run",
+               "asc.cond": "both branches are traced, so both changes would happen whichever branch runs",
+               "asc.while_loop": "the body is traced once, so the change would happen once however many "
+                                 "iterations run"}
+
+
+def check_mutation(held: Snapshot, loc: Any, region: str) -> None:
+    """Refuse a region that mutated a Python object made before it (eager would mutate it per run)."""
+    found = held.changed()
+    if found is None:
+        return
+    path, what, where = found
+    via = f", reached through `{where.removeprefix('seen by ')}`" if where else ""
+    raise TraceError(f"{_REGION_TEXT[region]} changes `{path}` of the enclosing function ({what}{via}; a "
+                     f"Python object made before the region): "
+                     f"{_REGION_WHY[region]}, while the eager backend would run the Python every time",
+                     loc, hint="keep Python state out of runtime regions: compute the value before the region, "
+                               "carry it with asc.while_loop (`..., v = asc.while_loop(cond_fn, body_fn, (..., v))`)"
+                               ", return it from asc.cond's branches, or unroll with asc.static_range when the "
+                               "trip count is known while tracing")
 
 
 def check_branches(frame: FrameType, before: dict[str, Any], loc: Any,
-                   before_contents: dict[str, Any] | None = None, region: str = "asc.cond") -> None:
+                   held: Snapshot | None = None, region: str = "asc.cond") -> None:
     names = rebound(frame, before)
-    if before_contents is not None:
-        now = contents(frame)
-        names += [n for n, old in before_contents.items() if n in now and now[n] != old]
     if not names:
+        if held is not None:
+            check_mutation(held, loc, region)
         return
     n = names[0]
     if region == "asc.cond":

@@ -1,0 +1,220 @@
+"""Python objects a traced region mutates in place: `scale[0] = scale[0] * 2.0`, `d.update(...)`,
+`lst.append(...)`, `next(it)` on an iterator made outside, `obj.attr = ...` on an object made outside.
+
+A runtime loop's body and the branches of asc.cond / the body of asc.while_loop are traced once, so
+such a change would happen once (or once per branch) while eager, which runs the Python, does it n
+times: the backends would silently differ. proxies/python_state.py refuses *rebinding* a name; this
+module refuses *mutation*, by value snapshots taken before the region is traced and compared after.
+
+What is watched (the roots): the objects bound to the locals of the function holding the region
+(cells and free variables included), the globals its code names, and, through every Python function
+reached that way (a helper, a method of a user object), that function's closure cells and the globals
+it names. From each root the snapshot follows lists, tuples, dicts, sets, bytearrays, NumPy arrays
+(their bytes, up to 4 MB), user objects' attributes and iterators (their pickling state, or a
+generator's position and locals).
+
+What is not a change: asc_trace's own objects (tensors, queues) are API and their attributes are
+left out; a user object's attribute rebound from one tensor to another is not a Python value.
+
+Limits (documented in docs/scheduler-aliasing.md): state reached only through a library module, an
+object of a C extension type other than the kinds above, an iterator that neither pickles its state
+nor is a generator, an array over 4 MB, or more than 20 000 objects in all is not compared; a
+generator advanced by a whole cycle of an identical loop (same position, same locals) is not seen.
+"""
+from __future__ import annotations
+
+import hashlib
+import types
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .scalar import Scalar
+
+_LIBRARY = frozenset({"asc_trace", "numpy", "torch", "torch_npu", "builtins", "math", "typing", "networkx",
+                      "os", "sys", "functools", "itertools", "operator", "collections", "dataclasses", "enum",
+                      "hypothesis", "pytest", "inspect", "re", "abc"})
+_SIMPLE = (bool, int, str, bytes, complex, type(None))
+MAX_OBJECTS = 20_000
+MAX_ARRAY_BYTES = 4 << 20
+PROXY = ("proxy",)
+
+
+def _library(module: Any) -> bool:
+    return isinstance(module, str) and module.split(".", 1)[0] in _LIBRARY
+
+
+def _is_proxy(v: Any) -> bool:
+    """asc_trace's own objects (tensors, queues, dtypes): API, not Python state."""
+    return str(type(v).__module__).startswith("asc_trace") and not isinstance(v, Scalar)
+
+
+class Snapshot:
+    """Value tokens of every object reachable from a region's roots, taken before the region runs."""
+
+    def __init__(self, frame: types.FrameType) -> None:
+        self.roots: list[tuple[str, str, Any]] = []
+        self._ids: set[int] = set()
+        self.alive: list[Any] = []          # keeps compared objects alive, so their ids stay theirs
+        self._codes: set[int] = set()
+        self._add_scope(frame.f_locals, frame.f_globals, frame.f_code, "")
+        self.tokens = [self._token(v) for _, _, v in self.roots]
+
+    # -- the roots --------------------------------------------------------------------------------
+    def _add_scope(self, local: dict[str, Any], glob: dict[str, Any], code: types.CodeType, where: str) -> None:
+        named = [(n, v) for n, v in local.items()]
+        named += [(n, glob[n]) for n in sorted(_names(code)) if n in glob and n not in local]
+        later: list[types.FunctionType] = []
+        for name, v in named:     # the scope's own objects first, so they are named as the user wrote them
+            if isinstance(v, types.MethodType):
+                v = v.__func__
+            if isinstance(v, types.FunctionType):
+                later.append(v)
+            elif not (isinstance(v, (types.ModuleType, type)) or _is_proxy(v)
+                      or isinstance(v, _SIMPLE + (float, Scalar))) and id(v) not in self._ids:
+                self._ids.add(id(v))
+                self.roots.append((name, where, v))
+                later.extend(f for f in vars(type(v)).values() if isinstance(f, types.FunctionType))
+        for fn in later:
+            self._add_function(fn)
+
+    def _add_function(self, fn: types.FunctionType) -> None:
+        if id(fn.__code__) in self._codes or len(self._codes) > 200 or _library(fn.__globals__.get("__name__")):
+            return
+        self._codes.add(id(fn.__code__))
+        cells = {}
+        for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                cells[name] = c.cell_contents
+            except ValueError:
+                pass
+        self._add_scope(cells, fn.__globals__, fn.__code__, f"seen by {fn.__qualname__}")
+
+    # -- the tokens -------------------------------------------------------------------------------
+    def _token(self, v: Any, seen: dict[int, int] | None = None) -> Any:
+        seen = {} if seen is None else seen
+        return _Walker(self, seen).token(v)
+
+    def changed(self) -> tuple[str, str, str] | None:
+        """The path of the first watched object the region changed, what changed, and the function
+        it was reached through ("" for the region's own function); None when nothing changed."""
+        for (name, where, v), before in zip(self.roots, self.tokens):
+            after = self._token(v)
+            if after != before:
+                return (*_path(name, before, after), where)
+        return None
+
+
+class _Walker:
+    def __init__(self, snap: Snapshot, seen: dict[int, int]) -> None:
+        self.snap = snap
+        self.seen = seen
+
+    def token(self, v: Any) -> Any:
+        if isinstance(v, float):
+            return ("float", v.hex())
+        if isinstance(v, _SIMPLE):
+            return (type(v).__name__, v)
+        if isinstance(v, Scalar):
+            self.snap.alive.append(v)
+            return ("scalar", id(v))
+        if isinstance(v, np.generic):
+            return ("np", v.dtype.str, v.tobytes())
+        if _is_proxy(v):
+            return PROXY
+        if isinstance(v, (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+                          types.CodeType)):
+            return ("fn", id(v))
+        if id(v) in self.seen:
+            return ("ref", self.seen[id(v)])
+        if len(self.seen) >= MAX_OBJECTS:
+            return ("budget",)
+        self.seen[id(v)] = len(self.seen)
+        self.snap.alive.append(v)
+        t = self.token
+        if isinstance(v, np.ndarray):
+            if v.nbytes > MAX_ARRAY_BYTES:
+                return ("array", id(v))
+            return ("array", v.dtype.str, v.shape, hashlib.blake2b(np.ascontiguousarray(v).tobytes()).digest())
+        if isinstance(v, (bytearray, memoryview)):
+            return ("bytes", bytes(v))
+        if isinstance(v, (list, tuple)) or type(v).__name__ == "deque":
+            return ("seq", tuple(t(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple((_key(k), t(k), t(x)) for k, x in v.items()))
+        if isinstance(v, (set, frozenset)):
+            return ("set", tuple(sorted(repr(t(x)) for x in v)))
+        if isinstance(v, types.GeneratorType):
+            frame = v.gi_frame
+            if frame is None:
+                return ("gen", "done")
+            return ("gen", frame.f_lasti, tuple((n, t(x)) for n, x in frame.f_locals.items()))
+        if hasattr(type(v), "__next__"):
+            return ("iter", self._reduced(v))
+        attrs = _attrs(v)
+        if attrs is None:
+            return ("opaque", id(v))
+        toks = ((n, t(x)) for n, x in attrs)
+        return ("obj", type(v).__qualname__, tuple((n, x) for n, x in toks if x != PROXY))
+
+    def _reduced(self, v: Any) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                red = v.__reduce__()
+        except Exception:  # noqa: BLE001 - an iterator that does not pickle: not compared
+            return ("opaque", id(v))
+        if not isinstance(red, tuple) or len(red) < 2:
+            return ("opaque", id(v))
+        return tuple(self.token(x) for x in red[1:])
+
+
+def _attrs(v: Any) -> list[tuple[str, Any]] | None:
+    out: list[tuple[str, Any]] = []
+    d = getattr(v, "__dict__", None)
+    if isinstance(d, dict):
+        out.extend(sorted(d.items()))
+    for cls in type(v).__mro__:
+        for s in getattr(cls, "__slots__", ()):
+            if isinstance(s, str) and s not in ("__dict__", "__weakref__") and hasattr(v, s):
+                out.append((s, getattr(v, s)))
+    if not out and d is None and not getattr(type(v), "__slots__", None):
+        return None
+    return out
+
+
+def _key(k: Any) -> str:
+    r = repr(k)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+def _names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
+
+
+def _path(path: str, a: Any, b: Any) -> tuple[str, str]:
+    """A readable path (`scale[0]`, `d['k']`, `obj.attr`) to the first difference between two tokens."""
+    while isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] and a[:1] in (("seq",), ("dict",), ("obj",)):
+        if a[0] == "seq":
+            if len(a[1]) != len(b[1]):
+                return path, "its length"
+            i = next(i for i, (x, y) in enumerate(zip(a[1], b[1])) if x != y)
+            path, a, b = f"{path}[{i}]", a[1][i], b[1][i]
+        elif a[0] == "dict":
+            if [x[1] for x in a[1]] != [x[1] for x in b[1]]:
+                return path, "its keys"
+            i = next(i for i, (x, y) in enumerate(zip(a[1], b[1])) if x != y)
+            path, a, b = f"{path}[{a[1][i][0]}]", a[1][i][2], b[1][i][2]
+        else:
+            if a[1] != b[1] or [x[0] for x in a[2]] != [x[0] for x in b[2]]:
+                return path, "its attributes"
+            i = next(i for i, (x, y) in enumerate(zip(a[2], b[2])) if x != y)
+            path, a, b = f"{path}.{a[2][i][0]}", a[2][i][1], b[2][i][1]
+    if isinstance(a, tuple) and a[:1] in (("iter",), ("gen",)):
+        return path, "an iterator the region advances"
+    return path, "its value"
