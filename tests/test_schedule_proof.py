@@ -10,9 +10,12 @@ Properties:
   paths (trip counts and branch modes drawn per run) and equals `eager` byte for byte;
 - deleting any inserted wait_flag (or every node of a flag's sync group) from a proved schedule is
   rejected by the proof: the proof is not vacuous.
-The suite runs a derandomized sample; `pytest -m fuzz tests/test_schedule_proof.py` runs a big one.
+The suite runs a derandomized sample; `pytest -m fuzz tests/test_schedule_proof.py` runs a big one
+(ASC_TRACE_FUZZ_EXAMPLES examples, 1500 by default).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -26,7 +29,7 @@ from test_schedule_fuzz import MAX_TRIP, _args, cases, make_kernel
 
 SUITE = settings(max_examples=60, deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-BIG = settings(max_examples=1500, deadline=None, derandomize=False,
+BIG = settings(max_examples=int(os.environ.get("ASC_TRACE_FUZZ_EXAMPLES", "1500")), deadline=None, derandomize=False,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
