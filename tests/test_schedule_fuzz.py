@@ -1,7 +1,8 @@
 """Property tests of the scheduler on structured programs, written with no flags at all.
 
 Programs: statements in sequence, loops nested up to three deep whose bounds are constants or runtime
-arguments (drawn 0, 1 or more trips, with runtime starts), `asc.cond` branches on runtime values
+arguments (drawn 0, 1 or more trips, with runtime starts, some running backwards), copy-ins the kernel
+synchronises itself with its own MTE2_V flag, `asc.cond` branches on runtime values
 (alternating with the loop index), `asc.while_loop`s with a runtime trip count, static LocalTensors
 that may overlap, a TQue stage and a TBuf tensor; sometimes more than 8 tiles loaded before their first
 use. Properties:
@@ -56,6 +57,7 @@ class Loop:
     trip: int
     runtime: bool
     body: tuple
+    reverse: bool = False  # runs from its last index down to its first (step -1)
 
 
 def op(nbuf: int):
@@ -69,6 +71,7 @@ def op(nbuf: int):
         st.tuples(st.just("que"), b),
         st.tuples(st.just("sv"), b, st.sampled_from([2.0, -4.0])),     # the scalar unit writes the UB
         st.tuples(st.just("gv"), b, b),                                # ... and reads it for a vector op
+        st.tuples(st.just("uf"), b),                 # a copy-in the kernel synchronises itself (its own flag)
     )
 
 
@@ -95,7 +98,7 @@ def loop(draw, nbuf: int, depth: int):
     # (its source does not depend on the count), so a 2-trip loop keeps syncs for iterations it never
     # reaches, which no run can show to be needed
     return Loop(draw(st.integers(0, 2)), draw(st.sampled_from([0, 1, 3])), draw(st.booleans()),
-                draw(block(nbuf, depth)))
+                draw(block(nbuf, depth)), draw(st.sampled_from([False, False, True])))
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,12 @@ def emit(items, c: Ctx, flat) -> None:
             continue
         if isinstance(s, Loop):
             lo, n = (c.starts[s.start], c.trips[c.index[id(s)]]) if s.runtime else (s.start, s.trip)
-            for i in asc.range(lo, lo + n):
-                emit(s.body, c, flat * (MAX_TRIP + 1) + (i - lo) + 1)
+            if s.reverse:
+                for i in asc.range(lo + n - 1, lo - 1, -1):
+                    emit(s.body, c, flat * (MAX_TRIP + 1) + (i - lo) + 1)
+            else:
+                for i in asc.range(lo, lo + n):
+                    emit(s.body, c, flat * (MAX_TRIP + 1) + (i - lo) + 1)
             continue
         kind = s[0]
         if kind == "in":
@@ -224,6 +231,14 @@ def emit(items, c: Ctx, flat) -> None:
             bufs[s[1]].set_value(1, s[2])
         elif kind == "gv":
             asc.adds(bufs[s[2]], bufs[s[2]], bufs[s[1]].get_value(2), L)
+        elif kind == "uf":
+            asc.data_copy(bufs[s[1]], c.xg[(flat % 64 + 2) * L:], L)
+            asc.set_flag(asc.HardEvent.MTE2_V, 6)
+            asc.wait_flag(asc.HardEvent.MTE2_V, 6)
+            asc.muls(bufs[s[1]], bufs[s[1]], 0.5, L)
+            # the handshake back, so that the next set of that id comes after this wait
+            asc.set_flag(asc.HardEvent.V_MTE2, 6)
+            asc.wait_flag(asc.HardEvent.V_MTE2, 6)
         elif que is None:
             asc.data_copy(bufs[s[1]], c.xg[(flat % 64 + 1) * L:], L)
         else:     # a queue stage: copy in, enque, deque, add into a buffer, free

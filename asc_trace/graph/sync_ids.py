@@ -6,7 +6,8 @@ ids that rotate with it) overlap, or the proof (graph/sync_proof.py) shows one p
 before the other's wait consumed the flag. Interfering plans get disjoint ids, the others share them. When one kind runs
 out, the two plans of the same shape whose sets lie closest are merged (one set after the later
 producer, one wait before the earlier consumer: less overlap, same safety); only when nothing can
-merge is the kernel refused, naming the tensors whose flags are live together.
+merge does the pair fall back to a PIPE_ALL barrier, naming on its line the tensors whose flags are live
+together (graph/sync_gate.py then proves the result).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class IdAllocator:
         for _ in range(MAX_ATTEMPTS):
             failed = self._color(plans)
             if failed is not None:
-                plans = self._merge_or_refuse(failed, plans)
+                plans = self._merge_or_fallback(failed, plans)
                 g = self.build(plans)
                 self._add_range_interference(g, plans)
                 continue
@@ -141,7 +142,7 @@ class IdAllocator:
         live = {i for (ev, i), (lo, hi) in ranges.items() if ev == p.event and not (hi < rng[0] or rng[1] < lo)}
         return (ids - free) | live
 
-    def _merge_or_refuse(self, failed: Plan, plans: list[Plan]) -> list[Plan]:
+    def _merge_or_fallback(self, failed: Plan, plans: list[Plan]) -> list[Plan]:
         pos = {nid: i for i, nid in enumerate(self.base.order)}
         rivals = [q for q in plans if q.event == failed.event]
         best: tuple[int, Plan, Plan] | None = None
@@ -206,25 +207,6 @@ def refusal_text(rivals: list[Plan], g: KernelGraph) -> str:
                 if acc.space[0] != "gm" and acc.root in g:
                     held.setdefault(acc.root, g.node(acc.root))
     return "guarding the tensors " + ", ".join(f"%{n.id} ({n.loc.short})" for n in list(held.values())[:6])
-
-
-def _refuse(failed: Plan, rivals: list[Plan], g: KernelGraph, user_ids: set[int]) -> None:
-    held: dict[int, Node] = {}
-    for p in rivals:
-        for need in p.needs:
-            for acc in need.a.accs + need.b.accs:     # the UB tensors the flags guard (what both sides touch)
-                if acc.space[0] != "gm" and acc.root in g and any(
-                        o.root == acc.root for o in (need.b.accs if acc in need.a.accs else need.a.accs)):
-                    held.setdefault(acc.root, g.node(acc.root))
-    names = ", ".join(f"%{n.id} ({n.loc.short})" for n in list(held.values())[:12])
-    ids = sum(p.width for p in rivals)
-    own = f"; the kernel's own flags hold id(s) {sorted(user_ids)}" if user_ids else ""
-    raise TraceError(f"auto_sync needs more than the {NUM_IDS} ids of HardEvent.{failed.event.name} at once: "
-                     f"{len(rivals)} flag(s) of that kind, {ids} id(s) with their rotations, live together here"
-                     f"{own}, guarding the tensors {names}", failed.needs[0].b.node.loc,
-                     hint="free the kernel's own ids of that event, consume tiles sooner (fewer tiles loaded before "
-                          "their first use), pass multi_buffer='off' (each double buffer's flags take two ids), or "
-                          "synchronise by hand with auto_sync=False")
 
 
 def _user_ranges(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> dict[tuple, tuple[int, int]]:

@@ -73,9 +73,6 @@ class Violation:
     text: str
 
 
-Payload = frozenset | None     # None: nothing known (waiting on it orders nothing)
-
-
 @dataclass
 class State:
     flags: dict = field(default_factory=dict)       # key -> (state, payload, setters)
