@@ -42,6 +42,7 @@ from .analysis import _access, _moduli
 from .expr import Const, Expr, Var, binop, free_vars, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, QUE_PIPES, api_steps
+from .sync_proof_symmetry import align_queues
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -102,11 +103,13 @@ class State:
                      [m(s) for s in self.same], dict(self.ques), dict(self.slots))
 
 
-def join(a: State | None, b: State | None) -> State | None:
+def join(a: State | None, b: State | None, g: "KernelGraph | None" = None) -> State | None:
     if a is None:
         return b
     if b is None:
         return a
+    if g is not None and a.ques != b.ques:
+        b = align_queues(a, b, g)
     flags = {}
     for k in set(a.flags) | set(b.flags):
         sa, pa, wa = a.flags.get(k, (UNSET, frozenset(), frozenset()))
@@ -189,7 +192,7 @@ class Prover:
             elif isinstance(it, While):
                 st = self.loop(it.node, it.body, st)
             elif isinstance(it, Cond):
-                st = join(self.block(it.then_body, st.copy()), self.block(it.else_body, st.copy()))
+                st = join(self.block(it.then_body, st.copy()), self.block(it.else_body, st.copy()), self.g)
             else:
                 st = self.node(it, st)
         return st
@@ -228,7 +231,7 @@ class Prover:
                     st = self.block(body, st.copy())
                     if self.restart and not last:
                         return None
-                    exit_st = join(exit_st, st)
+                    exit_st = join(exit_st, st, self.g)
                 heads = [self._back_edge(ctx, st)] + [None] * (P - 1)
             for _round in range(MAX_ROUNDS):
                 changed = False
@@ -240,10 +243,10 @@ class Prover:
                     out = self.block(body, heads[p].copy())
                     if self.restart and not ctx.any_phase and not last:
                         return None
-                    exit_st = join(exit_st, out)
+                    exit_st = join(exit_st, out, self.g)
                     nxt = (p + 1) % P
                     carried = self._back_edge(ctx, out) if nxt == 0 else out
-                    new = join(heads[nxt], carried)
+                    new = join(heads[nxt], carried, self.g)
                     if heads[nxt] is None or new != heads[nxt]:
                         heads[nxt] = new
                         changed = True
@@ -476,7 +479,14 @@ class Prover:
             if st.flags.get(key, (UNSET,))[0] == SET:
                 self.flag(n, PIDX[prod], "wait", key, st)
             elif st.flags.get(key, (UNSET,))[0] == MAYBE:
+                # where the buffer was never freed it was never used (a buffer is free and its event unset
+                # only before its first use), so no access to its bytes is pending on those paths; where it
+                # was freed the framework waits: either way the accesses of this buffer that the free
+                # event's setter had ordered are ordered now (and nothing else is)
+                own = frozenset(e for e in st.flags[key][1] if e.space == ("que", qid, slot))
                 self.issue(PIDX[prod], st)
+                if own:
+                    st.pending[PIDX[prod]] = st.pending[PIDX[prod]] - own
                 st.flags[key] = (UNSET, frozenset(), st.flags[key][2])
         elif n.op == "enque":
             slot = st.slots.get(n.args[1].root)
