@@ -44,3 +44,13 @@ def rand(n: int, dtype, seed: int = 0) -> np.ndarray:
 
 def strip_ansi(s: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", s)
+
+
+def every_backend() -> list:
+    """sim, eager, cpp and cpu_debug as pytest params; cpu_debug skipped (saying why) without Ascend C headers."""
+    import pytest
+
+    from asc_trace.toolchain.real_api import headers_if_configured
+    skip = pytest.mark.skipif(headers_if_configured() is None,
+                              reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)")
+    return ["sim", "eager", "cpp", pytest.param("cpu_debug", marks=skip)]

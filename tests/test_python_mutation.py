@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
-from helpers import assert_points_at
+from helpers import assert_points_at, every_backend
 
-BACKENDS = ["sim", "eager", "cpp", "cpu_debug"]
+BACKENDS = every_backend()
 TABLE = [1.0, 2.0]            # a module global a kernel mutates
 COUNTS = {"n": 0}
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
-from helpers import assert_points_at
+from helpers import assert_points_at, every_backend
 
-BACKENDS = ["sim", "eager", "cpp", "cpu_debug"]
+BACKENDS = every_backend()
 TILE = 64
 
 
