@@ -42,6 +42,7 @@ MARKED: dict[str, tuple[str, ...]] = {
     # generated programs and hypothesis searches (2-20 s each)
     "fuzz": (
         "tests/test_schedule_fuzz.py::*",
+        "tests/test_schedule_first_guess.py::*",      # a generated program, also built by g++
         "tests/test_schedule_props.py::*",
         "tests/test_properties.py::*",
         "tests/test_timing_physics.py::test_bounds_hold_for_random_kernels_sizes_and_levels",
