@@ -85,6 +85,7 @@ enum class VOp : uint8_t {
     Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
     Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
     Adds, Muls, Maxs, Mins, LeakyRelu, Axpy,                             // with a scalar
+    AddRelu,                                                             // binary, fused (vaddrelu)
 };
 enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
 

@@ -129,6 +129,7 @@ ASC_STUB_BINARY(vmax, Max)
 ASC_STUB_BINARY(vmin, Min)
 ASC_STUB_BINARY(vand, And)
 ASC_STUB_BINARY(vor, Or)
+ASC_STUB_BINARY(vaddrelu, AddRelu)
 #undef ASC_STUB_BINARY
 
 #define ASC_STUB_UNARY(NAME, OP)                                                                                \

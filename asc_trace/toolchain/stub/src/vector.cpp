@@ -29,6 +29,7 @@ template <typename T> T binary_op(VOp op, T a, T b)
         case VOp::Div: return asc_num::div(a, b);
         case VOp::Max: return max_(a, b);
         case VOp::Min: return min_(a, b);
+        case VOp::AddRelu: return relu_(wrap_add(a, b));
         case VOp::And: case VOp::Or:
             if constexpr (std::is_integral<T>::value) return op == VOp::And ? band(a, b) : bor(a, b);
             break;
