@@ -38,13 +38,13 @@ from functools import lru_cache
 from typing import Any
 
 from ..enums import HardEvent, TPosition
-from .analysis import _access, _moduli
+from .analysis import _access, _moduli, _overlap  # one overlap rule for the guess and the proof
 from .expr import Const, Expr, Var, binop, free_vars, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, QUE_PIPES, api_steps
 from .sync_proof_symmetry import align_queues
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
-from .linear import Lin, disjoint, linearize
+from .linear import Lin, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import accesses as op_accesses
 
@@ -518,19 +518,6 @@ def _fill_node(e: Elem, nid: int, p: int) -> Elem:
 
 def _flag_elem(key: tuple) -> Elem:
     return Elem(-1, -1, ("flag", key), Lin((), 0), Lin((), 1), True)
-
-
-def _overlap(a: Elem, b: Elem) -> bool:
-    if a.space[0] != b.space[0]:
-        return False
-    if a.space[0] == "que":
-        if a.space[1] != b.space[1]:
-            return False
-        if a.space[2] is not None and b.space[2] is not None and a.space[2] != b.space[2]:
-            return False
-    elif a.space != b.space:
-        return False
-    return not disjoint(a.start, a.length, b.start, b.length)
 
 
 @lru_cache(maxsize=65536)
