@@ -8,6 +8,8 @@ import typing
 import warnings
 from typing import Any, Callable
 
+import numpy as np
+
 from . import config
 from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
 from .fingerprint import fingerprint
@@ -287,6 +289,8 @@ def _check_cores(core_num: Any, name: str, loc: SourceLoc | None, fake: bool = F
     core_num, accepted = launch_hooks().core_count(core_num, name, loc, fake, MAX_BLOCKS)
     if accepted:
         return core_num
+    if isinstance(core_num, np.integer):     # a NumPy integer is an int here, as for an int parameter
+        core_num = int(core_num)
     if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
         raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got "
                           f"{type(core_num).__name__} {core_num!r}", loc)
