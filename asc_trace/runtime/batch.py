@@ -122,20 +122,28 @@ class LoopBatch:
         chunk = max(1, min(len(values), CHUNK_BYTES // max(1, per_iter)))
         return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops))
 
-    def run(self, m: Machine, values: np.ndarray, bounds: tuple) -> None:
-        """All iterations `values` of the loop, in chunks (raises NotBatchable before any effect)."""
+    def run(self, m: Machine, values: np.ndarray, bounds: tuple) -> Plan:
+        """All iterations `values` of the loop, in chunks (raises NotBatchable before any effect); the
+        plan it ran (runtime/replay.py keeps it to run the same launch again)."""
         p = self.plan(m, values, bounds)
-        ops, sources, copy_gm, chunk, roots = p.ops, p.sources, p.copy_gm, p.chunk, p.roots
-        last = p.last
-        k = 0
-        for t0 in range(0, len(values), chunk):
-            ts = slice(t0, min(len(values), t0 + chunk))
-            results = self._chunk(m, ops, sources, copy_gm, ts)
-            k = _write_back(m, ops, results, ts, last, k)
-        for nid, (addr, nbytes) in roots.items():
+        self.execute(m, p, len(values), True)
+        for nid, (addr, nbytes) in p.roots.items():
             m.roots[nid] = UbRoot(int(addr[-1]), nbytes)
             m.ub_hi = max(m.ub_hi, int(addr.max()) + nbytes)
         m.env[self.step.key] = int(values[-1])
+        return p
+
+    def execute(self, m: Any, p: Plan, count: int, write_back: bool) -> None:
+        """The data effects of `count` iterations planned by `p`; `write_back`: leave in the UB what program
+        order leaves there (not needed when nothing reads the UB afterwards). `m` needs only `gm`, `C`
+        and `ub`."""
+        ops, sources, copy_gm, chunk, last = p.ops, p.sources, p.copy_gm, p.chunk, p.last
+        k = 0
+        for t0 in range(0, count, chunk):
+            ts = slice(t0, min(count, t0 + chunk))
+            results = self._chunk(m, ops, sources, copy_gm, ts)
+            if write_back:
+                k = _write_back(m, ops, results, ts, last, k)
 
     def _chunk(self, m: Machine, ops: list[Op], sources: list, copy_gm: set, ts: slice) -> list:
         results: list[np.ndarray | None] = [None] * len(ops)
@@ -286,17 +294,29 @@ class _Scatter:
 # -- the interpreter that uses it ----------------------------------------------------------------------------
 
 class BatchInterpreter(Interpreter):
-    """Program order, innermost loops batched where they can be (launches whose checks passed)."""
+    """Program order, innermost loops batched where they can be (launches whose checks passed).
+
+    With `record` set to a list, a run also notes each batched loop it ran, as (loop, plan, iterations),
+    and clears `replayable` when anything else had a data effect: runtime/replay.py then runs the
+    same launch again as those batches alone."""
 
     def __init__(self, graph: Any) -> None:
         super().__init__(graph)
         if not BINDER_FAMILY:
             init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
+        self.record: list | None = None
+        self.replayable = True
 
     def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
         # the launch's checks passed on the same values: the operand range checks cannot fail
         return bind(node, ranges, known, checks=False)
+
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        ins = st.fn(m)
+        if ins is not None and ins.apply is not None:
+            self.replayable = False     # a data effect outside a batch (only a recording run looks)
+            ins.apply()
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)
@@ -312,10 +332,13 @@ class BatchInterpreter(Interpreter):
             stop = m.uniform_int(st.stop(env), st.node, "the loop bound")
             step = m.uniform_int(st.step(env), st.node, "the loop step")
             values = np.arange(start, stop, step, dtype=np.int64) if step else None
-            if values is not None and len(values) > 1:
+            # a single iteration is batched only when recording: a replay has no interpreter to run it
+            if values is not None and (len(values) > 1 or (self.record is not None and len(values) == 1)):
                 try:
                     with np.errstate(all="ignore"):
-                        lb.run(m, values, (start, stop, step))
+                        plan = lb.run(m, values, (start, stop, step))
+                    if self.record is not None:
+                        self.record.append((lb, plan, len(values)))
                     return
                 except NotBatchable:
                     pass

@@ -24,10 +24,12 @@ from .core_timing import ISSUE_COST, LOOP_COST
 from .launch_model import GroupRecord, LaunchRecord
 from .platform import Platform, platform
 from .printf import emit_output
+from .replay import Recorder, Replay
 from .profile import Profile
 from ..kernel_options import option_default
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
+MAX_REPLAYS = 64  # replays kept per compiled kernel (each holds its loops' plans)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
 # from them (as values only: data_dependent_node refuses kernels whose timing depends on them).
 _SCALAR_ACCESS = frozenset(name for name, op in REGISTRY.items() if op.family == "scalar")   # GetValue / SetValue
@@ -96,6 +98,7 @@ class SimArtifact:
         self.unchecked: set[tuple] = set()     # passed with it off (ASC_TRACE_SANITIZE=0)
         self.reordered: set[tuple] = set()     # their pipes do not run in program order: simulate them
         self._fast: BatchInterpreter | None = None
+        self.replays: dict[tuple, Replay | None] = {}   # by launch key: None when it cannot be replayed
 
     @property
     def fast(self) -> BatchInterpreter:
@@ -185,13 +188,24 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
     return records
 
 
-def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool) -> None:
+def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool, key: tuple | None = None) -> None:
     """The data effects of a launch whose checks passed, in program order, loops batched unless two GM
-    arguments share memory (a batch reorders accesses to different arguments)."""
-    interp = art.sim if aliased else art.fast
+    arguments share memory (a batch reorders accesses to different arguments). The first such run of
+    launch key `key` is recorded: when it was only batched loops, the key's next launches replay them
+    (runtime/replay.py)."""
     if aliased:
         art.sim.model = None
-    _run_cores(art, job, lambda m, cores: interp.run(m), journaled=False)
+        _run_cores(art, job, lambda m, cores: art.sim.run(m), journaled=False)
+        return
+    interp = art.fast
+    if key is None or key in art.replays:
+        _run_cores(art, job, lambda m, cores: interp.run(m), journaled=False)
+        return
+    rec = Recorder()
+    _run_cores(art, job, lambda m, cores: rec.run_group(interp, m), journaled=False)
+    if len(art.replays) >= MAX_REPLAYS:
+        art.replays.clear()
+    art.replays[key] = rec.replay()
 
 
 def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
@@ -229,7 +243,10 @@ class SimRuntime(Runtime):
         if art.data_dependent:
             key = None
         if key is not None and (key in art.checked or (not sanitize and key in art.unchecked)):
-            return _run_verified(art, job, aliased)
+            replay = art.replays.get(key)
+            if replay is not None:
+                return replay.run(job.bound.arrays)
+            return _run_verified(art, job, aliased, key)
         plat = platform(job.options.get("platform"))
         if not sanitize:
             # program order with every check but the pipe model's (the same results when race-free)
@@ -253,7 +270,7 @@ class SimRuntime(Runtime):
             simulate(art, job, plat, True, False, timing=False)
             return
         art.checked.add(key)
-        _run_verified(art, job, aliased)
+        _run_verified(art, job, aliased, key)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
         groups = simulate(art, job, plat, config.sanitize(), True, execute)
