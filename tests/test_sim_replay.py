@@ -262,3 +262,68 @@ def test_constants_bind_by_value_and_type():
         np.testing.assert_array_equal(z, np.full(8, c, np.float32))
     assert sorted(str(ck.signature) for _, ck in k._cache.values()) == [
         "(z: gm f32*, c: const = 1)", "(z: gm f32*, c: const = 1.0)", "(z: gm f32*, c: const = 1.5)"]
+
+
+def _fused(kernel) -> list:
+    """The fused (element-wise -> store) pairs of every plan the kernel's artifacts made."""
+    import gc
+    arts = [o for o in gc.get_objects() if type(o).__name__ == "SimArtifact" and o.graph.name == kernel.name]
+    return [p.fused for a in arts if a._fast is not None for lb in a._fast.batches.values() if lb
+            for p in lb.plans.values() if p is not None]
+
+
+def test_an_add_computed_into_its_store_keeps_the_first_operands_nan():
+    import vadd
+    k = vadd.vadd_kernel
+    x, y = rand(8 * 2048, np.float32, 1), rand(8 * 2048, np.float32, 2)
+    bits_x, bits_y = x.view(np.uint32), y.view(np.uint32)
+    bits_x[::7] = 0x7F800001          # signalling NaNs with payloads: the result is x's, quieted
+    bits_y[::5] = 0x7FC00ABC
+    for _ in range(2):
+        z = np.zeros_like(x)
+        k[8](x, y, z, 2048)
+    z_ref = np.zeros_like(x)
+    _slow(k, (x, y, z_ref, 2048), 8)
+    assert z.tobytes() == z_ref.tobytes()
+    assert z.view(np.uint32)[0] == 0x7FC00001 and z.view(np.uint32)[35] == 0x7FC00001
+    assert any(f for f in _fused(k))
+
+
+@asc.jit
+def sum_then_reuse(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, w: asc.GlobalAddress,
+                   n: int):
+    """The loop's add goes straight to z; after the loop its UB result (the last tile) is copied to w."""
+    xg, yg, zg, wg = _gm(x), _gm(y), _gm(z), _gm(w)
+    a = asc.LocalTensor(F32, VECIN, 0, 64)
+    b = asc.LocalTensor(F32, VECIN, 256, 64)
+    c = asc.LocalTensor(F32, VECIN, 512, 64)
+    for i in range(n):
+        asc.data_copy(a, xg[i * 64:], 64)
+        asc.data_copy(b, yg[i * 64:], 64)
+        asc.add(c, a, b, 64)
+        asc.data_copy(zg[i * 64:], c, 64)
+    asc.data_copy(wg, c, 64)
+
+
+def test_a_result_computed_into_gm_is_left_in_the_ub_too():
+    x, y = rand(64 * 5, np.float32, 3), rand(64 * 5, np.float32, 4)
+    for _ in range(2):
+        z, w = np.zeros_like(x), np.zeros(64, np.float32)
+        sum_then_reuse[1](x, y, z, w, 5)
+        np.testing.assert_array_equal(z, x + y)
+        np.testing.assert_array_equal(w, (x + y)[-64:])
+    assert any(f for f in _fused(sum_then_reuse))
+
+
+def test_into_fixes_the_nan_as_the_op_does():
+    """`first_nan(fn).into` writes what `first_nan(fn)` returns, even for a ufunc that picks the second
+    operand's NaN (here: the operands swapped)."""
+    from asc_trace.graph.scalar_ops import first_nan
+    op = first_nan(lambda a, b, out=None: np.add(b, a, out=out))
+    a = np.array([0x7F800001, 0x3F800000, 0x7FC00002], np.uint32).view(np.float32)
+    b = np.array([0x7FC00ABC, 0x7FC00ABC, 0x3F800000], np.uint32).view(np.float32)
+    out = np.zeros(3, np.float32)
+    with np.errstate(invalid="ignore"):
+        op.into(a, b, out)
+        assert out.tobytes() == op(a, b).tobytes()
+    assert out.view(np.uint32).tolist() == [0x7FC00001, 0x7FC00ABC, 0x7FC00002]

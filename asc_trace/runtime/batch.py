@@ -48,6 +48,7 @@ class Plan:
     chunk: int
     roots: dict
     last: list          # (iteration, node index, UB address): each node's last write of each address
+    fused: dict         # element-wise node index -> the store that only copies its result to GM: computed there
 
 
 class LoopBatch:
@@ -118,9 +119,12 @@ class LoopBatch:
         ub_writes = [op.dst for op in ops if op.kind in ("load", "ub_copy", "elementwise")]
         sources = [[_source(ops, i, s, ub_writes) for s in op.srcs] for i, op in enumerate(ops)]
         copy_gm = _check_gm(ops)
-        per_iter = sum(value_bytes(op, m.C, copy_gm) for op in ops)
+        fused = _fusions(ops, sources)
+        # a fused result is the GM itself: only the NaN test's booleans are extra
+        per_iter = sum(m.C * op.dst.nbytes // op.dst.dtype.itemsize if i in fused else value_bytes(op, m.C, copy_gm)
+                       for i, op in enumerate(ops))
         chunk = max(1, min(len(values), CHUNK_BYTES // max(1, per_iter)))
-        return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops))
+        return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops), fused)
 
     def run(self, m: Machine, values: np.ndarray, bounds: tuple) -> Plan:
         """All iterations `values` of the loop, in chunks (raises NotBatchable before any effect); the
@@ -137,24 +141,31 @@ class LoopBatch:
         """The data effects of `count` iterations planned by `p`; `write_back`: leave in the UB what program
         order leaves there (not needed when nothing reads the UB afterwards). `m` needs only `gm`, `C`
         and `ub`."""
-        ops, sources, copy_gm, chunk, last = p.ops, p.sources, p.copy_gm, p.chunk, p.last
+        ops, last = p.ops, p.last
         k = 0
-        for t0 in range(0, count, chunk):
-            ts = slice(t0, min(count, t0 + chunk))
-            results = self._chunk(m, ops, sources, copy_gm, ts)
+        for t0 in range(0, count, p.chunk):
+            ts = slice(t0, min(count, t0 + p.chunk))
+            results = self._chunk(m, p, ts)
             if write_back:
                 k = _write_back(m, ops, results, ts, last, k)
 
-    def _chunk(self, m: Machine, ops: list[Op], sources: list, copy_gm: set, ts: slice) -> list:
+    def _chunk(self, m: Machine, p: Plan, ts: slice) -> list:
+        ops, sources, copy_gm, fused = p.ops, p.sources, p.copy_gm, p.fused
         results: list[np.ndarray | None] = [None] * len(ops)
         for i, op in enumerate(ops):
             kind = op.kind
-            if kind == "root":
+            if kind == "root" or results[i] is not None:        # a fused store: written by its producer
                 continue
             ins = [_fetch(m, results, src, ts, copy_gm) for src in sources[i]]
             if kind == "load" or kind == "ub_copy":
                 results[i] = ins[0]
             elif kind == "elementwise":
+                j = fused.get(i)
+                if j is not None:
+                    out = _gm_view(m, ops[j].dst, ts, writable=True)
+                    op.into(ins, out)
+                    results[i] = results[j] = out
+                    continue
                 sc = op.scalar[ts] if isinstance(op.scalar, np.ndarray) and op.scalar.ndim == 3 else op.scalar
                 r = op.compute(ins, sc)
                 T = ts.stop - ts.start
@@ -237,6 +248,35 @@ def _write_back(m: Machine, ops: list[Op], results: list, ts: slice, last: list,
         ub[:, addr:addr + dst.nbytes].view(dst.dtype.np)[...] = results[i][t - ts.start]
         k += 1
     return k
+
+
+def _fusions(ops: list[Op], sources: list) -> dict[int, int]:
+    """Element-wise node i -> store j, when j copies all of i's result to a strided GM range and nothing
+    else reads that result, and no other node of the loop touches j's argument: i can then compute
+    straight into the GM (its result, for the UB write-back, is read back from there: nothing changes it)."""
+    readers: dict[int, list[int]] = {}
+    for k, srcs in enumerate(sources):
+        for src in srcs:
+            if src[0] == "op":
+                readers.setdefault(src[1], []).append(k)
+    touches: dict[int, int] = {}
+    for op in ops:
+        for x in (op.dst, *op.srcs):
+            if isinstance(x, Gm):
+                touches[x.param] = touches.get(x.param, 0) + 1
+    fused = {}
+    for i, op in enumerate(ops):
+        r = readers.get(i)
+        if op.kind != "elementwise" or op.into is None or r is None or len(r) != 1:
+            continue
+        j = r[0]
+        st = ops[j]
+        if st.kind != "store" or st.dst.grid is None or touches[st.dst.param] != 1:
+            continue
+        (src,) = sources[j]
+        if src[2] == 0 and src[3].nbytes == op.dst.nbytes and src[3].dtype == op.dst.dtype == st.dst.dtype:
+            fused[i] = j
+    return fused
 
 
 # -- GM: iterations must not see each other -----------------------------------------------------------------
