@@ -327,3 +327,44 @@ def test_into_fixes_the_nan_as_the_op_does():
         op.into(a, b, out)
         assert out.tobytes() == op(a, b).tobytes()
     assert out.view(np.uint32).tolist() == [0x7FC00001, 0x7FC00ABC, 0x7FC00002]
+
+
+def _artifact(kernel, args):
+    ck = kernel.compiled(kernel._bind(tuple(args), {}, None).signature)
+    return ck.artifact(get_runtime("sim"))
+
+
+def test_values_read_from_the_ub_that_only_feed_values_are_checked_once():
+    from softmax_rows import reference, softmax_rows
+    k = asc.jit(softmax_rows, backend="sim")
+    for seed in (1, 2, 3):                     # other data each time: the row maxima and sums change
+        x = (3 * np.random.default_rng(seed).standard_normal((4 * 2, 4 * 256))).astype(np.float32)
+        z = np.zeros_like(x)
+        k[4](x, z, 2, 4)
+        np.testing.assert_allclose(z, reference(x), rtol=1e-5, atol=1e-7)
+    art = _artifact(k, (x, z, 2, 4))
+    assert not art.data_dependent and len(art.checked) == 1
+
+
+@asc.jit
+def divide_by_read(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """An integer division by a value read from the UB: it fails for some data only."""
+    I32 = asc.int32
+    t = asc.LocalTensor(I32, VECIN, 0, 8)
+    u = asc.LocalTensor(I32, VECIN, 256, 8)
+    asc.data_copy(t, _gm(x), 8)
+    asc.adds(u, t, 100 // t.get_value(0), 8)
+    asc.data_copy(_gm(z), u, 8)
+
+
+def test_a_value_read_from_the_ub_that_can_fail_is_checked_at_every_launch():
+    x, z = np.full(8, 5, np.int32), np.zeros(8, np.int32)
+    for _ in range(2):
+        divide_by_read[1](x, z)
+        np.testing.assert_array_equal(z, x + 20)
+    assert _artifact(divide_by_read, (x, z)).data_dependent
+    x[0] = 0
+    z[:] = -1
+    with pytest.raises(asc.ScalarError):
+        divide_by_read[1](x, z)
+    assert np.all(z == -1)

@@ -13,7 +13,9 @@ import numpy as np
 from .. import config
 from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node, TensorRef, exprs_in
+from ..graph.operand_checks import can_fault
+from ..graph.regions import depends_through, local_sources
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .batch import BatchInterpreter
@@ -92,8 +94,8 @@ class SimArtifact:
         self.per_core = per_core_reason(graph) is not None
         # Launches whose checks passed, by launch key (launch_key): the race checker's verdict (and
         # every other check's) depends only on the addresses, counts and control flow, which the key
-        # fixes unless values read from the UB steer the kernel.
-        self.data_dependent = any(n.op == "get_value" for n in graph)
+        # fixes unless values read from the UB steer the kernel, or can fail to compute.
+        self.data_dependent = data_steers(graph)
         self.checked: set[tuple] = set()       # passed with the race checker on
         self.unchecked: set[tuple] = set()     # passed with it off (ASC_TRACE_SANITIZE=0)
         self.reordered: set[tuple] = set()     # their pipes do not run in program order: simulate them
@@ -214,9 +216,23 @@ def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     arrays = job.bound.arrays
     present = [a for a in arrays if a is not None]
     aliased = any(np.may_share_memory(a, b) for i, a in enumerate(present) for b in present[i + 1:])
-    scalars = tuple(sorted((k, repr(v)) for k, v in job.bound.scalars.items()))
+    # in the binders' order (by parameter); repr tells -0.0 from 0.0, which a replay's values depend on
+    scalars = tuple([(k, repr(v)) for k, v in job.bound.scalars.items()])
     shapes = tuple(None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays)
     return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", option_default("auto_sync")))), aliased
+
+
+def data_steers(graph: KernelGraph) -> bool:
+    """Whether a launch's checks can depend on tensor data: values read from the UB steer an address,
+    count, loop bound, branch or event id (`Steering.data`), or feed an expression that can fail (an
+    integer // or % by zero, a bad shift: its error would come with some data and not other). A kernel
+    whose read values only feed the values it computes (softmax's row max) is checked once per key."""
+    if steering(graph).data is not None:
+        return True
+    if not any(n.op == "get_value" for n in graph):
+        return False
+    sources = local_sources(graph)
+    return any(can_fault(e) and depends_through(e, ("node",), sources) for n in graph for e in exprs_in(n.args))
 
 
 def data_dependent_node(graph: KernelGraph) -> Node | None:
