@@ -368,3 +368,40 @@ def test_a_value_read_from_the_ub_that_can_fail_is_checked_at_every_launch():
     with pytest.raises(asc.ScalarError):
         divide_by_read[1](x, z)
     assert np.all(z == -1)
+
+
+@asc.jit
+def running_max(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int):
+    """An accumulator over a multi-buffered tile (max keeps NaN and -0.0 < +0.0), then stored."""
+    xg, zg = _gm(x), _gm(z)
+    acc = asc.LocalTensor(F32, VECIN, 1024, 64)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    asc.duplicate(acc, -3.0e38, 64)
+    for i in range(tiles):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.max(acc, acc, t, 64)
+    asc.data_copy(zg, acc, 64)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 20, 512])
+def test_an_accumulator_runs_in_order_across_chunks(monkeypatch, chunk_bytes):
+    monkeypatch.setattr(batch, "CHUNK_BYTES", chunk_bytes)
+    x = rand(64 * 9, np.float32, 11)
+    x[5] = np.nan
+    x[7::64] = -0.0
+    x[64 * 4 + 7] = 0.0                 # max(-0.0, +0.0) is +0.0 whatever the order
+    z, z_ref = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    k = asc.jit(running_max, always_compile=True)
+    k[1](x, z, 9)
+    _slow(running_max, (x, z_ref, 9), 1)
+    assert z.tobytes() == z_ref.tobytes()
+    assert np.isnan(z[5]) and z.view(np.uint32)[7] == 0
+    plans = [p for p in _fused_plans(k) if p.carried]
+    assert plans and (chunk_bytes > 512 or plans[0].chunk < 9)
+
+
+def _fused_plans(kernel) -> list:
+    import gc
+    arts = [o for o in gc.get_objects() if type(o).__name__ == "SimArtifact" and o.graph.name == kernel.name]
+    return [p for a in arts if a._fast is not None for lb in a._fast.batches.values() if lb
+            for p in lb.plans.values() if p is not None]

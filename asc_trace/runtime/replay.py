@@ -10,7 +10,7 @@ define tensors, queues and events), the next launches of that key run those plan
 arguments' arrays: no interpreter, no Machine, no operand evaluation.
 
 The UB is needed only when a loop reads UB bytes that it does not write itself (what an earlier loop
-left there, or the poison of bytes nothing wrote): then every loop leaves its last writes in a poisoned
+left there, or the poison of bytes nothing wrote; an accumulator's first value): then every loop leaves its last writes in a poisoned
 UB from the pool, as program order does; otherwise the UB of a replay is never touched and none is taken.
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Replay:
     def __init__(self, groups: list[tuple[int, list[Step]]]) -> None:
         self.groups = groups
         plans = [p for _, steps in groups for _, p, _ in steps]
-        self.uses_ub = any(src[0] == "ub" for p in plans for srcs in p.sources for src in srcs)
+        self.uses_ub = any(src[0] in ("ub", "carry") for p in plans for srcs in p.sources for src in srcs)
         # the UB bytes the write-backs may touch: poisoned again when the UB goes back to the pool
         self.ub_hi = max((int(op.dst.addr.max()) + op.dst.nbytes for p in plans for op in p.ops
                           if op.kind in ("load", "ub_copy", "elementwise")), default=0)
