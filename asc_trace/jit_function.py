@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from . import config
 from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
-from .fingerprint import fingerprint
+from .fingerprint import launch_fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
 from .graph.ub_overlap import refuse_raw_over_pipe_buffers
@@ -130,7 +130,7 @@ class JitFunction:
     def compiled(self, signature: Signature, sig_key: tuple | None = None) -> "CompiledKernel":
         """The kernel traced and scheduled for `signature` (`sig_key`: its `_sig_key`, when known)."""
         key = (sig_key or _sig_key(signature), self._options_key)
-        deps = fingerprint(self.fn)
+        deps = launch_fingerprint(self.fn)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == deps and not self.options["always_compile"]:
             return hit[1]
