@@ -28,7 +28,7 @@ from .platform import Platform, platform
 from .printf import emit_output
 from .replay import Recorder, Replay
 from .profile import Profile
-from ..kernel_options import option_default
+from ..kernel_options import KernelOptions, option_default
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 MAX_REPLAYS = 64  # replays kept per compiled kernel (each holds its loops' plans)
@@ -212,14 +212,22 @@ def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool, key: tuple | 
 
 def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     """(what the addresses, counts and control flow of a launch depend on, whether two GM arguments
-    share memory)."""
+    share memory). Every launch computes it: plain loops, no generators."""
     arrays = job.bound.arrays
     present = [a for a in arrays if a is not None]
-    aliased = any(np.may_share_memory(a, b) for i, a in enumerate(present) for b in present[i + 1:])
+    aliased = False
+    for i in range(len(present) - 1):
+        a = present[i]
+        for b in present[i + 1:]:
+            if np.may_share_memory(a, b):
+                aliased = True
+                break
     # in the binders' order (by parameter); repr tells -0.0 from 0.0, which a replay's values depend on
     scalars = tuple([(k, repr(v)) for k, v in job.bound.scalars.items()])
-    shapes = tuple(None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays)
-    return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", option_default("auto_sync")))), aliased
+    shapes = tuple([None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays])
+    opts = job.options
+    auto_sync = opts.auto_sync if isinstance(opts, KernelOptions) else opts.get("auto_sync", option_default("auto_sync"))
+    return (job.core_num, scalars, shapes, aliased, bool(auto_sync)), aliased
 
 
 def data_steers(graph: KernelGraph) -> bool:
