@@ -189,7 +189,7 @@ EXP = VecCost(12, {"float16": 4, "float32": 2}, f"{_PTO}: vexp 12 + 4 (fp16) / 2
 LN_SQRT = VecCost(13.5, {"float16": 4, "float32": 2}, f"{_PTO}: vln, vsqrt 13-14 + 4 / 2 (startup: midpoint)")
 DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
 
-from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
+from . import (control, cube, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
                vec_reduce, vec_scalar, vec_unary)
 
 

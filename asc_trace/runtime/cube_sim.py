@@ -1,0 +1,132 @@
+"""The sim backend for cube kernels: each AI core's cube core runs the kernel's graph on its own memories
+(runtime/cube_exec.py) through the cube's pipe model (runtime/cube_pipes.py), core after core, with GM
+journalled so that a refused launch leaves the outputs as they were. The profile is the cube's: per-pipe
+busy cycles of each core, and the kernel's time is the slowest core's."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..cube_enums import CUBE_MEMORY
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node
+from ..graph.operand_checks import Ranges
+from .base import LaunchJob
+from .cube_exec import BINDERS, bind_copy_gm_l1, bind_local_tensor, memories
+from .cube_pipes import CubePipes
+from .cube_timing import CLOCK_HZ
+from .executors import bind
+from .interpreter import Interpreter, NodeStep
+from .machine import GmJournal, Machine
+from .printf import emit_output
+
+
+class CubeInterpreter(Interpreter):
+    """The interpreter with the cube's executors and pipe model underneath."""
+
+    def __init__(self, graph: KernelGraph) -> None:
+        super().__init__(graph)
+        self.model: CubePipes | None = None
+
+    def bind_node(self, node: Node, ranges: Ranges, known: set) -> Any:
+        b = BINDERS.get(node.op)
+        if b is not None:
+            return b(node)
+        if node.op == "local_tensor" and node.args[0] in CUBE_MEMORY:
+            return bind_local_tensor(node)
+        if node.op == "data_copy" and node.args[0].space == "l1":
+            return bind_copy_gm_l1(node)
+        return bind(node, ranges, known, checks=False)
+
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        ins = st.fn(m)
+        if ins is None:
+            return
+        ins.where = self.where
+        assert self.model is not None
+        self.model.issue(ins)
+
+    def run_core(self, m: Machine, check: bool) -> CubePipes:
+        m.cube = memories()
+        self.model = CubePipes(check)
+        self.run(m)
+        self.model.finish()
+        return self.model
+
+
+@dataclass
+class CubeProfile:
+    """The modelled execution of a cube kernel: per core, each pipe's busy cycles and the core's cycles;
+    the kernel's time is the slowest core's (the cores run in parallel, one per AI core)."""
+
+    kernel: str
+    core_num: int
+    core_cycles: list[float]
+    core_busy: list[dict[str, float]]
+    clock_hz: float = CLOCK_HZ
+    cycles: float = field(init=False)
+    pipe_busy: dict[str, float] = field(init=False)
+    slowest_core: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.slowest_core = int(np.argmax(self.core_cycles)) if self.core_cycles else 0
+        self.cycles = max(self.core_cycles, default=0.0)
+        self.pipe_busy = dict(self.core_busy[self.slowest_core]) if self.core_busy else {}
+
+    @property
+    def time_us(self) -> float:
+        return self.cycles / self.clock_hz * 1e6
+
+    @property
+    def bound(self) -> str:
+        if not self.pipe_busy:
+            return "nothing"
+        pipe, busy = max(self.pipe_busy.items(), key=lambda kv: kv[1])
+        return f"{pipe} pipe" if busy >= 0.9 * self.cycles else "pipe dependences"
+
+    def summary(self) -> str:
+        lines = [f"{self.kernel}: {self.core_num} cube core(s), modelled at {self.clock_hz / 1e9:.2f} GHz"]
+        for name, busy in self.pipe_busy.items():
+            share = busy / self.cycles if self.cycles else 0.0
+            lines.append(f"  {name:5s} busy {busy:14,.0f} cycles ({share:6.1%})")
+        lines.append(f"  total: {self.cycles:,.0f} cycles = {self.time_us:.2f} us (slowest core {self.slowest_core}); "
+                     f"bound by {self.bound}")
+        return "\n".join(lines)
+
+
+class CubeArtifact:
+    """What the sim backend prepares for a cube kernel."""
+
+    def __init__(self, graph: KernelGraph) -> None:
+        self.graph = graph
+        self.interp = CubeInterpreter(graph)
+        self.per_core = True
+
+    def launch(self, job: LaunchJob, check: bool = True) -> list[CubePipes]:
+        """Every core in turn; GM writes are journalled, so a launch refused on any core leaves the
+        outputs as they were. printf output is shown either way, core by core."""
+        models: list[CubePipes] = []
+        journal = GmJournal()
+        out: list[tuple[int, list[str]]] = []
+        try:
+            for core in range(job.core_num):
+                m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                try:
+                    models.append(self.interp.run_core(m, check))
+                finally:
+                    out.append((core, m.out[0]))
+                    m.release()
+        except BaseException:
+            journal.rollback()
+            raise
+        finally:
+            emit_output(out, job.core_num)
+        journal.commit()
+        return models
+
+    def profile(self, job: LaunchJob) -> CubeProfile:
+        from .. import config
+        models = self.launch(job, config.sanitize())
+        return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models])
