@@ -12,7 +12,7 @@ from typing import Any
 from ..cube_params import FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams, Nd2NzParams
 from ..expr import Const, Expr, binop
 from ..node import Pipe
-from . import NA, OpDef, register
+from .opdef import NA, OpDef, register
 
 FRACTAL_BYTES = 512          # one 16 x C0 fractal: 16 rows of 32 bytes
 _NO_CPP = NA("the cpp backend's C++ model of the API has no cube yet; cube kernels run on the sim backend")
