@@ -215,39 +215,48 @@ class _Cube:
 
     # -- placement ---------------------------------------------------------------------------------
     def build(self, edges: list[Edge]) -> KernelGraph:
+        """The graph with the edges' flags placed. Ids: the flags of one event in sibling loops (loops of
+        one body) share theirs, as the vendor's code reuses its ids loop after loop: a "buffer free" flag
+        is set once before the first of those loops and waited once after the last, each id keeping one
+        outstanding set from loop to loop (the next loop's first wait takes the previous one's last set,
+        which orders the two loops' uses of the buffer as they must be anyway), and a forward flag paced
+        by it may take the same ids in each loop for the same reason."""
         edges = _pace(_merge(edges))
-        ids: dict[HardEvent, int] = {}
         g = self.g.copy()
         ends = _region_ends(g)
+        pos = {nid: i for i, nid in enumerate(g.order)}
+        groups: dict[tuple, dict[Any, list[Edge]]] = {}
+        for e in edges:
+            parent: Any = ("top", id(e)) if e.level is None else (g.node(e.level).loops[-1:] or (None,))[0]
+            key = (e.event.value, e.carried, e.distance, str(parent))
+            groups.setdefault(key, {}).setdefault(e.level, []).append(e)
+        ids: dict[HardEvent, int] = {}
         before: dict[int, list[Node]] = {}
         after: dict[int, list[Node]] = {}
-        for e in edges:
-            ev = e.event
+        for (_, carried, d, _), levels in sorted(groups.items()):
+            any_edge = next(iter(levels.values()))[0]
+            ev = any_edge.event
             base = ids.get(ev, 0)
-            ids[ev] = base + e.distance
+            slots = max(len(v) for v in levels.values())
+            ids[ev] = base + slots * d
             if ids[ev] > EVENT_IDS:
-                raise SyncError(f"auto_sync needs more than {EVENT_IDS} ids of HardEvent.{ev.name} for this cube kernel",
-                                node=e.dst, hint="use fewer buffers, or write the flags with auto_sync=False")
-            body = self.items[e.level]
-            s_item, w_item = body[e.set_item], body[e.wait_item]
-            s_first, s_last = _span(s_item, ends)
-            w_first, _ = _span(w_item, ends)
-            scope = () if e.level is None else g.node(e.level).loops + (e.level,)
+                raise SyncError(f"auto_sync needs more than {EVENT_IDS} ids of HardEvent.{ev.name} for this cube "
+                                "kernel", node=any_edge.dst,
+                                hint="use fewer buffers or loops, or write the flags with auto_sync=False")
             src, dst = Pipe(ev.src), Pipe(ev.dst)
-            why = make_attrs(auto=True, why=f"{'free' if e.carried else 'ready'}: %{e.src.id} -> %{e.dst.id}")
-            if e.distance > 1:
-                idx = rotating_id(g.node(e.level), e.distance, base)
-            else:
-                idx = Const(base)
-            if e.carried:
-                loop = g.node(e.level)
-                for j in range(e.distance):
-                    before.setdefault(loop.id, []).append(
-                        g.new_node("set_flag", (ev, Const(base + j)), loop.loc, loop.loops, src, why))
-                    after.setdefault(ends[loop.id], []).insert(
-                        0, g.new_node("wait_flag", (ev, Const(base + j)), loop.loc, loop.loops, dst, why))
-            after.setdefault(s_last, []).append(g.new_node("set_flag", (ev, idx), e.src.loc, scope, src, why))
-            before.setdefault(w_first, []).append(g.new_node("wait_flag", (ev, idx), e.dst.loc, scope, dst, why))
+            for level, group in levels.items():
+                for slot, e in enumerate(group):
+                    self._place(g, e, base + slot * d, ends, before, after)
+            if carried:              # one prime before the first of the loops, one drain after the last
+                loops = sorted(levels, key=lambda lid: pos[lid])
+                first, last = g.node(loops[0]), g.node(loops[-1])
+                why = make_attrs(auto=True, why=f"prime / drain for loop %{first.id}"
+                                 + (f" .. %{last.id}" if last is not first else ""))
+                for k in range(slots * d):
+                    before.setdefault(first.id, []).append(
+                        g.new_node("set_flag", (ev, Const(base + k)), first.loc, first.loops, src, why))
+                    after.setdefault(ends[last.id], []).insert(
+                        0, g.new_node("wait_flag", (ev, Const(base + k)), last.loc, last.loops, dst, why))
         order: list[int] = []
         for nid in g.order:
             order += [n.id for n in before.get(nid, ())]
@@ -255,6 +264,17 @@ class _Cube:
             order += [n.id for n in after.get(nid, ())]
         g.set_order(order)
         return g
+
+    def _place(self, g: KernelGraph, e: Edge, base: int, ends: dict[int, int], before: dict, after: dict) -> None:
+        ev = e.event
+        body = self.items[e.level]
+        _, s_last = _span(body[e.set_item], ends)
+        w_first, _ = _span(body[e.wait_item], ends)
+        scope = () if e.level is None else g.node(e.level).loops + (e.level,)
+        why = make_attrs(auto=True, why=f"{'free' if e.carried else 'ready'}: %{e.src.id} -> %{e.dst.id}")
+        idx = rotating_id(g.node(e.level), e.distance, base) if e.distance > 1 else Const(base)
+        after.setdefault(s_last, []).append(g.new_node("set_flag", (ev, idx), e.src.loc, scope, Pipe(ev.src), why))
+        before.setdefault(w_first, []).append(g.new_node("wait_flag", (ev, idx), e.dst.loc, scope, Pipe(ev.dst), why))
 
 
 def _period(var: Var, step: Expr, feet: list[Foot], mod: int) -> int | None:

@@ -64,7 +64,7 @@ def data_copy_cube(d_t: Any, s_t: Any, params: Any, loc: SourceLoc) -> None:
         for f in ("src_d_value", "dst_nz_c0_stride", "dst_nz_n_stride"):
             _range(getattr(params, f), 1, 65535, f"Nd2NzParams.{f}", loc)
         c0s, n = _const(params.dst_nz_c0_stride), _const(params.n_value)
-        if c0s is not None and c0s % 16:
+        if c0s is not None and c0s % 16 and n != 1:       # one row (a bias vector) stays ND: no fractals
             from ..errors import AlignmentError
             raise AlignmentError(f"Nd2NzParams.dst_nz_c0_stride is {c0s}: the Nz layout in L1 does not tile into "
                                  "16-row fractals, which LoadData moves (512 bytes each)", loc,
