@@ -11,6 +11,7 @@ modelled cycles (runtime/cube_timing.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -120,18 +121,70 @@ def bind_local_tensor(node: Node) -> Callable[[Machine], None]:
     return run
 
 
-def _params(p: Any, m: Machine, node: Node, fs: dict) -> dict[str, int]:
-    return {k: _int(m, f(m.env), node, f"{type(p).__name__}.{k}") for k, f in fs.items()}
+def _params(p: Any, m: Machine, node: Node, fs: tuple) -> dict[str, int]:
+    """The struct's fields as integers: the constant ones as compiled, the others evaluated now."""
+    consts, live = fs
+    if not live:
+        return consts
+    out = dict(consts)
+    env = m.env
+    for k, f in live:
+        v = f(env)
+        out[k] = v if v.__class__ is int else _int(m, v, node, f"{type(p).__name__}.{k}")
+    return out
 
 
-def _compile_params(p: Any) -> dict:
-    return {k: _f(getattr(p, k)) for k in p.__dataclass_fields__}
+def _compile_params(p: Any, skip: tuple[str, ...] = ()) -> tuple:
+    """(constant fields, ((name, compiled expression), ...) of the others) of a params struct."""
+    from ..graph.expr import Const
+    consts, live = {}, []
+    for k in p.__dataclass_fields__:
+        if k in skip:
+            continue
+        e = getattr(p, k)
+        if isinstance(e, Const):
+            consts[k] = int(e.value)
+        else:
+            live.append((k, _f(e)))
+    return consts, tuple(live)
 
 
 def _gm_key(info: tuple, lo: int, hi: int) -> tuple:
     param, start, _count, size, write = info[:5]
     s = int(np.asarray(start).flat[0])
     return (("gm", param), (s + lo) * size, (s + hi) * size, write)
+
+
+# -- index maps, the same for every call with the same sizes (kept: a kernel repeats its shapes) -------
+
+@lru_cache(maxsize=256)
+def _nd2nz_index(nd: int, n: int, d: int, src_ms: int, src_d: int, dst_ms: int, c0s: int, ns: int, C0: int) -> tuple:
+    """(source elements, destination elements, destination [lo, hi), source extent) of an Nd2Nz copy."""
+    mats = np.arange(nd)[:, None, None]
+    r = np.arange(n)[None, :, None]
+    c = np.arange(d)[None, None, :]
+    sidx = mats * src_ms + r * src_d + c
+    didx = mats * dst_ms + (c // C0) * c0s * C0 + r * ns * C0 + c % C0
+    return sidx, didx, int(didx.min()), int(didx.max()) + 1, int(sidx.max()) + 1
+
+
+@lru_cache(maxsize=256)
+def _load2d_index(reps: int, start: int, stride: int, gap: int, F: int) -> tuple:
+    """(source elements, destination elements, source [lo, hi), destination extent) of a LoadData2D."""
+    i = np.arange(reps)
+    sidx = ((start + i * stride) * F)[:, None] + np.arange(F)
+    didx = (i * (1 + gap) * F)[:, None] + np.arange(F)
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1
+
+
+@lru_cache(maxsize=256)
+def _fixpipe_index(M: int, N: int, ss: int, ds: int) -> tuple:
+    """(L0C elements, GM elements from the start, L0C [lo, hi), GM extent) of a ROW_MAJOR Fixpipe."""
+    r = np.arange(M)[:, None]
+    col = np.arange(N)[None, :]
+    sidx = (col // 16) * ss * 16 + r * 16 + col % 16
+    didx = (r * ds + col).ravel()
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1
 
 
 # -- GM -> L1 ----------------------------------------------------------------------------------------
@@ -150,20 +203,16 @@ def bind_nd2nz(node: Node) -> Callable[[Machine], Instr | None]:
             return None
         root, off = dst.at(m, node)
         nd = q["nd_num"]
-        mats = np.arange(nd)[:, None, None]
-        r = np.arange(n)[None, :, None]
-        c = np.arange(d)[None, None, :]
-        sidx = mats * q["src_nd_matrix_stride"] + r * q["src_d_value"] + c
-        didx = (mats * q["dst_nz_matrix_stride"] + (c // C0) * q["dst_nz_c0_stride"] * C0 + r * q["dst_nz_n_stride"] * C0
-                + c % C0)
-        s_ext = int(sidx.max()) + 1
-        dst.span(m, node, root, off, int(didx.max()))
+        sidx, didx, d_lo, d_hi, s_ext = _nd2nz_index(nd, n, d, q["src_nd_matrix_stride"], q["src_d_value"],
+                                                     q["dst_nz_matrix_stride"], q["dst_nz_c0_stride"],
+                                                     q["dst_nz_n_stride"], C0)
+        dst.span(m, node, root, off, d_hi - 1)
         info, src = m.gm_access(src_r, fsrc(m.env), s_ext, node, "the source of asc.data_copy", write=False)
         view = dst.elems(m, root)
 
         def apply() -> None:
             view[off + didx] = src[0][sidx]
-        acc = (dst.key(root, off, int(didx.min()), int(didx.max()) + 1, True), _gm_key(info, 0, s_ext))
+        acc = (dst.key(root, off, d_lo, d_hi, True), _gm_key(info, 0, s_ext))
         return Instr(node, Pipe.MTE2, "op", apply=apply, ub=acc, work=T.mte2(nd * n * d * dst_r.dtype.itemsize))
     return run
 
@@ -203,13 +252,9 @@ def bind_load2d(node: Node) -> Callable[[Machine], Instr | None]:
             return None
         droot, doff = dst.at(m, node, 512)
         sroot, soff = src.at(m, node, 32)
-        i = np.arange(reps)
-        s0 = (q["start_index"] + i * q["src_stride"]) * F
-        d0 = i * (1 + q["dst_gap"]) * F
-        sidx = s0[:, None] + np.arange(F)
-        didx = d0[:, None] + np.arange(F)
-        src.span(m, node, sroot, soff, int(sidx.max()))
-        dst.span(m, node, droot, doff, int(didx.max()))
+        sidx, didx, s_lo, s_hi, d_hi = _load2d_index(reps, q["start_index"], q["src_stride"], q["dst_gap"], F)
+        src.span(m, node, sroot, soff, s_hi - 1)
+        dst.span(m, node, droot, doff, d_hi - 1)
         sv, dv = src.elems(m, sroot), dst.elems(m, droot)
         tr = bool(q["if_transpose"])
 
@@ -218,8 +263,7 @@ def bind_load2d(node: Node) -> Callable[[Machine], Instr | None]:
             if tr:
                 frag = frag.reshape(reps, 16, 16).transpose(0, 2, 1).reshape(reps, F)
             dv[doff + didx] = frag
-        acc = (dst.key(droot, doff, int(didx.min()), int(didx.max()) + 1, True),
-               src.key(sroot, soff, int(sidx.min()), int(sidx.max()) + 1, False))
+        acc = (dst.key(droot, doff, 0, d_hi, True), src.key(sroot, soff, s_lo, s_hi, False))
         return Instr(node, Pipe.MTE1, "op", apply=apply, ub=acc, work=T.mte1(reps * FRACTAL_BYTES, droot.space))
     return run
 
@@ -253,8 +297,8 @@ def bind_bias_copy(node: Node) -> Callable[[Machine], Instr | None]:
 @cube_binder("init_const_value")
 def bind_init(node: Node) -> Callable[[Machine], Instr | None]:
     dst_r, p = node.args
-    dst, fs = Operand(dst_r, "dst of asc.init_const_value"), _compile_params(p)
-    fval = fs.pop("init_value")
+    dst, fs = Operand(dst_r, "dst of asc.init_const_value"), _compile_params(p, skip=("init_value",))
+    fval = _f(p.init_value)
     dt = dst_r.dtype
 
     def run(m: Machine) -> Instr | None:
@@ -359,12 +403,8 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
         if M == 0 or N == 0:
             return None
         sroot, soff = src.at(m, node, 64)
-        r = np.arange(M)[:, None]
-        col = np.arange(N)[None, :]
-        sidx = (col // 16) * ss * 16 + r * 16 + col % 16
-        src.span(m, node, sroot, soff, int(sidx.max()))
-        didx = (r * ds + col).ravel()
-        ext = int(didx.max()) + 1
+        sidx, didx, s_lo, s_hi, ext = _fixpipe_index(M, N, ss, ds)
+        src.span(m, node, sroot, soff, s_hi - 1)
         info, store = m.gm_access(dst_r, fdst(m.env), ext, node, "the destination of asc.fixpipe", write=True)
         sv = src.elems(m, sroot)
         relu, quant = bool(q["relu_en"]), q["quant_pre"]
@@ -376,6 +416,6 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
             if quant in (QuantModes.F322F16, QuantModes.F322BF16):
                 v = from_compute(v.astype(np.float32), ddt)      # round to nearest even
             store(v.reshape(1, -1).astype(ddt.np, copy=False), didx)
-        acc = (src.key(sroot, soff, int(sidx.min()), int(sidx.max()) + 1, False), _gm_key(info, 0, ext))
+        acc = (src.key(sroot, soff, s_lo, s_hi, False), _gm_key(info, 0, ext))
         return Instr(node, Pipe.FIX, "op", apply=apply, ub=acc, work=T.fixpipe(M, N))
     return run

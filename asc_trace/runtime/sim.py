@@ -229,7 +229,7 @@ class SimRuntime(Runtime):
         refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
         A kernel steered by values it reads from the UB is checked and run in one go, as before."""
         if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py)
-            art.launch(job, config.sanitize())
+            art.launch(job, config.sanitize(), launch_key(job)[0])
             return
         sanitize = config.sanitize()
         key, aliased = launch_key(job)
