@@ -215,18 +215,21 @@ class _Cube:
 
     # -- placement ---------------------------------------------------------------------------------
     def build(self, edges: list[Edge]) -> KernelGraph:
-        """The graph with the edges' flags placed. Ids: the flags of one event in sibling loops (loops of
-        one body) share theirs, as the vendor's code reuses its ids loop after loop: a "buffer free" flag
-        is set once before the first of those loops and waited once after the last, each id keeping one
-        outstanding set from loop to loop (the next loop's first wait takes the previous one's last set,
-        which orders the two loops' uses of the buffer as they must be anyway), and a forward flag paced
-        by it may take the same ids in each loop for the same reason."""
+        """The graph with the edges' flags placed. A "buffer free" flag is set once before the outermost
+        loop around its loop and waited once after it, as the vendor's ProcessLoop does, and the flags of
+        one event inside that loop share their ids: each id keeps one outstanding set from one run of an
+        inner loop to the next (a wait takes the set of the last iteration that used the same buffer, the
+        same residue of the rotation, which orders the two uses as they must be anyway), so the pipes
+        stay overlapped across the outer loop's iterations. A forward flag paced by such a flag may take
+        the same ids in sibling loops for the same reason."""
         edges = _pace(_merge(edges))
         g = self.g.copy()
         ends = _region_ends(g)
         pos = {nid: i for i, nid in enumerate(g.order)}
         groups: dict[tuple, dict[Any, list[Edge]]] = {}
         for e in edges:
+            # flags share ids only between sibling loops (loops of one body): there each id's waits and
+            # sets follow each other without interleaving
             parent: Any = ("top", id(e)) if e.level is None else (g.node(e.level).loops[-1:] or (None,))[0]
             key = (e.event.value, e.carried, e.distance, str(parent))
             groups.setdefault(key, {}).setdefault(e.level, []).append(e)
@@ -247,8 +250,9 @@ class _Cube:
             for level, group in levels.items():
                 for slot, e in enumerate(group):
                     self._place(g, e, base + slot * d, ends, before, after)
-            if carried:              # one prime before the first of the loops, one drain after the last
-                loops = sorted(levels, key=lambda lid: pos[lid])
+            if carried:              # one prime before the outermost loop around them, one drain after it
+                outer = [(g.node(lid).loops + (lid,))[0] for lid in levels]
+                loops = sorted(outer, key=lambda lid: pos[lid])
                 first, last = g.node(loops[0]), g.node(loops[-1])
                 why = make_attrs(auto=True, why=f"prime / drain for loop %{first.id}"
                                  + (f" .. %{last.id}" if last is not first else ""))
