@@ -201,6 +201,8 @@ class _Cube:
         mod = _modulus(var, [f.lo for f in fa0 + fb])
         period = _period(var, step, fa0 + fb, mod)
         t = Var("loop", 20_000_000 + var.key, f"{var.name}_t")
+        hi = vb.get(var, (0.0, float("inf")))[1]
+        vb[t] = (0.0, hi // mod if mod and hi < float("inf") else float("inf"))     # var = mod * t + residue
         for d in range(1, MAX_DISTANCE + 1):
             moved = binop("+", var, binop("*", Const(d), step))
             fa = [Foot(f.mem, substitute(f.lo, {var: moved}), substitute(f.n, {var: moved}), f.write) for f in fa0]

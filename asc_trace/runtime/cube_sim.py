@@ -19,7 +19,7 @@ from .cube_pipes import CubePipes
 from .cube_timing import CLOCK_HZ
 from .executors import bind
 from .interpreter import Interpreter, NodeStep
-from .machine import GmJournal, Machine
+from .machine import GmJournal, Machine, NullJournal
 from .printf import emit_output
 
 
@@ -45,6 +45,8 @@ class CubeInterpreter(Interpreter):
         if ins is None:
             return
         ins.where = self.where
+        if not m.data:
+            ins.apply = None            # timing only: checked and timed, nothing computed
         assert self.model is not None
         self.model.issue(ins)
 
@@ -66,14 +68,17 @@ class CubeProfile:
     core_cycles: list[float]
     core_busy: list[dict[str, float]]
     clock_hz: float = CLOCK_HZ
+    cores: list[int] | None = None          # the cores timed (None: all of them)
     cycles: float = field(init=False)
     pipe_busy: dict[str, float] = field(init=False)
     slowest_core: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.slowest_core = int(np.argmax(self.core_cycles)) if self.core_cycles else 0
+        i = int(np.argmax(self.core_cycles)) if self.core_cycles else 0
+        self.slowest_core = self.cores[i] if self.cores else i
+        self._slowest_index = i
         self.cycles = max(self.core_cycles, default=0.0)
-        self.pipe_busy = dict(self.core_busy[self.slowest_core]) if self.core_busy else {}
+        self.pipe_busy = dict(self.core_busy[i]) if self.core_busy else {}
 
     @property
     def time_us(self) -> float:
@@ -87,7 +92,8 @@ class CubeProfile:
         return f"{pipe} pipe" if busy >= 0.9 * self.cycles else "pipe dependences"
 
     def summary(self) -> str:
-        lines = [f"{self.kernel}: {self.core_num} cube core(s), modelled at {self.clock_hz / 1e9:.2f} GHz"]
+        timed = "" if self.cores is None else f" (timed: cores {', '.join(map(str, self.cores))})"
+        lines = [f"{self.kernel}: {self.core_num} cube core(s){timed}, modelled at {self.clock_hz / 1e9:.2f} GHz"]
         for name, busy in self.pipe_busy.items():
             share = busy / self.cycles if self.cycles else 0.0
             lines.append(f"  {name:5s} busy {busy:14,.0f} cycles ({share:6.1%})")
@@ -104,7 +110,22 @@ class CubeArtifact:
         self.interp = CubeInterpreter(graph)
         self.checked: set = set()            # launch keys that passed the race checker
 
-    def launch(self, job: LaunchJob, check: bool = True, key: Any = None) -> list[CubePipes]:
+    def time_cores(self, job: LaunchJob, cores: list[int], check: bool = True) -> "CubeProfile":
+        """The profile of `cores` only, without data (nothing is read or written): for kernels too large to
+        simulate whole, when the caller knows which cores are the slowest (the model has no interaction
+        between cores: each core's time depends only on its own instructions)."""
+        models = []
+        for core in cores:
+            m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, NullJournal())
+            m.data = False
+            try:
+                models.append(self.interp.run_core(m, check))
+            finally:
+                m.release()
+        return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models],
+                           cores=list(cores))
+
+    def launch(self, job: LaunchJob, check: bool = True, key: Any = None, data: bool = True) -> list[CubePipes]:
         """Every core in turn; GM writes are journalled, so a launch refused on any core leaves the
         outputs as they were. printf output is shown either way, core by core. A launch whose `key`
         (runtime/sim.py launch_key: what addresses, counts and control flow depend on) passed the race
@@ -117,6 +138,7 @@ class CubeArtifact:
         try:
             for core in range(job.core_num):
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                m.data = data
                 try:
                     models.append(self.interp.run_core(m, check))
                 finally:
@@ -132,7 +154,7 @@ class CubeArtifact:
             self.checked.add(key)
         return models
 
-    def profile(self, job: LaunchJob) -> CubeProfile:
+    def profile(self, job: LaunchJob, execute: bool = True) -> CubeProfile:
         from .. import config
-        models = self.launch(job, config.sanitize())
+        models = self.launch(job, config.sanitize(), data=execute)
         return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models])

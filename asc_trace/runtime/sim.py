@@ -264,7 +264,7 @@ class SimRuntime(Runtime):
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
         if not isinstance(art, SimArtifact):        # a cube kernel: the cube's own profile
-            return art.profile(job)
+            return art.profile(job, execute)
         groups = simulate(art, job, plat, config.sanitize(), True, execute)
         arg_bytes = {i: a.nbytes for i, a in enumerate(job.bound.arrays) if a is not None}
         return Profile(job.name, plat, job.core_num, LaunchRecord(groups, arg_bytes), executed=execute)
