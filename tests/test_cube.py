@@ -348,3 +348,68 @@ def test_the_doc_example_runs_and_is_right():
     ns["tile"][1](a.ravel(), b.ravel(), c.ravel(), k)
     want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=2e-2)
+
+
+def _hand_synced(wait_event, set_twice=False):
+    """A one-tile kernel with hand-written flags, one of them wrong on purpose."""
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gx, gz = asc.GlobalTensor(), asc.GlobalTensor()
+        gx.set_global_buffer(x)
+        gz.set_global_buffer(z)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 256)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 256)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+        asc.data_copy(a1, gx, asc.Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+        asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+        if set_twice:
+            asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+        asc.wait_flag(wait_event, 0)
+        asc.load_data(a2, a1, asc.LoadData2DParams(0, 1, 1, 0, 0, False, 0))
+        asc.load_data(b2, a1, asc.LoadData2DParams(0, 1, 1, 0, 0, True, 0))
+        asc.set_flag(asc.HardEvent.MTE1_M, 0)
+        asc.wait_flag(asc.HardEvent.MTE1_M, 0)
+        asc.mmad(c1, a2, b2, asc.MmadParams(16, 16, 16))
+        asc.set_flag(asc.HardEvent.M_FIX, 0)
+        asc.wait_flag(asc.HardEvent.M_FIX, 0)
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant))
+    return k
+
+
+def test_hand_written_flags_run_and_a_wrong_one_is_reported():
+    x = np.random.default_rng(4).standard_normal(256).astype(np.float16)
+    z = np.zeros(256, np.float32)
+    _hand_synced(asc.HardEvent.MTE2_MTE1)[1](x, z)
+    a = x.reshape(16, 16).astype(np.float32)
+    np.testing.assert_allclose(z.reshape(16, 16), a @ a, rtol=1e-5, atol=1e-5)
+    with pytest.raises(asc.RaceError, match="race on L1"):     # M waits, not MTE1: the load is unordered
+        _hand_synced(asc.HardEvent.MTE2_M)[1](x, z)
+    with pytest.raises(asc.SyncError, match="still set"):
+        _hand_synced(asc.HardEvent.MTE2_MTE1, set_twice=True)[1](x, z)
+
+
+def test_race_report_names_both_lines():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gx = asc.GlobalTensor()
+        gx.set_global_buffer(x)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 256)
+        asc.data_copy(a1, gx, asc.Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+        asc.load_data(a2, a1, asc.LoadData2DParams(0, 1, 1, 0, 0, False, 0))   # no MTE2 -> MTE1 flag
+    x = np.zeros(256, np.float16)
+    with pytest.raises(asc.RaceError) as ei:
+        k[1](x, x)
+    text = str(ei.value)
+    assert "race on L1" in text and "MTE2_MTE1" in text and text.count(f"{HERE}:") >= 2
+
+
+def test_cube_profile_chrome_trace(tmp_path):
+    import json
+    a = np.zeros(128 * 128, np.float16)
+    prof = asc.profile(matmul_cube.matmul_cube, a, a, a.copy(), 128, 128, 128, core_num=1)
+    events = json.loads(prof.save_chrome_trace(tmp_path / "t.json").read_text())["traceEvents"]
+    assert {e["tid"] for e in events} == {"MTE2", "MTE1", "M", "FIX"}
+    mm = [e for e in events if e["name"] == "mmad"]
+    assert len(mm) == 2 and all(e["dur"] == pytest.approx(128 * 128 * 64 / 4096 / 1.85e3) for e in mm)

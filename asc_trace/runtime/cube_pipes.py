@@ -54,7 +54,8 @@ def _mem_text(mem: Any) -> str:
 
 
 class CubePipes:
-    def __init__(self, check: bool = True) -> None:
+    def __init__(self, check: bool = True, trace: bool = False) -> None:
+        self.log: list[tuple[int, float, float, Node]] | None = [] if trace else None   # (pipe, start, end, node)
         self.vc = [[0] * NP for _ in range(NP)]
         self.queues: list[deque] = [deque() for _ in range(NP)]
         self.flags: dict[Any, Flag] = {}
@@ -146,6 +147,8 @@ class CubePipes:
         self.busy[p] += cost
         self.end = max(self.end, ins.end)
         if kind == "op":
+            if self.log is not None:
+                self.log.append((p, ins.start, ins.end, ins.node))
             if self.check and ins.ub:
                 self._check_races(ins, p, vc)
             if ins.apply is not None:

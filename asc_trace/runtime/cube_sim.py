@@ -4,7 +4,9 @@ journalled so that a refused launch leaves the outputs as they were. The profile
 busy cycles of each core, and the kernel's time is the slowest core's."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,9 +52,9 @@ class CubeInterpreter(Interpreter):
         assert self.model is not None
         self.model.issue(ins)
 
-    def run_core(self, m: Machine, check: bool) -> CubePipes:
+    def run_core(self, m: Machine, check: bool, trace: bool = False) -> CubePipes:
         m.cube = memories()
-        self.model = CubePipes(check)
+        self.model = CubePipes(check, trace)
         self.run(m)
         self.model.finish()
         return self.model
@@ -69,6 +71,7 @@ class CubeProfile:
     core_busy: list[dict[str, float]]
     clock_hz: float = CLOCK_HZ
     cores: list[int] | None = None          # the cores timed (None: all of them)
+    logs: list | None = None                # per core: (pipe, start, end, node) of every instruction
     cycles: float = field(init=False)
     pipe_busy: dict[str, float] = field(init=False)
     slowest_core: int = field(init=False)
@@ -90,6 +93,20 @@ class CubeProfile:
             return "nothing"
         pipe, busy = max(self.pipe_busy.items(), key=lambda kv: kv[1])
         return f"{pipe} pipe" if busy >= 0.9 * self.cycles else "pipe dependences"
+
+    def save_chrome_trace(self, path: str | Path) -> Path:
+        """The cores' pipes as a Chrome trace / Perfetto timeline (one process per core, one row per pipe)."""
+        from .cube_pipes import PIPES
+        events = []
+        us = 1e6 / self.clock_hz
+        for ci, log in enumerate(self.logs or []):
+            core = self.cores[ci] if self.cores else ci
+            for p, start, end, node in log:
+                events.append({"name": node.op, "ph": "X", "pid": core, "tid": PIPES[p].value, "ts": start * us,
+                               "dur": (end - start) * us, "args": {"at": node.loc.short}})
+        out = Path(path)
+        out.write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ns"}))
+        return out
 
     def summary(self) -> str:
         timed = "" if self.cores is None else f" (timed: cores {', '.join(map(str, self.cores))})"
@@ -125,7 +142,8 @@ class CubeArtifact:
         return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models],
                            cores=list(cores))
 
-    def launch(self, job: LaunchJob, check: bool = True, key: Any = None, data: bool = True) -> list[CubePipes]:
+    def launch(self, job: LaunchJob, check: bool = True, key: Any = None, data: bool = True,
+               trace: bool = False) -> list[CubePipes]:
         """Every core in turn; GM writes are journalled, so a launch refused on any core leaves the
         outputs as they were. printf output is shown either way, core by core. A launch whose `key`
         (runtime/sim.py launch_key: what addresses, counts and control flow depend on) passed the race
@@ -140,7 +158,7 @@ class CubeArtifact:
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
                 m.data = data
                 try:
-                    models.append(self.interp.run_core(m, check))
+                    models.append(self.interp.run_core(m, check, trace))
                 finally:
                     out.append((core, m.out[0]))
                     m.release()
@@ -156,5 +174,6 @@ class CubeArtifact:
 
     def profile(self, job: LaunchJob, execute: bool = True) -> CubeProfile:
         from .. import config
-        models = self.launch(job, config.sanitize(), data=execute)
-        return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models])
+        models = self.launch(job, config.sanitize(), data=execute, trace=True)
+        return CubeProfile(job.name, job.core_num, [mo.end for mo in models], [mo.pipe_busy() for mo in models],
+                           logs=[mo.log for mo in models])
