@@ -194,6 +194,13 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        if rt.name != "sim":
+            from .graph.cube_graph import is_cube_graph
+            if is_cube_graph(self.graph):
+                from .errors import NotProvidedError
+                raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim backend models so far; "
+                                       f"the {rt.name} backend cannot run it yet", loc,
+                                       hint="run it with backend='sim' (or ASC_TRACE_BACKEND=sim)")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
