@@ -4,7 +4,7 @@ until the kernel has run without error (`BoundArgs.commit`)."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -125,7 +125,27 @@ def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc:
         else:
             raise LaunchError(f"argument {spec.name!r} of type {type(v).__name__} cannot be passed to a kernel", loc,
                               hint="kernels take arrays/tensors (GlobalAddress), ints, floats and ConstExpr values")
-    return BoundArgs(Signature(tuple(params)), arrays, scalars, values)
+    return BoundArgs(Signature(tuple(_shared_memory(params, arrays))), arrays, scalars, values)
+
+
+def _shared_memory(params: list[Param], arrays: list[np.ndarray | None]) -> list[Param]:
+    """`params` with `alias` set on every GM parameter whose bytes overlap another's (graph/signature.py):
+    groups of overlapping arrays, each member placed by its first byte relative to the group's lowest
+    (ties: the earlier parameter is the home)."""
+    spans = [(a.__array_interface__["data"][0], a.nbytes, i) for i, a in enumerate(arrays)
+             if isinstance(a, np.ndarray) and a.nbytes]
+    if len(spans) < 2:
+        return params
+    spans.sort()
+    out = list(params)
+    home, end = spans[0], spans[0][0] + spans[0][1]
+    for lo, n, i in spans[1:]:
+        if lo < end:
+            out[i] = replace(out[i], alias=(home[2], lo - home[0]))
+            end = max(end, lo + n)
+        else:
+            home, end = (lo, n, i), lo + n
+    return out
 
 
 def _match(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> list[Any]:
