@@ -5,7 +5,7 @@ The cpp backend runs a kernel's statements in program order, so its C++ model of
 """
 from __future__ import annotations
 
-from . import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 
 def _event_fields(ctx, n) -> dict[str, str]:
@@ -24,3 +24,6 @@ register(
     OpDef("pipe_barrier", "sync", None, "PipeBarrier", emit="AscendC::PipeBarrier<{pipe}>();",
           emit_fields=lambda ctx, n: {"pipe": n.args[0].name}, cpp_model=_NOOP),
 )
+
+# The event operations a schedule is made of (the scheduler writes and reads these by name).
+FLAG_OPS = frozenset({"set_flag", "wait_flag"})
