@@ -8,6 +8,8 @@ import typing
 import warnings
 from typing import Any, Callable
 
+import numpy as np
+
 from . import config
 from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
 from .fingerprint import launch_fingerprint
@@ -192,6 +194,13 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        if rt.name != "sim":
+            from .graph.cube_graph import is_cube_graph
+            if is_cube_graph(self.graph):
+                from .errors import NotProvidedError
+                raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim backend models so far; "
+                                       f"the {rt.name} backend cannot run it yet", loc,
+                                       hint="run it with backend='sim' (or ASC_TRACE_BACKEND=sim)")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
@@ -290,6 +299,8 @@ def _check_cores(core_num: Any, name: str, loc: SourceLoc | None, fake: bool = F
     core_num, accepted = launch_hooks().core_count(core_num, name, loc, fake, MAX_BLOCKS)
     if accepted:
         return core_num
+    if isinstance(core_num, np.integer):     # a NumPy integer is an int here, as for an int parameter
+        core_num = int(core_num)
     if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
         raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got "
                           f"{type(core_num).__name__} {core_num!r}", loc)

@@ -78,6 +78,13 @@ def as_storage(value: Any, name: str, loc: SourceLoc | None,
     if not isinstance(value, np.ndarray):
         raise LaunchError(f"argument {name!r} must be a NumPy array or a torch tensor (global memory), got "
                           f"{type(value).__name__}", loc)
+    if isinstance(value, np.ma.MaskedArray):
+        raise LaunchError(f"argument {name!r} is a masked array: a kernel reads and writes every element, the "
+                          "masked ones too", loc, hint="pass a.filled(value) or a.data")
+    if type(value) is not np.ndarray:
+        # np.matrix, np.memmap, ...: the kernel sees the bytes, so a plain view of them (a matrix stays 2-D
+        # through reshape, and every backend must see the same flat storage)
+        value = value.view(np.ndarray)
     dt = D.from_numpy(value.dtype)
     if dt is None:
         raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which Ascend vector kernels cannot take", loc,

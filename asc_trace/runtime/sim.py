@@ -253,7 +253,11 @@ def data_dependent_node(graph: KernelGraph) -> Node | None:
 class SimRuntime(Runtime):
     name = "sim"
 
-    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> SimArtifact:
+    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> Any:
+        from ..graph.cube_graph import is_cube_graph
+        if is_cube_graph(graph):
+            from .cube_sim import CubeArtifact
+            return CubeArtifact(graph)
         return SimArtifact(graph)
 
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
@@ -262,6 +266,9 @@ class SimRuntime(Runtime):
         kernel), with its loops batched (runtime/batch.py) and without a journal, since nothing can
         refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
         A kernel steered by values it reads from the UB is checked and run in one go, as before."""
+        if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py)
+            art.launch(job, config.sanitize(), launch_key(job)[0])
+            return
         sanitize = config.sanitize()
         key, aliased = launch_key(job)
         if art.data_dependent:
@@ -297,6 +304,8 @@ class SimRuntime(Runtime):
         _run_verified(art, job, aliased, key)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
+        if not isinstance(art, SimArtifact):        # a cube kernel: the cube's own profile
+            return art.profile(job, execute)
         groups = simulate(art, job, plat, config.sanitize(), True, execute)
         arg_bytes = {i: a.nbytes for i, a in enumerate(job.bound.arrays) if a is not None}
         return Profile(job.name, plat, job.core_num, LaunchRecord(groups, arg_bytes), executed=execute)
