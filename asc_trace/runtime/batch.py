@@ -9,14 +9,17 @@ when that gives the same bytes:
 
 - every UB read of the body is either written earlier in the same iteration by one node that covers
   it (the value is taken from that node's result: the UB buffers a loop reuses are renamed per
-  iteration), or not written by the loop at all (read from the UB as it is);
+  iteration), or not written by the loop at all (read from the UB as it is), or an element-wise
+  node's read of its own destination that no other node writes (an accumulator: that node alone runs
+  iteration after iteration, with program order's arithmetic);
 - on each GM argument the loop writes, the bytes each iteration touches are disjoint from those of
   every other iteration (so no iteration sees another's writes whatever the order).
 
 Any other loop, or a loop whose addresses do not fit these rules at run time, runs iteration by
 iteration (runtime/interpreter.py). After a batch the UB holds what program order leaves in it (each
 node's last write of each address is put back), so the code after the loop sees the same bytes.
-Iterations run in chunks whose results take at most CHUNK_BYTES, to bound the extra memory.
+Iterations run in chunks whose results take at most CHUNK_BYTES, to bound the extra memory. An
+element-wise node whose only reader is a store to a strided GM range computes straight into it.
 """
 from __future__ import annotations
 
