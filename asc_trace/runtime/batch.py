@@ -57,9 +57,12 @@ class Plan:
 
 class LoopBatch:
     """The static half: whether a loop's body is made of batchable nodes, with their compiled operands;
-    and the plans made for it, by what the addresses depend on (PLANS of them at most)."""
+    and the plans made for it, by what the addresses depend on (PLANS of them at most, and as many as
+    hold PLAN_ELEMENTS per-iteration addresses and starts together: a nest's inner loop has a plan per
+    outer iteration, a long loop large ones)."""
 
     PLANS = 64
+    PLAN_ELEMENTS = 1 << 22
 
     def __init__(self, st: LoopStep, data_keys: frozenset[str] = frozenset()) -> None:
         self.step = st
@@ -90,6 +93,7 @@ class LoopBatch:
         self.env_keys = tuple(sorted(env_keys - {st.key}))
         self.root_ids = tuple(sorted(roots - local))
         self.plans: dict[tuple, Plan] = {}
+        self._held = 0              # elements of the plans kept (see PLAN_ELEMENTS)
 
     # -- the dynamic half --------------------------------------------------------------------------------
     def _key(self, m: Machine, bounds: tuple) -> tuple:
@@ -119,9 +123,12 @@ class LoopBatch:
                 p = self._plan(m, values)
             except NotBatchable:
                 p = None
-            if len(self.plans) >= self.PLANS:
+            size = len(values) * m.C * max(1, len(self.nodes))      # about what the plan's arrays hold
+            if len(self.plans) >= self.PLANS or self._held + size > self.PLAN_ELEMENTS:
                 self.plans.clear()
+                self._held = 0
             self.plans[key] = p
+            self._held += size
         if p is None:
             raise NotBatchable
         return p
