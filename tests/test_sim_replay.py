@@ -173,6 +173,12 @@ def test_a_warm_kernel_still_refuses_bad_arguments():
     z16 = np.zeros(8 * 2048, np.float16)      # another dtype: another signature, traced for it
     with pytest.raises(asc.AscTraceError):
         k[8](x, y, z16, 2048)
+    x16, y16 = x.astype(np.float16), y.astype(np.float16)
+    for _ in range(2):                        # all float16: checked, recorded, then replayed
+        k[8](x16, y16, z16, 2048)
+        assert z16.tobytes() == (x16 + y16).tobytes()
+    k[8](x, y, z, 2048)                       # and the float32 replay is still the float32 one
+    np.testing.assert_array_equal(z, x + y)
 
 
 def test_a_warm_kernel_still_finds_a_race_that_another_value_makes():
