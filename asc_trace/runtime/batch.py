@@ -453,6 +453,8 @@ class BatchInterpreter(Interpreter):
                         plan = lb.run(m, values, (start, stop, step))
                     if self.record is not None:
                         self.record.append((lb, plan, len(values)))
+                        if lb.revalue:          # its scalars come from this launch's data
+                            self.replayable = False
                     return
                 except NotBatchable:
                     pass
