@@ -68,10 +68,14 @@ class Operand:
         self.what = what
         self.off = _f(ref.offset)
         self.size = ref.dtype.itemsize
+        self.np = ref.dtype.np
+        self.root_id = ref.root
 
     def at(self, m: Machine, node: Node, align: int = 32) -> tuple[CubeRoot, int]:
-        root: CubeRoot = m.roots[self.ref.root]
-        off = _int(m, self.off(m.env), node, f"the offset of {self.what}")
+        root: CubeRoot = m.roots[self.root_id]
+        off = self.off(m.env)
+        if off.__class__ is not int:
+            off = _int(m, off, node, f"the offset of {self.what}")
         if off < 0:
             raise OutOfBoundsError(f"{self.what} starts {-off} element(s) before its tensor", node=node)
         addr = root.addr + off * self.size
@@ -84,7 +88,7 @@ class Operand:
     def elems(self, m: Machine, root: CubeRoot) -> np.ndarray:
         """The whole tensor as elements (a live view of the memory)."""
         mem = m.cube[root.space]
-        return mem[root.addr:root.addr + root.nbytes - root.nbytes % self.size].view(self.ref.dtype.np)
+        return mem[root.addr:root.addr + root.nbytes - root.nbytes % self.size].view(self.np)
 
     def span(self, m: Machine, node: Node, root: CubeRoot, off: int, idx_max: int) -> None:
         have = root.nbytes // self.size
