@@ -336,7 +336,8 @@ def _acc_dtype(dt_name: str) -> Any:
 def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
     refs = node.args[:-1]
     p = node.args[-1]
-    c, a, b = Operand(refs[0], "dst of asc.mmad"), Operand(refs[1], "fm of asc.mmad"), Operand(refs[2], "filter of asc.mmad")
+    c, a = Operand(refs[0], "dst of asc.mmad"), Operand(refs[1], "fm of asc.mmad")
+    b = Operand(refs[2], "filter of asc.mmad")
     bias = Operand(refs[3], "bias of asc.mmad") if len(refs) == 4 else None
     fs = _compile_params(p)
     adt, cdt = refs[1].dtype, refs[0].dtype
@@ -373,8 +374,11 @@ def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
             acc.append(bias.key(broot2, boff2, 0, nbias, False))
 
         def apply() -> None:
-            A = to_compute(av[aoff:aoff + na], adt).reshape(M1, K1, 16, k0).transpose(0, 2, 1, 3).reshape(M1 * 16, K1 * k0)
-            B = to_compute(bv[boff:boff + nb], adt).reshape(K1, N1, 16, k0).transpose(0, 3, 1, 2).reshape(K1 * k0, N1 * 16)
+            # L0A's Zz (M1, K1, 16, k0) and L0B's Zn (K1, N1, 16 n, k0) as the matrices they hold
+            A = to_compute(av[aoff:aoff + na], adt).reshape(M1, K1, 16, k0).transpose(0, 2, 1, 3)
+            A = A.reshape(M1 * 16, K1 * k0)
+            B = to_compute(bv[boff:boff + nb], adt).reshape(K1, N1, 16, k0).transpose(0, 3, 1, 2)
+            B = B.reshape(K1 * k0, N1 * 16)
             prod = A.astype(acc_t) @ B.astype(acc_t)
             out = cv[coff:coff + nc]
             if bview is not None:

@@ -58,7 +58,8 @@ def _minus1(x: Expr) -> Expr:
 def nd2nz_extent(node) -> list:
     dst, src, p = node.args
     C0 = c0(dst.dtype.itemsize)
-    d = _add(_mul(_minus1(p.nd_num), p.dst_nz_matrix_stride), _mul(_minus1(_ceil(p.d_value, C0)), p.dst_nz_c0_stride, C0),
+    d = _add(_mul(_minus1(p.nd_num), p.dst_nz_matrix_stride),
+             _mul(_minus1(_ceil(p.d_value, C0)), p.dst_nz_c0_stride, C0),
              _mul(_minus1(p.n_value), p.dst_nz_n_stride, C0), C0)
     s = _add(_mul(_minus1(p.nd_num), p.src_nd_matrix_stride), _mul(_minus1(p.n_value), p.src_d_value), p.d_value)
     return [(dst, Const(0), d, True), (src, Const(0), s, False)]
@@ -144,7 +145,8 @@ def _mmad(ctx, n) -> str:
     return "{\n" + _struct(ctx, var, "MmadParams", n.args[-1], _MMAD_FIELDS) + f"\nAscendC::Mmad({ops}, {var});\n}}"
 
 
-_FIX_FIELDS = [("n_size", "nSize", "uint16_t"), ("m_size", "mSize", "uint16_t"), ("src_stride", "srcStride", "uint16_t"),
+_FIX_FIELDS = [("n_size", "nSize", "uint16_t"), ("m_size", "mSize", "uint16_t"),
+               ("src_stride", "srcStride", "uint16_t"),
                ("dst_stride", "dstStride", "uint32_t"), ("relu_en", "reluEn", "bool"),
                ("unit_flag", "unitFlag", "uint8_t"), ("nd_num", "ndNum", "uint16_t")]
 _QUANT_C = {0: "NoQuant", 1: "F322F16", 2: "F322BF16"}
@@ -189,9 +191,11 @@ D_INIT = {"InitConstValue/2": (f"{_MI}:384", "-"), "InitConstValueParams<>/4": (
 
 register(
     OpDef("data_copy_nd2nz", "cube", Pipe.MTE2, "DataCopy", emit=_nd2nz, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(1,), accesses=nd2nz_extent, declared=D_ND2NZ, doc="GM (ND) -> L1 (Nz) with asc.Nd2NzParams"),
+          writes=(0,), reads=(1,), accesses=nd2nz_extent, declared=D_ND2NZ,
+          doc="GM (ND) -> L1 (Nz) with asc.Nd2NzParams"),
     OpDef("load_data", "cube", Pipe.MTE1, "LoadData", emit=_load2d, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(1,), accesses=load2d_extent, declared=D_LOAD, doc="L1 -> L0A / L0B with asc.LoadData2DParams"),
+          writes=(0,), reads=(1,), accesses=load2d_extent, declared=D_LOAD,
+          doc="L1 -> L0A / L0B with asc.LoadData2DParams"),
     OpDef("data_copy_bias", "cube", Pipe.MTE1, "DataCopy", emit=_bias_copy, cpp_model=_NO_CPP, printer="dst",
           writes=(0,), reads=(1,), accesses=bias_copy_extent, doc="L1 (C1) -> bias table (C2), 64-byte blocks"),
     OpDef("mmad", "cube", Pipe.M, "Mmad", emit=_mmad, cpp_model=_NO_CPP, printer="dst", writes=(0,),
@@ -199,7 +203,8 @@ register(
     OpDef("fixpipe", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe, cpp_model=_NO_CPP, printer="dst", writes=(0,),
           reads=(1,), accesses=fixpipe_extent, declared=D_FIX, doc="L0C (Nz) -> GM (ND), with conversion and ReLU"),
     OpDef("init_const_value", "cube", Pipe.MTE2, "InitConstValue", emit=_init, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(), accesses=init_extent, declared=D_INIT, doc="fill an L1 / L0A / L0B tensor with a constant"),
+          writes=(0,), reads=(), accesses=init_extent, declared=D_INIT,
+          doc="fill an L1 / L0A / L0B tensor with a constant"),
 )
 
 PARAM_TYPES = (Nd2NzParams, LoadData2DParams, MmadParams, FixpipeParamsV220, InitConstValueParams)
