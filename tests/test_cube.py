@@ -413,3 +413,10 @@ def test_cube_profile_chrome_trace(tmp_path):
     assert {e["tid"] for e in events} == {"MTE2", "MTE1", "M", "FIX"}
     mm = [e for e in events if e["name"] == "mmad"]
     assert len(mm) == 2 and all(e["dur"] == pytest.approx(128 * 128 * 64 / 4096 / 1.85e3) for e in mm)
+
+
+def test_profile_timing_only_leaves_the_arrays_alone():
+    a = np.ones(256 * 256, np.float16)
+    c = np.full(256 * 256, 7, np.float16)
+    prof = asc.profile(matmul_cube.matmul_cube, a, a, c, 256, 256, 256, core_num=2, timing_only=True)
+    assert (c == 7).all() and prof.time_us > 0 and prof.pipe_busy["M"] == 2 * 4 * 256   # 2 tiles x 4 K steps
