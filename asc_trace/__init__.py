@@ -12,9 +12,9 @@ from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, 
                      uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
                     TPosition)
-from .errors import (AlignmentError, AscTraceError, AscTraceWarning, DTypeError, LaunchError, NotProvidedError, OptionError,
-                     OutOfBoundsError, QueueError, RaceError, ScalarError, SyncError, ToolchainError, TorchOpError,
-                     TraceError, UBOverflowError)
+from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
+                     NotProvidedError, OptionError, OutOfBoundsError, PathError, QueueError, RaceError, ScalarError,
+                     SyncError, ToolchainError, TorchOpError, TraceError, UBOverflowError)
 from .graph import printer as _printer  # noqa: F401 - installs the node dump errors show
 from .graph.kernel_graph import KernelGraph
 from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit, profile
