@@ -420,3 +420,21 @@ def test_profile_timing_only_leaves_the_arrays_alone():
     c = np.full(256 * 256, 7, np.float16)
     prof = asc.profile(matmul_cube.matmul_cube, a, a, c, 256, 256, 256, core_num=2, timing_only=True)
     assert (c == 7).all() and prof.time_us > 0 and prof.pipe_busy["M"] == 2 * 4 * 256   # 2 tiles x 4 K steps
+
+
+def test_two_cores_writing_one_tile_is_a_race():
+    """Every core computes tile 0 (the block index left out of the offsets): the cores race on C."""
+    @asc.jit
+    def same_tile(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, n: int, k: int):
+        t = matmul_cube.Tiles(a, b, c)
+        t.n = n
+        t.k_step(k, 0, 32, 32, 32, 0, 0, True)
+        asc.fixpipe(t.gc, t.c1, asc.FixpipeParamsV220(32, 32, 32, n, asc.QuantModes.F322F16))
+    a = np.ones(64 * 64, np.float16)
+    c = np.zeros(64 * 64, np.float16)
+    same_tile[1](a, a, c, 64, 64, 64)          # one core: fine
+    with pytest.raises(asc.RaceError, match="cores 0 and 1 both touch GM argument 'c'"):
+        same_tile[2](a, a, np.zeros(64 * 64, np.float16), 64, 64, 64)
+    # tiles side by side interleave in C's rows without touching: no race (matmul_cube with 4 cores)
+    got, want = matmul_cube.run(64, 256, 64, cores=2)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)

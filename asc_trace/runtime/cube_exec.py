@@ -27,6 +27,7 @@ from . import cube_timing as T
 from .machine import Machine
 
 POISON = 0xFF
+_ROW0 = np.zeros(1, np.int64)
 BINDERS: dict[str, Callable[[Node], Callable[[Machine], Any]]] = {}
 
 
@@ -153,6 +154,13 @@ def _compile_params(p: Any, skip: tuple[str, ...] = ()) -> tuple:
     return consts, tuple(live)
 
 
+def _gm_rows(info: tuple, rows: np.ndarray, length: int) -> tuple:
+    """What an instruction touches in GM, row by row, for the check across cores: (parameter, element
+    starts of the rows, elements per row, element size, is_write)."""
+    param, start, _count, size, write = info[:5]
+    return (param, int(np.asarray(start).flat[0]) + rows, length, size, write)
+
+
 def _gm_key(info: tuple, lo: int, hi: int) -> tuple:
     param, start, _count, size, write = info[:5]
     s = int(np.asarray(start).flat[0])
@@ -169,7 +177,8 @@ def _nd2nz_index(nd: int, n: int, d: int, src_ms: int, src_d: int, dst_ms: int, 
     c = np.arange(d)[None, None, :]
     sidx = mats * src_ms + r * src_d + c
     didx = mats * dst_ms + (c // C0) * c0s * C0 + r * ns * C0 + c % C0
-    return sidx, didx, int(didx.min()), int(didx.max()) + 1, int(sidx.max()) + 1
+    rows = (mats * src_ms + r * src_d).ravel()
+    return sidx, didx, int(didx.min()), int(didx.max()) + 1, int(sidx.max()) + 1, rows
 
 
 @lru_cache(maxsize=256)
@@ -188,7 +197,7 @@ def _fixpipe_index(M: int, N: int, ss: int, ds: int) -> tuple:
     col = np.arange(N)[None, :]
     sidx = (col // 16) * ss * 16 + r * 16 + col % 16
     didx = (r * ds + col).ravel()
-    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1, r.ravel() * ds
 
 
 # -- GM -> L1 ----------------------------------------------------------------------------------------
@@ -207,7 +216,7 @@ def bind_nd2nz(node: Node) -> Callable[[Machine], Instr | None]:
             return None
         root, off = dst.at(m, node)
         nd = q["nd_num"]
-        sidx, didx, d_lo, d_hi, s_ext = _nd2nz_index(nd, n, d, q["src_nd_matrix_stride"], q["src_d_value"],
+        sidx, didx, d_lo, d_hi, s_ext, rows = _nd2nz_index(nd, n, d, q["src_nd_matrix_stride"], q["src_d_value"],
                                                      q["dst_nz_matrix_stride"], q["dst_nz_c0_stride"],
                                                      q["dst_nz_n_stride"], C0)
         dst.span(m, node, root, off, d_hi - 1)
@@ -217,7 +226,8 @@ def bind_nd2nz(node: Node) -> Callable[[Machine], Instr | None]:
         def apply() -> None:
             view[off + didx] = src[0][sidx]
         acc = (dst.key(root, off, d_lo, d_hi, True), _gm_key(info, 0, s_ext))
-        return Instr(node, Pipe.MTE2, "op", apply=apply, ub=acc, work=T.mte2(nd * n * d * dst_r.dtype.itemsize))
+        return Instr(node, Pipe.MTE2, "op", apply=apply, ub=acc, gm=_gm_rows(info, rows, d),
+                     work=T.mte2(nd * n * d * dst_r.dtype.itemsize))
     return run
 
 
@@ -237,7 +247,7 @@ def bind_copy_gm_l1(node: Node) -> Callable[[Machine], Instr | None]:
         def apply() -> None:
             view[off:off + n] = src[0]
         return Instr(node, Pipe.MTE2, "op", apply=apply, ub=(dst.key(root, off, 0, n, True), _gm_key(info, 0, n)),
-                     work=T.mte2(n * dst_r.dtype.itemsize))
+                     gm=_gm_rows(info, _ROW0, n), work=T.mte2(n * dst_r.dtype.itemsize))
     return run
 
 
@@ -411,7 +421,7 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
         if M == 0 or N == 0:
             return None
         sroot, soff = src.at(m, node, 64)
-        sidx, didx, s_lo, s_hi, ext = _fixpipe_index(M, N, ss, ds)
+        sidx, didx, s_lo, s_hi, ext, rows = _fixpipe_index(M, N, ss, ds)
         src.span(m, node, sroot, soff, s_hi - 1)
         info, store = m.gm_access(dst_r, fdst(m.env), ext, node, "the destination of asc.fixpipe", write=True)
         sv = src.elems(m, sroot)
@@ -425,5 +435,5 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
                 v = from_compute(v.astype(np.float32), ddt)      # round to nearest even
             store(v.reshape(1, -1).astype(ddt.np, copy=False), didx)
         acc = (src.key(sroot, soff, s_lo, s_hi, False), _gm_key(info, 0, ext))
-        return Instr(node, Pipe.FIX, "op", apply=apply, ub=acc, work=T.fixpipe(M, N))
+        return Instr(node, Pipe.FIX, "op", apply=apply, ub=acc, gm=_gm_rows(info, rows, N), work=T.fixpipe(M, N))
     return run

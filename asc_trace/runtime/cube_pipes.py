@@ -56,6 +56,7 @@ def _mem_text(mem: Any) -> str:
 class CubePipes:
     def __init__(self, check: bool = True, trace: bool = False) -> None:
         self.log: list[tuple[int, float, float, Node]] | None = [] if trace else None   # (pipe, start, end, node)
+        self.gm_log: list[tuple[tuple, Node]] | None = [] if check else None   # GM rows touched, for across cores
         self.vc = [[0] * NP for _ in range(NP)]
         self.queues: list[deque] = [deque() for _ in range(NP)]
         self.flags: dict[Any, Flag] = {}
@@ -149,6 +150,8 @@ class CubePipes:
         if kind == "op":
             if self.log is not None:
                 self.log.append((p, ins.start, ins.end, ins.node))
+            if self.gm_log is not None and ins.gm:
+                self.gm_log.append((ins.gm, ins.node))
             if self.check and ins.ub:
                 self._check_races(ins, p, vc)
             if ins.apply is not None:

@@ -162,6 +162,10 @@ class CubeArtifact:
                 finally:
                     out.append((core, m.out[0]))
                     m.release()
+            if check:
+                from .cube_cores import check_across_cores
+                names = {p.index: p.name for p in self.graph.signature.runtime if p.kind == "gm"}
+                check_across_cores([(c, mo.gm_log or []) for c, mo in enumerate(models)], names)
         except BaseException:
             journal.rollback()
             raise
