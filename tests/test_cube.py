@@ -449,3 +449,55 @@ def test_auto_sync_is_race_free_and_right_for_any_shape(m, n, k, cores):
     tails in M, N and K; the results match NumPy."""
     got, want = matmul_cube.run(m, n, k, cores, seed=m + n + k)
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)
+
+
+def _two_k_steps(unit_flags: bool, fixpipe_uf: int = 3):
+    """Two K steps into one L0C tile, then Fixpipe, with no M_FIX flag: ordered by the unit flags or not at all."""
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gx, gz = asc.GlobalTensor(), asc.GlobalTensor()
+        gx.set_global_buffer(x)
+        gz.set_global_buffer(z)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 512)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 512)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+        asc.data_copy(a1, gx, asc.Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+        asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_MTE1, 0)
+        for s in asc.static_range(2):
+            asc.load_data(a2[s * 256:], a1, asc.LoadData2DParams(0, 1, 1, 0, 0, False, 0))
+            asc.load_data(b2[s * 256:], a1, asc.LoadData2DParams(0, 1, 1, 0, 0, True, 0))
+        asc.set_flag(asc.HardEvent.MTE1_M, 0)
+        asc.wait_flag(asc.HardEvent.MTE1_M, 0)
+        for s in asc.static_range(2):
+            uf = (2 if s == 0 else 3) if unit_flags else 0
+            asc.mmad(c1, a2[s * 256:], b2[s * 256:], asc.MmadParams(16, 16, 16, unit_flag=uf, cmatrix_source=False,
+                                                                    cmatrix_init_val=s == 0))
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant,
+                                                  unit_flag=fixpipe_uf if unit_flags else 0))
+    return k
+
+
+def test_unit_flag_orders_mmad_and_fixpipe():
+    """The vendor's protocol (ascend-cube-facts §4): unit_flag 2 on all but the last K step, 3 on the last
+    and on the Fixpipe, and no M_FIX flag. Without the unit flags the same kernel is a race."""
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float16)
+    z = np.zeros(256, np.float32)
+    _two_k_steps(True)[1](x, z)
+    a = x.reshape(16, 16).astype(np.float32)
+    np.testing.assert_allclose(z.reshape(16, 16), 2 * (a @ a), rtol=1e-5, atol=1e-5)
+    with pytest.raises(asc.RaceError, match="race on L0C"):
+        _two_k_steps(False)[1](x, np.zeros(256, np.float32))
+    with pytest.raises(asc.SyncError, match="unit flag"):       # Fixpipe waits for a bit no Mmad sets: mode 2 keeps it
+        _unit_hang()[1](x, np.zeros(256, np.float32))
+
+
+def _unit_hang():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gz = asc.GlobalTensor()
+        gz.set_global_buffer(z)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant, unit_flag=3))
+    return k

@@ -224,6 +224,9 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     _range(p.n_size, 1, 4095, "FixpipeParamsV220.n_size", loc)
     _range(p.m_size, 1, 8192, "FixpipeParamsV220.m_size", loc)
     _range(p.dst_stride, 1, 1 << 32, "FixpipeParamsV220.dst_stride", loc)
+    uf = _const(p.unit_flag)
+    if uf is not None and uf not in (0, 2, 3):
+        raise TraceError(f"FixpipeParamsV220.unit_flag is {uf}; it is 0, 2 or 3", loc)
     if _const(p.nd_num) != 1 or _const(p.is_channel_split):
         raise NotProvidedError("asc.fixpipe with nd_num != 1 or is_channel_split is not provided yet", loc)
     ss, m = _const(p.src_stride), _const(p.m_size)

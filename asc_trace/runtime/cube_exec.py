@@ -402,7 +402,9 @@ def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
             if acc_t is np.int64:
                 res = res.astype(np.int64).astype(np.int32)     # wraps as the 32-bit accumulator does
             out[...] = res.astype(cv.dtype)
-        return Instr(node, Pipe.M, "op", apply=apply, ub=tuple(acc), work=T.mmad(M, N, K, adt.name))
+        uf = q["unit_flag"]
+        key = ("uf", croot.addr + coff * 4, 0, uf == 3) if uf in (2, 3) else None
+        return Instr(node, Pipe.M, "op", key=key, apply=apply, ub=tuple(acc), work=T.mmad(M, N, K, adt.name))
     return run
 
 
@@ -435,5 +437,8 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
                 v = from_compute(v.astype(np.float32), ddt)      # round to nearest even
             store(v.reshape(1, -1).astype(ddt.np, copy=False), didx)
         acc = (src.key(sroot, soff, s_lo, s_hi, False), _gm_key(info, 0, ext))
-        return Instr(node, Pipe.FIX, "op", apply=apply, ub=acc, gm=_gm_rows(info, rows, N), work=T.fixpipe(M, N))
+        uf = q["unit_flag"]
+        key = ("uf", sroot.addr + soff * 4, 1, uf == 3) if uf in (2, 3) else None
+        return Instr(node, Pipe.FIX, "op", key=key, apply=apply, ub=acc, gm=_gm_rows(info, rows, N),
+                     work=T.fixpipe(M, N))
     return run
