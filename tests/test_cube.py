@@ -34,7 +34,8 @@ def _nd_to_zn(b: np.ndarray) -> np.ndarray:
     return p.reshape(K1, K0, N1, 16).transpose(0, 2, 3, 1)
 
 
-def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, bias: bool = False, m=32, n=32, k=32):
+def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, bias: bool = False, m=32, n=32, k=32,
+             dt=asc.float16):
     """One m x n x k tile through every cube memory, written with its flags (auto_sync=False)."""
     M16, N16, K16 = -(-m // 16) * 16, -(-n // 16) * 16, -(-k // 16) * 16
     M1, N1, K1 = M16 // 16, N16 // 16, K16 // 16
@@ -46,10 +47,10 @@ def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, 
         gb.set_global_buffer(b)
         gc.set_global_buffer(c)
         gbias.set_global_buffer(bias_gm)
-        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, M16 * K16)
-        b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 65536, K16 * N16)
-        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, M16 * K16)
-        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, K16 * N16)
+        a1 = asc.LocalTensor(dt, asc.TPosition.A1, 0, M16 * K16)
+        b1 = asc.LocalTensor(dt, asc.TPosition.B1, 65536, K16 * N16)
+        a2 = asc.LocalTensor(dt, asc.TPosition.A2, 0, M16 * K16)
+        b2 = asc.LocalTensor(dt, asc.TPosition.B2, 0, K16 * N16)
         c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, M16 * N16)
         asc.init_const_value(a1, asc.InitConstValueParams(1, M16 * K16 * 2 // 32, 0, 0.0))
         asc.init_const_value(b1, asc.InitConstValueParams(1, K16 * N16 * 2 // 32, 0, 0.0))
@@ -501,3 +502,17 @@ def _unit_hang():
         c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
         asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant, unit_flag=3))
     return k
+
+
+def test_bfloat16_inputs_and_output():
+    """bfloat16 x bfloat16 -> fp32 in L0C -> bfloat16 (F322BF16, round to nearest even) in GM."""
+    torch = pytest.importorskip("torch")
+    m, n, k = 20, 40, 24
+    a, b = _data(m, n, k, 6)
+    ta, tb = torch.from_numpy(a.astype(np.float32)).bfloat16(), torch.from_numpy(b.astype(np.float32)).bfloat16()
+    tc = torch.zeros(m * n, dtype=torch.bfloat16)
+    one_tile(out=asc.bfloat16, quant=asc.QuantModes.F322BF16, m=m, n=n, k=k, dt=asc.bfloat16)[1](
+        ta.reshape(-1), tb.reshape(-1), tc, np.zeros(64, np.float32))
+    want = (ta.float() @ tb.float()).bfloat16().float().numpy()
+    np.testing.assert_allclose(tc.float().numpy().reshape(m, n), want, rtol=1e-2, atol=1e-2)
+    assert (tc.float().numpy().reshape(m, n) == want).mean() > 0.9      # RNE of the same fp32 sums, mostly equal
