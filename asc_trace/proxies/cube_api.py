@@ -36,9 +36,12 @@ def _at(t: Any, what: str, api: str, spaces: tuple[str, ...], loc: SourceLoc) ->
     r = tensor_ref(t, f"{what} of {api}")
     if r.space not in spaces:
         want = " or ".join(_WHERE[s] for s in spaces)
-        raise TraceError(f"{what} of {api} is in {_WHERE[r.space]}, but {api} takes it in {want}", loc,
-                         hint="create the tensor at the position the API expects, e.g. "
-                              "asc.LocalTensor(asc.float16, asc.TPosition.A2, addr, length)")
+        hint = ("create the tensor at the position the API expects, e.g. "
+                "asc.LocalTensor(asc.float16, asc.TPosition.A2, addr, length)")
+        if r.space == "ub":
+            hint += ("; TQue / TBuf tensors live in the Unified Buffer whatever their position: cube memories take "
+                     "static LocalTensors for now")
+        raise TraceError(f"{what} of {api} is in {_WHERE[r.space]}, but {api} takes it in {want}", loc, hint=hint)
     return r
 
 
