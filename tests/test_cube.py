@@ -516,3 +516,40 @@ def test_bfloat16_inputs_and_output():
     want = (ta.float() @ tb.float()).bfloat16().float().numpy()
     np.testing.assert_allclose(tc.float().numpy().reshape(m, n), want, rtol=1e-2, atol=1e-2)
     assert (tc.float().numpy().reshape(m, n) == want).mean() > 0.9      # RNE of the same fp32 sums, mostly equal
+
+
+def test_load_data_3dv2_is_the_2d_loads_in_one_instruction():
+    """The vendor's fast A load: LoadData3DParamsV2{l1_h=1, l1_w=M, channel_size=K, k_extension, m_extension,
+    k_start_pt, m_start_pt} leaves in L0A what M / 16 LoadData2D calls leave (checked through an Mmad by I)."""
+    m, k, k0 = 48, 64, 16        # a 48 x 32 slice of a 48 x 64 A, starting at column 16
+
+    @asc.jit(auto_sync=True)
+    def k3(a: asc.GlobalAddress, eye: asc.GlobalAddress, z: asc.GlobalAddress):
+        ga, ge, gz = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        ge.set_global_buffer(eye)
+        gz.set_global_buffer(z)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, m * k)
+        b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 8192, 32 * 32)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, m * 32)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 32 * 32)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, m * 32)
+        asc.data_copy(a1, ga, asc.Nd2NzParams(1, m, k, 0, k, m, 1, 0))
+        asc.data_copy(b1, ge, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, m, k, 32, m, k0, 0))
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, 4, 1, 0, 0, True, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(m, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(32, m, m, 32, asc.QuantModes.NoQuant))
+    a = np.random.default_rng(7).standard_normal((m, k)).astype(np.float16)
+    z = np.zeros((m, 32), np.float32)
+    k3[1](a.ravel(), np.eye(32, dtype=np.float16).ravel(), z.ravel())
+    np.testing.assert_array_equal(z, a[:, k0:k0 + 32].astype(np.float32))
+
+
+def test_load_data_3dv2_refuses_a_convolution():
+    def k(x: asc.GlobalAddress):
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 1024)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 1024)
+        asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 4, 4, 16, 16, 16, 0, 0, 1, 1, 3, 3))
+    e = _trace(k)
+    assert isinstance(e, asc.NotProvidedError) and "filter_w" in str(e)

@@ -6,7 +6,8 @@ from typing import Any
 
 from ..cube_enums import CO2Layout, FixpipeConfig, QuantModes
 from ..errors import DTypeError, NotProvidedError, OutOfBoundsError, TraceError
-from ..graph.cube_params import FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams, Nd2NzParams
+from ..graph.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
+                                 MmadParams, Nd2NzParams)
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef, make_attrs
 from ..graph.ops.cube import MMAD_DTYPES
@@ -118,6 +119,8 @@ def load_data(dst: Any, src: Any, params: Any) -> None:
     """
     ctx = current("asc.load_data")
     loc = user_loc()
+    if isinstance(params, LoadData3DParamsV2):
+        return _load_data_3dv2(ctx, dst, src, params, loc)
     if not isinstance(params, LoadData2DParams):
         raise NotProvidedError(f"asc.load_data takes asc.LoadData2DParams here; {type(params).__name__} (3D, V2) "
                                "is not provided yet", loc)
@@ -130,6 +133,29 @@ def load_data(dst: Any, src: Any, params: Any) -> None:
         raise DTypeError(f"LoadData2DParams.if_transpose works on 16-bit types only, not {d.dtype}", loc,
                          hint="transpose int8 with load_data_with_transpose, float with LoadData3DV2 (not provided)")
     ctx.record("load_data", (d, s, params), loc, Pipe.MTE1, make_attrs(dtype=d.dtype))
+
+
+def _load_data_3dv2(ctx: Any, dst: Any, src: Any, p: LoadData3DParamsV2, loc: SourceLoc) -> None:
+    """The matmul case of LoadData with LoadData3DParamsV2: a 1 x 1 filter, stride 1, no padding, into L0A."""
+    d = _at(dst, "dst", "asc.load_data with LoadData3DParamsV2", ("l0a",), loc)
+    s = _at(src, "src", "asc.load_data with LoadData3DParamsV2", ("l1",), loc)
+    _same(d, s, "asc.load_data", loc)
+    unit = {"filter_w": 1, "filter_h": 1, "stride_w": 1, "stride_h": 1, "dilation_filter_w": 1,
+            "dilation_filter_h": 1, "en_transpose": 0, "filter_size_w": 0, "filter_size_h": 0, "f_matrix_ctrl": 0}
+    for f, want in unit.items():
+        if _const(getattr(p, f)) != want:
+            raise NotProvidedError(f"asc.load_data with LoadData3DParamsV2.{f} other than {want} (a convolution's "
+                                   "img2col) is not provided yet; the matmul case (1 x 1 filter, stride 1) is", loc)
+    if any(_const(x) != 0 for x in p.pad_list):
+        raise NotProvidedError("asc.load_data with a non-zero LoadData3DParamsV2.pad_list is not provided yet", loc)
+    c0 = 32 // d.dtype.itemsize
+    # MMB:210-218: k in whole 32-byte columns, m in whole 16-row fractals
+    for f, mult in (("k_extension", c0), ("k_start_pt", c0), ("m_extension", 16), ("m_start_pt", 16)):
+        v = _const(getattr(p, f))
+        if v is not None and v % mult:
+            from ..errors import AlignmentError
+            raise AlignmentError(f"LoadData3DParamsV2.{f} is {v}: it must be a multiple of {mult} for {d.dtype}", loc)
+    ctx.record("load_data_3dv2", (d, s, p), loc, Pipe.MTE1, make_attrs(dtype=d.dtype))
 
 
 def mmad(dst: Any, fm: Any, filter: Any, *args: Any) -> None:  # noqa: A002 - pyasc's name

@@ -282,6 +282,54 @@ def bind_load2d(node: Node) -> Callable[[Machine], Instr | None]:
     return run
 
 
+@lru_cache(maxsize=256)
+def _load3d_index(m_ext: int, k_ext: int, m0: int, k0: int, plane: int, C0: int) -> tuple:
+    """(source elements, destination elements, source [lo, hi)) of the matmul case of LoadData3DV2:
+    element (i, j) of the slice is row m0 + i, column k0 + j of the Nz matrix in L1 (`plane` elements per
+    C0-wide column block), and lands in L0A's Zz order."""
+    i = np.arange(m_ext)[:, None]
+    j = np.arange(k_ext)[None, :]
+    col = k0 + j
+    sidx = (col // C0) * plane + (m0 + i) * C0 + col % C0
+    didx = ((i // 16) * (k_ext // C0) + j // C0) * (16 * C0) + (i % 16) * C0 + j % C0
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1
+
+
+@cube_binder("load_data_3dv2")
+def bind_load3d(node: Node) -> Callable[[Machine], Instr | None]:
+    dst_r, src_r, p = node.args
+    dst, src = Operand(dst_r, "dst of asc.load_data"), Operand(src_r, "src of asc.load_data")
+    fs = _compile_params(p, skip=("pad_list",))
+    C0 = c0(dst_r.dtype.itemsize)
+
+    def run(m: Machine) -> Instr | None:
+        q = _params(p, m, node, fs)
+        m_ext, k_ext = q["m_extension"], q["k_extension"]
+        if m_ext == 0 or k_ext == 0:
+            return None
+        if m_ext % 16 or k_ext % C0 or q["m_start_pt"] % 16 or q["k_start_pt"] % C0:
+            raise AlignmentError("LoadData3DParamsV2: m_extension and m_start_pt must be multiples of 16, "
+                                 f"k_extension and k_start_pt of {C0} (32 bytes)", node=node)
+        if q["m_start_pt"] + m_ext > q["l1_h"] * q["l1_w"] or q["k_start_pt"] + k_ext > -(-q["channel_size"] // C0) * C0:
+            raise OutOfBoundsError(f"LoadData3DParamsV2 takes rows [{q['m_start_pt']}, {q['m_start_pt'] + m_ext}) and "
+                                   f"columns [{q['k_start_pt']}, {q['k_start_pt'] + k_ext}) of a {q['l1_h'] * q['l1_w']} x "
+                                   f"{q['channel_size']} feature map", node=node)
+        droot, doff = dst.at(m, node, 512)
+        sroot, soff = src.at(m, node, 32)
+        plane = q["l1_h"] * q["l1_w"] * C0
+        sidx, didx, s_lo, s_hi = _load3d_index(m_ext, k_ext, q["m_start_pt"], q["k_start_pt"], plane, C0)
+        src.span(m, node, sroot, soff, s_hi - 1)
+        dst.span(m, node, droot, doff, m_ext * k_ext - 1)
+        sv, dv = src.elems(m, sroot), dst.elems(m, droot)
+
+        def apply() -> None:
+            dv[doff + didx] = sv[soff + sidx]
+        acc = (dst.key(droot, doff, 0, m_ext * k_ext, True), src.key(sroot, soff, s_lo, s_hi, False))
+        return Instr(node, Pipe.MTE1, "op", apply=apply, ub=acc,
+                     work=T.mte1(m_ext * k_ext * dst_r.dtype.itemsize, droot.space))
+    return run
+
+
 @cube_binder("data_copy_bias")
 def bind_bias_copy(node: Node) -> Callable[[Machine], Instr | None]:
     dst_r, src_r, p = node.args
