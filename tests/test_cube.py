@@ -553,3 +553,10 @@ def test_load_data_3dv2_refuses_a_convolution():
         asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 4, 4, 16, 16, 16, 0, 0, 1, 1, 3, 3))
     e = _trace(k)
     assert isinstance(e, asc.NotProvidedError) and "filter_w" in str(e)
+
+
+def test_a_cube_kernel_declared_vector_is_refused():
+    a = np.zeros(64 * 64, np.float16)
+    from asc_trace.runtime.config import KernelType
+    with pytest.raises(asc.OptionError, match="runs on the cube core"):
+        asc.jit(matmul_cube.matmul_cube, kernel_type=KernelType.AIV_ONLY)[1](a, a, a.copy(), 64, 64, 64)
