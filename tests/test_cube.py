@@ -182,7 +182,7 @@ def test_profile_reports_cube_pipes():
     # one 128 x 128 tile per core, K = 256: 4 Mmads of 128 x 128 x 64 = 256 cycles each
     assert prof.pipe_busy["M"] == pytest.approx(4 * 128 * 128 * 64 / 4096)
     assert prof.cycles >= max(prof.pipe_busy.values())
-    assert "slowest core" in prof.summary()
+    assert "slowest core" in prof.summary() and 0 < prof.utilization["M"] <= 1
 
 
 def test_emitted_cube_kernel_is_aic_only():

@@ -84,6 +84,11 @@ class CubeProfile:
         self.pipe_busy = dict(self.core_busy[i]) if self.core_busy else {}
 
     @property
+    def utilization(self) -> dict[str, float]:
+        """Pipe name -> busy cycles of the slowest core over its cycles."""
+        return {k: (v / self.cycles if self.cycles else 0.0) for k, v in self.pipe_busy.items()}
+
+    @property
     def time_us(self) -> float:
         return self.cycles / self.clock_hz * 1e6
 
