@@ -560,3 +560,34 @@ def test_a_cube_kernel_declared_vector_is_refused():
     from asc_trace.runtime.config import KernelType
     with pytest.raises(asc.OptionError, match="runs on the cube core"):
         asc.jit(matmul_cube.matmul_cube, kernel_type=KernelType.AIV_ONLY)[1](a, a, a.copy(), 64, 64, 64)
+
+
+def test_int8_matmul_with_b_given_transposed():
+    """int32 = int8 x int8 (k0 = 32: 16 x 32 fractals); B given transposed, whose Nz is L0B's Zn already."""
+    m, n, k = 32, 48, 64
+
+    @asc.jit
+    def i8(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddress):
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(bt)
+        gc.set_global_buffer(c)
+        a1 = asc.LocalTensor(asc.int8, asc.TPosition.A1, 0, m * k)
+        b1 = asc.LocalTensor(asc.int8, asc.TPosition.B1, 8192, n * k)
+        a2 = asc.LocalTensor(asc.int8, asc.TPosition.A2, 0, m * k)
+        b2 = asc.LocalTensor(asc.int8, asc.TPosition.B2, 0, n * k)
+        c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, m * n)
+        asc.data_copy(a1, ga, asc.Nd2NzParams(1, m, k, 0, k, m, 1, 0))
+        asc.data_copy(b1, gb, asc.Nd2NzParams(1, n, k, 0, k, n, 1, 0))
+        for i in asc.static_range(m // 16):      # Nz -> Zz: K1 = k / 32 fractals a row, M1 apart
+            asc.load_data(a2[i * (k // 32) * 512:], a1[i * 512:], asc.LoadData2DParams(0, k // 32, m // 16, 0, 0,
+                                                                                       False, 0))
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, (k // 32) * (n // 16), 1, 0, 0, False, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(m, n, k, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(n, m, m, n, asc.QuantModes.NoQuant))
+    rng = np.random.default_rng(8)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    c = np.zeros((m, n), np.int32)
+    i8[1](a.ravel(), np.ascontiguousarray(b.T).ravel(), c.ravel())
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
