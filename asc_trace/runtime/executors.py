@@ -128,6 +128,8 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
 
 @binder("vec_duplicate")
 def _bind_duplicate(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "mask":
+        return executors_ops.bind_masked(node, op)
     d, s, n = node.args
     return bind_elementwise(node, d, [], n, lambda ins, sc, cnt, C: np.broadcast_to(sc, (C, cnt)), scalar=s)
 

@@ -12,7 +12,7 @@ from ..expr import Const
 from ..node import Pipe
 from ..numerics import add, maximum, minimum, multiply
 from .opdef import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
-from .masked import SCALAR_MASK_EMIT
+from .masked import DUPLICATE_MASK_EMIT, SCALAR_MASK_EMIT
 
 
 def _scalar_fields(ctx, n) -> dict[str, str]:
@@ -58,5 +58,8 @@ register(
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),
           cost=UNARY_LIKE, emit="AscendC::Duplicate({dst}, {scalar}, {count});", emit_fields=_duplicate_fields,
-          cpp_model=CppModel(header="Duplicate"), printer="dst", values=(1,), writes=(0,)),
+          emit_mask=DUPLICATE_MASK_EMIT, cpp_model=CppModel(header="Duplicate"), printer="dst", values=(1,),
+          writes=(0,),
+          declared={"Duplicate/6": ("include/basic_api/kernel_operator_vec_duplicate_intf.h:53",
+                                    "interface/kernel_operator_vec_duplicate_intf.h:56")}),
 )
