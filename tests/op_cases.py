@@ -98,6 +98,7 @@ def masked_reference(fn, a, b, c, dt, mask, repeat, strides, family, scalar):
     else:       # a count past the repeat selects the whole repeat (the vendor's SetMask(len))
         on = list(range(min(mask[0], per_rep)))
     out = c.copy()
+    reads_dst = getattr(getattr(fn, "__code__", None), "co_argcount", 2) == 3 and family == "vec_binary"
     dblk, s0blk, s1blk, drep, s0rep, s1rep = strides
     for r in range(repeat):
         for e in on:
@@ -106,7 +107,8 @@ def masked_reference(fn, a, b, c, dt, mask, repeat, strides, family, scalar):
             ai = (r * s0rep + blk * s0blk) * per_block + j
             if family == "vec_binary":
                 bi = (r * s1rep + blk * s1blk) * per_block + j
-                out[di] = fn(a[ai:ai + 1], b[bi:bi + 1])[0]
+                old = (out[di:di + 1],) if reads_dst else ()     # the ops that read dst take it third
+                out[di] = fn(a[ai:ai + 1], b[bi:bi + 1], *old)[0]
             elif family == "vec_unary":
                 out[di] = fn(a[ai:ai + 1])[0]
             elif family == "vec_scalar":

@@ -18,6 +18,10 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 NUMPY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
     "add_relu": lambda a, b: np.maximum(a + b, a.dtype.type(0)),
+    "sub_relu": lambda a, b: np.maximum(a - b, a.dtype.type(0)),
+    # the ops that read dst: (src0, src1, old dst)
+    "fused_mul_add": lambda a, b, d: a * d + b, "mul_add_dst": lambda a, b, d: a * b + d,
+    "fused_mul_add_relu": lambda a, b, d: np.maximum(a * d + b, a.dtype.type(0)),
     "max": np.maximum, "min": np.minimum, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "exp": np.exp, "ln": np.log, "abs": np.abs, "sqrt": np.sqrt, "bitwise_not": np.invert,
     "relu": lambda a: np.where(a > 0, a, 0).astype(a.dtype),
@@ -29,6 +33,7 @@ NUMPY = {
     "axpy": lambda a, s, c: (c + a * a.dtype.type(s)).astype(c.dtype),
 }
 POSITIVE = {"ln", "sqrt", "rsqrt"}
+READS_DST = {"fused_mul_add", "fused_mul_add_relu", "mul_add_dst"}
 FAMILIES = ("vec_binary", "vec_unary", "vec_scalar", "vec_duplicate")
 ELEMENTWISE = sorted((op.name, dt) for op in REGISTRY.values() if op.family in FAMILIES
                      for dt in sorted(op.dtypes or ()))
@@ -59,7 +64,9 @@ def test_elementwise(op, dt, n, seed):
     zarg = C.as_arg(z0.copy(), dt)
     C.elementwise[1](C.as_arg(a, dt), C.as_arg(b, dt), zarg, n, cap, op, fam, scalar)
     z = C.bits_of(zarg, dt)
-    if fam == "vec_binary":
+    if op in READS_DST:
+        want = NUMPY[op](a[:n], b[:n], z0[:n])
+    elif fam == "vec_binary":
         want = NUMPY[op](a[:n], b[:n])
     elif fam == "vec_unary":
         with np.errstate(all="ignore"):

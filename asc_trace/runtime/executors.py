@@ -103,6 +103,8 @@ def _bind_binary(node: Node, op: OpDef) -> Step:
         return executors_ops.bind_masked(node, op)
     d, a, b, n = node.args
     ref = op.ref
+    if op.reads is not None and 0 in op.reads:     # FusedMulAdd, MulAddDst: the old dst is an input too
+        return bind_elementwise(node, d, [a, b, d], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], ins[2]))
     return bind_elementwise(node, d, [a, b], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1]))
 
 

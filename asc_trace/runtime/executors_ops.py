@@ -59,6 +59,7 @@ def bind_masked(node: Node, op: OpDef) -> Step:
     ref = op.ref
     family = op.family
     is_axpy = node.op == "axpy"
+    old_dst = is_axpy or (family == "vec_binary" and op.reads is not None and 0 in op.reads)
 
     def run(m: Machine) -> Instr | None:
         env = m.env
@@ -86,6 +87,8 @@ def bind_masked(node: Node, op: OpDef) -> Step:
             d = idxs[0][sel]
             if is_axpy:
                 out = ref(to_compute(views[0][:, d], dt), srcs[0], scalar)
+            elif old_dst:           # FusedMulAdd, MulAddDst: ref(src0, src1, old dst)
+                out = ref(*srcs, to_compute(views[0][:, d], dt))
             elif family == "vec_scalar":
                 out = ref(srcs[0], scalar)
             elif family == "vec_duplicate":
@@ -102,7 +105,7 @@ def bind_masked(node: Node, op: OpDef) -> Step:
         else:
             def apply() -> None:
                 compute(slice(None))
-        if is_axpy:
+        if old_dst:
             ub.append((ub[0][0], ub[0][1], False))
         # a repeat takes its time whatever the mask selects
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * BLOCKS * per_block)

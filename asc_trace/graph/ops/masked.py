@@ -55,7 +55,9 @@ def mask_accesses(node: Any) -> list:
     out = []
     for i, (ref, (blk, rep)) in enumerate(zip(tensors, strides(node))):
         out.append((ref, Const(0), envelope(ref.dtype, repeat, blk, rep, last), i == 0))
-    if node.op == "axpy" or node.attr("reads_dst"):
+    from .opdef import REGISTRY
+    op = REGISTRY[node.op]
+    if node.op == "axpy" or node.attr("reads_dst") or (op.reads is not None and 0 in op.reads):
         out.append((tensors[0], Const(0), envelope(tensors[0].dtype, repeat, *strides(node)[0], last), False))
     return out
 

@@ -510,7 +510,7 @@ inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const Loc
     const T* pb = b.span(n, "src1");
     T* pd = dst.span(n, "dst");
     std::vector<T> tmp(n);
-    for (uint32_t i = 0; i < n; ++i) tmp[i] = f(pa[i], pb[i]);
+    for (uint32_t i = 0; i < n; ++i) tmp[i] = f(pa[i], pb[i], pd[i]);   // pd[i]: the ops that read dst
     std::memcpy(pd, tmp.data(), n * sizeof(T));
 }
 template <typename T, typename F>
@@ -666,10 +666,11 @@ inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     const T* b = src1.span(masked_extent<T>(sel, per, repeatTime, p.src1BlkStride, p.src1RepStride), "src1");
     for (uint32_t r = 0; r < repeatTime; ++r)
         for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e))
-                d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] =
-                    f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
-                      b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)]);
+            if (sel.on(e)) {
+                T& out = d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
+                out = f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
+                        b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)], out);
+            }
 }
 }  // namespace detail
 
@@ -677,16 +678,16 @@ inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     template <typename T>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      const int32_t& count)                                                                      \
-    { detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; }); }                                  \
+    { detail::binary(dst, src0, src1, count, [](T a, T b, T d) { (void)d; return EXPR; }); }                                  \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
     { detail::binary_masked(dst, src0, src1, static_cast<const uint64_t*>(mask), repeatTime, p,                 \
-                            [](T a, T b) { return EXPR; }); }                                                   \
+                            [](T a, T b, T d) { (void)d; return EXPR; }); }                                                   \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
-    { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b) { return EXPR; }); }
+    { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b, T d) { (void)d; return EXPR; }); }
 ASC_TRACE_BINARY_OPS   // the registry's ops of the family (graph/ops/cpp_model.py)
 #undef ASC_MODEL_BINARY
 

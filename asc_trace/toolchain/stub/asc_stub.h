@@ -85,7 +85,8 @@ enum class VOp : uint8_t {
     Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
     Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
     Adds, Muls, Maxs, Mins, LeakyRelu, Axpy,                             // with a scalar
-    AddRelu,                                                             // binary, fused (vaddrelu)
+    AddRelu, SubRelu,                                                    // binary, fused (vaddrelu, vsubrelu)
+    FusedMulAdd, FusedMulAddRelu, MulAddDst,                             // read dst too (vmadd, vmaddrelu, vmla)
 };
 enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
 

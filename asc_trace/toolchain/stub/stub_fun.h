@@ -130,6 +130,10 @@ ASC_STUB_BINARY(vmin, Min)
 ASC_STUB_BINARY(vand, And)
 ASC_STUB_BINARY(vor, Or)
 ASC_STUB_BINARY(vaddrelu, AddRelu)
+ASC_STUB_BINARY(vsubrelu, SubRelu)
+ASC_STUB_BINARY(vmadd, FusedMulAdd)
+ASC_STUB_BINARY(vmaddrelu, FusedMulAddRelu)
+ASC_STUB_BINARY(vmla, MulAddDst)
 #undef ASC_STUB_BINARY
 
 #define ASC_STUB_UNARY(NAME, OP)                                                                                \
