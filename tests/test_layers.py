@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parents[1] / "asc_trace"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("asc_trace._version", "asc_trace.config", "asc_trace.dtypes", "asc_trace.enums", "asc_trace.kernel_options",
      "asc_trace.graph.source_loc"),          # a plain dataclass the errors carry
-    ("asc_trace.errors",),
+    ("asc_trace.errors", "asc_trace.cube_enums"),
     ("asc_trace.graph",),
     ("asc_trace.proxies",),
     ("asc_trace.toolchain",),

@@ -303,7 +303,7 @@ def _kernel(result, name):
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
     ("kernel_softmax", "missing-name", "adv.softmax", 22),
-    ("kernel_l1", "refused", "LocalTensor", 23),
+    ("kernel_l1", "refused", "mmad", 23),       # A1 tensors exist now; mmad refuses A1 operands
 ])
 def test_the_census_classifies_each_refusal(census, kernel, category, name, issue):
     k = _kernel(census, kernel)

@@ -42,7 +42,7 @@ def envelope(dtype: Any, repeat: Expr, blk: Expr, rep: Expr, last: int) -> Expr:
     return binop("max", Const(0), binop("*", binop("+", end, Const(1)), Const(own)))
 
 
-def mask_accesses(node: Any) -> list:
+def mask_accesses(node: Any, reads_dst: bool = False) -> list:
     """Accesses of a masked op: each operand's strided envelope up to the block of the last selected lane."""
     from ..node import TensorRef
     tensors = [a for a in node.args if isinstance(a, TensorRef)]
@@ -55,9 +55,7 @@ def mask_accesses(node: Any) -> list:
     out = []
     for i, (ref, (blk, rep)) in enumerate(zip(tensors, strides(node))):
         out.append((ref, Const(0), envelope(ref.dtype, repeat, blk, rep, last), i == 0))
-    from .opdef import REGISTRY
-    op = REGISTRY[node.op]
-    if node.op == "axpy" or node.attr("reads_dst") or (op.reads is not None and 0 in op.reads):
+    if node.op == "axpy" or node.attr("reads_dst") or reads_dst:
         out.append((tensors[0], Const(0), envelope(tensors[0].dtype, repeat, *strides(node)[0], last), False))
     return out
 
