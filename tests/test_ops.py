@@ -31,6 +31,11 @@ NUMPY = {
     "maxs": lambda a, s, c: np.maximum(a, a.dtype.type(s)), "mins": lambda a, s, c: np.minimum(a, a.dtype.type(s)),
     "leaky_relu": lambda a, s, c: np.where(a >= 0, a, a * a.dtype.type(s)).astype(a.dtype),
     "axpy": lambda a, s, c: (c + a * a.dtype.type(s)).astype(c.dtype),
+    # the case's scalar is 3: a left shift loses the top bits (on the unsigned view), a right shift of a
+    # signed type keeps the sign (Python's >> on the values, independent of NumPy's shift ufuncs)
+    "shift_left": lambda a, s, c: np.array([(int(v) << s) & ((1 << 8 * a.itemsize) - 1) for v in a.view(
+        f"u{a.itemsize}")], dtype=f"u{a.itemsize}").view(a.dtype),
+    "shift_right": lambda a, s, c: np.array([int(v) >> s for v in a], dtype=a.dtype),
 }
 POSITIVE = {"ln", "sqrt", "rsqrt"}
 READS_DST = {"fused_mul_add", "fused_mul_add_relu", "mul_add_dst"}

@@ -167,6 +167,8 @@ def _make_scalar(op: OpDef) -> Callable[..., None]:
             dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
         check_supported(op, refs[0].dtype, loc)
         s = scalar_for(dtype, scalar, op.name, loc)
+        if op.name in ("shift_left", "shift_right"):
+            _check_shift(op.name, s, dtype, loc)
         form, bound = bind_form(op.name, "dst, src, scalar", args,
                                 given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
                                       is_set_mask=is_set_mask), UNARY_FORMS, loc)
@@ -175,6 +177,17 @@ def _make_scalar(op: OpDef) -> Callable[..., None]:
     fn.__doc__ = (f"Ascend C {op.c_name}: count form `(dst, src, scalar, count)` or mask form "
                   f"`(dst, src, scalar, mask, repeat_times, UnaryRepeatParams)`, positionally or by pyasc's keywords.")
     return fn
+
+
+def _check_shift(opname: str, s: Expr, dtype: DataType, loc: SourceLoc) -> None:
+    """A shift is a Python int in 0 .. bits-1 (vshl / vshr of a wider shift is not defined: the vendor's
+    CheckValueRange refuses it in CPU-debug mode)."""
+    bits = dtype.itemsize * 8
+    if not isinstance(s, Const):
+        raise TraceError(f"the shift of asc.{opname} must be known while tracing (a Python int), got `{s}`", loc,
+                         hint="pass the shift as an asc.ConstExpr[int] parameter or a literal")
+    if not 0 <= s.value < bits:
+        raise TraceError(f"asc.{opname} on {dtype} shifts by 0..{bits - 1} bits, got {s.value}", loc)
 
 
 def _make_duplicate(op: OpDef) -> Callable[..., None]:

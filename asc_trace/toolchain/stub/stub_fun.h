@@ -167,6 +167,8 @@ ASC_STUB_SCALAR(vmuls, Muls)
 ASC_STUB_SCALAR(vmaxs, Maxs)
 ASC_STUB_SCALAR(vmins, Mins)
 ASC_STUB_SCALAR(vlrelu, LeakyRelu)
+ASC_STUB_SCALAR(vshl, ShiftLeft)
+ASC_STUB_SCALAR(vshr, ShiftRight)   // roundEn (the last flag) is never set by asc_trace's emission
 ASC_STUB_SCALAR(vaxpy, Axpy)
 #undef ASC_STUB_SCALAR
 

@@ -73,6 +73,8 @@ template <typename T> T scalar_op(VOp op, T a, T s)
         case VOp::Maxs: return max_(a, s);
         case VOp::Mins: return min_(a, s);
         case VOp::LeakyRelu: return leaky(a, s);
+        case VOp::ShiftLeft: return shl_(a, s);
+        case VOp::ShiftRight: return shr_(a, s);
         default: break;
     }
     fail("api", "the vector instruction %d does not take a scalar", static_cast<int>(op));
