@@ -41,6 +41,9 @@ from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 
+# a pyasc name deliberately not provided is a NotProvidedError naming the alternative
+from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
+
 import types as _types  # noqa: E402
 
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
