@@ -29,7 +29,7 @@ from .proxies.loops import static_range
 from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataCopyPadExtParams, DataCopyParams,
                              ShapeInfo, UnaryRepeatParams, array)
 from .proxies.scalar import Scalar
-from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
+from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto
 from .torch_library import torch_op
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..enums import TPosition
-from ..errors import TraceError
+from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
@@ -22,14 +22,22 @@ class TPipe:
     def __init__(self) -> None:
         self._obj = ObjRef(current("asc.TPipe").record("tpipe", (), user_loc()), "pipe")
 
-    def init_buffer(self, que: Any, num: Any = None, len: Any = None) -> None:  # noqa: A002 - pyasc name
-        """`init_buffer(que, num, len_bytes)` for a TQue, `init_buffer(tbuf, len_bytes)` for a TBuf.
+    def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name
+                    buf: Any = None) -> None:
+        """`init_buffer(que, num, len_bytes)` for a TQue, `init_buffer(tbuf, len_bytes)` for a TBuf (pyasc's
+        keyword form: `init_buffer(buf=tbuf, num=len_bytes)`).
 
         Raises:
             TraceError: `que` is neither a TQue nor a TBuf, or a size is missing.
         """
         ctx = current("TPipe.init_buffer")
         loc = user_loc()
+        if buf is not None:
+            if que is not None:
+                raise TraceError("init_buffer takes either que= or buf=, not both", loc)
+            if not isinstance(buf, TBuf):
+                raise TraceError(f"init_buffer(buf=...) takes a TBuf, got {type(buf).__name__}", loc)
+            que = buf
         if isinstance(que, TBuf):
             length = num if len is None else len
             if length is None:
@@ -115,6 +123,26 @@ class TQue:
     EnQue = enque
     DeQue = deque
     FreeTensor = free_tensor
+
+
+def TQueBind(src: Any = TPosition.VECIN, dst: Any = TPosition.VECIN, depth: Any = 0,  # noqa: N802 - pyasc's class
+             mask: Any = 0) -> TQue:
+    """pyasc's `TQueBind(src, dst, depth)`. Ascend C's `TQue<pos, depth>` is `TQueBind<src, dst, depth>` with
+    the pair its position implies (GM->VECIN for VECIN, VECOUT->GM for VECOUT; kernel_tpipe.h), so
+    `TQueBind(VECIN, VECIN, d)` and `TQueBind(VECOUT, VECOUT, d)` are asc_trace's TQue of that position.
+
+    Raises:
+        NotProvidedError: any other pair (a queue between two UB positions synchronises MTE2 with MTE3 in
+            Ascend C, which asc_trace does not model).
+        TraceError: depth 0 (pyasc's in-place queue) or a position outside the UB.
+    """
+    loc = user_loc()
+    s_pos, d_pos = _position(src, loc), _position(dst, loc)
+    if s_pos != d_pos or s_pos == TPosition.VECCALC:
+        raise NotProvidedError(f"TQueBind({s_pos.name}, {d_pos.name}) is not provided: asc_trace's queues are "
+                               "TQueBind(VECIN, VECIN) and TQueBind(VECOUT, VECOUT), i.e. TQue(VECIN) and TQue(VECOUT)",
+                               loc, hint="use asc.TQue(asc.TPosition.VECIN, depth) or asc.TQue(asc.TPosition.VECOUT, depth)")
+    return TQue(s_pos, depth, mask)
 
 
 class TBuf:

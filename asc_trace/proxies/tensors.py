@@ -5,7 +5,7 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..enums import UB_POSITIONS, TPosition
-from ..errors import TraceError
+from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import ParamRef, TensorRef, make_attrs
 from .context import current
@@ -171,6 +171,40 @@ class LocalTensor:
         return f"LocalTensor({self._ref}: {self._ref.dtype})"
 
 
+class LocalTensorAuto(LocalTensor):
+    """pyasc's compiler-managed tensor: `asc.LocalTensorAuto(dtype, length)` (or a shape whose product is the
+    length). It has no address here: graph/auto_place.py gives it one by liveness after tracing, and the
+    scheduler derives the synchronisation (pyasc's insert_sync)."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype: Any = None, shape: Any = None, *, _ref: TensorRef | None = None) -> None:
+        if _ref is not None:
+            self._ref = _ref
+            return
+        ctx = current("asc.LocalTensorAuto")
+        loc = user_loc()
+        if ctx.eager:
+            # eager runs each call as it is made, before the tensor's last use (which places it) is known
+            raise NotProvidedError("asc.LocalTensorAuto is not available on the eager backend: its UB address is "
+                                   "planned from the whole kernel's liveness", loc,
+                                   hint="run it on sim, cpp or cpu_debug (backend='sim')")
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"LocalTensorAuto's first argument is the element type (e.g. asc.float32), got {dtype!r}",
+                             loc, hint="asc.LocalTensorAuto(asc.float32, length)")
+        dims = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        length = 1
+        for d in dims:
+            e = to_expr(d, "a LocalTensorAuto dimension")
+            if not (isinstance(e, Const) and e.type == "int" and e.value > 0):
+                raise TraceError(f"a LocalTensorAuto's size must be a positive integer known while tracing, got `{e}`",
+                                 loc, hint="pass the tile length as an asc.ConstExpr[int] kernel parameter")
+            length *= e.value
+        nid = ctx.record("local_tensor", (TPosition.VECCALC, ZERO, Const(length)), loc,
+                         attrs=make_attrs(dtype=dtype, auto=True))
+        self._ref = TensorRef(nid, "ub", dtype, ZERO)
+
+
 def _position(pos: Any, loc) -> TPosition:
     try:
         p = TPosition(pos)
@@ -194,4 +228,4 @@ def tensor_ref(t: Any, what: str) -> TensorRef:
     raise TraceError(f"{what} must be a LocalTensor or GlobalTensor, got {type(t).__name__}", user_loc())
 
 
-__all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "Scalar", "tensor_ref", "wrap"]
+__all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "LocalTensorAuto", "Scalar", "tensor_ref", "wrap"]

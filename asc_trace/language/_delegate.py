@@ -1,0 +1,15 @@
+"""Module attributes answered from the top-level package: pyasc's `asc.language.*` modules hold the same
+objects as `asc.*`, so a name added to asc_trace (by any op family) is reachable through every path."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def delegate(module_name: str) -> Callable[[str], Any]:
+    """A module `__getattr__` that looks `name` up on asc_trace itself."""
+    def __getattr__(name: str) -> Any:
+        import asc_trace
+        if name.startswith("__") or not hasattr(asc_trace, name):
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        return getattr(asc_trace, name)
+    return __getattr__
