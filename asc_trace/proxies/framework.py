@@ -7,10 +7,11 @@ from typing import Any
 from ..dtypes import DataType
 from ..enums import TPosition
 from ..errors import NotProvidedError, TraceError
-from ..graph.expr import Const
+from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
 from .source_loc import user_loc
+from .scalar import wrap
 from .tensors import LocalTensor, _int_expr, _position
 
 
@@ -167,6 +168,22 @@ class TBuf:
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
     Get = get
+
+    def get_with_offset(self, size: Any, buf_offset: Any, dtype: DataType) -> LocalTensor:
+        """`size` elements of `dtype` starting `buf_offset` bytes into the buffer (`GetWithOffset<T>(size,
+        buf_offset)`), emitted as `Get<T>(end)[buf_offset / sizeof(T)]`: the same bytes, checked to the same end."""
+        loc = user_loc()
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"get_with_offset takes an element type such as asc.float32, got {dtype!r}", loc)
+        off = _int_expr(buf_offset, "the byte offset")
+        if isinstance(off, Const) and off.value % dtype.itemsize:
+            raise TraceError(f"get_with_offset's byte offset {off.value} is not a whole number of {dtype.name} "
+                             "elements", loc)
+        first = binop("//", off, Const(dtype.itemsize))
+        whole = self.get(dtype, binop("+", first, _int_expr(size, "the element count")))
+        return whole[wrap(first)]
+
+    GetWithOffset = get_with_offset
 
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:

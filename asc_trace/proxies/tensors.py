@@ -101,6 +101,33 @@ class GlobalTensor:
         ref = self._bound()
         return GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
 
+    def get_value(self, offset: Any) -> Any:
+        """The element at `offset`, read by the scalar unit (Ascend C `GlobalTensor::GetValue`)."""
+        from .api_ops import get_value
+        return get_value(self._bound(), offset)
+
+    def set_value(self, offset: Any, value: Any) -> None:
+        """Write one element from the scalar unit (Ascend C `GlobalTensor::SetValue`)."""
+        from .api_ops import set_value
+        set_value(self._bound(), offset, value)
+
+    __call__ = get_value       # pyasc's `g(i)`: Ascend C's operator() read as a value
+    GetValue = get_value
+    SetValue = set_value
+
+    def get_size(self) -> Any:
+        """The element count of the `set_global_buffer` window from this view's start (`GetSize()`).
+
+        Raises:
+            TraceError: the GlobalTensor was bound without a size (its window is the whole argument,
+                which is only known at launch).
+        """
+        ref = self._bound()
+        size = current("GlobalTensor.get_size").recorded()[ref.root].args[2]
+        if size is None:
+            raise TraceError("get_size() needs the window size: bind with set_global_buffer(addr, length)", user_loc())
+        return wrap(binop("-", size, ref.offset))
+
     def __repr__(self) -> str:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"
 
@@ -165,6 +192,73 @@ class LocalTensor:
 
     GetValue = get_value
     SetValue = set_value
+    __call__ = get_value       # pyasc's `t(i)`: Ascend C's operator() read as a value
+
+    def get_position(self) -> TPosition:
+        """The tensor's logical position (`GetPosition()`), known while tracing."""
+        nodes = current("LocalTensor.get_position").recorded()
+        n = nodes[self._ref.root]
+        if n.op == "local_tensor":
+            return n.args[0]
+        return nodes[n.args[0].root].args[0]         # the TQue / TBuf that handed it out
+
+    def get_size(self) -> Any:
+        """The element count from this view's start to the end of its buffer (`GetSize()`)."""
+        nodes = current("LocalTensor.get_size").recorded()
+        n = nodes[self._ref.root]
+        if n.op == "local_tensor":
+            total: Expr = n.args[2]
+        elif n.op == "tbuf_get" and n.args[1] is not None:
+            total = n.args[1]
+        else:
+            init = next((m for m in nodes.values() if m.op == "init_buffer" and m.args[0].root == n.args[0].root), None)
+            if init is None:
+                raise TraceError("get_size() of a queue / TBuf tensor needs pipe.init_buffer for it first", user_loc())
+            total = binop("//", init.args[2], Const(self._ref.dtype.itemsize))
+        return wrap(binop("-", total, self._ref.offset))
+
+    def get_length(self) -> Any:
+        """The length in bytes from this view's start to the end of its buffer (`GetLength()`)."""
+        return wrap(binop("*", to_expr(self.get_size()), Const(self._ref.dtype.itemsize)))
+
+    def get_phy_addr(self, offset: Any = 0) -> Any:
+        """The UB byte address of element `offset` of this view (`GetPhyAddr(offset)` on the vector core).
+
+        Raises:
+            TraceError: the tensor comes from a TQue / TBuf, whose address the TPipe gives out at run time.
+        """
+        n = current("LocalTensor.get_phy_addr").recorded()[self._ref.root]
+        if n.op != "local_tensor" or n.attr("auto"):
+            raise TraceError("get_phy_addr() is known for a static LocalTensor(dtype, pos, addr, length) only; a "
+                             "queue, TBuf or LocalTensorAuto tensor is placed later", user_loc())
+        elems = binop("+", self._ref.offset, _int_expr(offset, "the get_phy_addr offset"))
+        return wrap(binop("+", n.args[1], binop("*", elems, Const(self._ref.dtype.itemsize))))
+
+    def set_size(self, size: Any) -> None:
+        """Make this static LocalTensor `size` elements long (`SetSize`); later accesses are checked against it."""
+        self._resize(_int_expr(size, "the size"), "set_size")
+
+    def set_buffer_len(self, length: Any) -> None:
+        """Make this static LocalTensor `length` bytes long (`SetBufferLen`)."""
+        self._resize(binop("//", _int_expr(length, "the buffer length"), Const(self._ref.dtype.itemsize)),
+                     "set_buffer_len")
+
+    def _resize(self, elems: Expr, what: str) -> None:
+        ctx = current(f"LocalTensor.{what}")
+        loc = user_loc()
+        n = ctx.recorded()[self._ref.root]
+        if n.op != "local_tensor" or n.attr("auto"):
+            raise TraceError(f"{what} is provided for a static LocalTensor(dtype, pos, addr, length); a queue or TBuf "
+                             "tensor's size is its buffer's", loc, hint="size the buffer in pipe.init_buffer instead")
+        addr = binop("+", n.args[1], binop("*", self._ref.offset, Const(self._ref.dtype.itemsize)))
+        nid = ctx.record("local_tensor", (n.args[0], addr, elems), loc, attrs=make_attrs(dtype=self._ref.dtype))
+        self._ref = TensorRef(nid, "ub", self._ref.dtype, ZERO)
+
+    def set_addr_with_offset(self, src: "LocalTensor", offset: Any) -> None:
+        """View `src`'s buffer from its element `offset` (`SetAddrWithOffset(src, offset)`), as this tensor's type."""
+        if not isinstance(src, LocalTensor):
+            raise TraceError(f"set_addr_with_offset takes a LocalTensor, got {type(src).__name__}", user_loc())
+        self._ref = src[offset:].reinterpret_cast(self._ref.dtype)._ref
 
     def numpy(self, count: Any = None) -> Any:
         """A copy of the tensor's current contents (eager backend only; for print / pdb debugging)."""
