@@ -95,3 +95,24 @@ def test_get_with_offset_past_the_buffer_is_refused():
         asc.data_copy(t, xg, 64)
     with pytest.raises(asc.AscTraceError):
         k[1](np.zeros(64, np.float32))
+
+
+def test_tbuf_alloc_tensor_is_get_and_free_tensor_does_nothing():
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        pipe = asc.TPipe()
+        buf = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.init_buffer(buf, 256)
+        a = buf.alloc_tensor(asc.float32)
+        asc.data_copy(a, xg, 64)
+        asc.adds(a, a, 1.0, 64)
+        asc.data_copy(zg, a, 64)
+        buf.free_tensor(a)
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    k[1](x, z)
+    np.testing.assert_array_equal(z, x + 1)
+    assert ".Get<float>()" in asc.compile(k, (x, z), core_num=1).source

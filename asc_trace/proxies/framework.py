@@ -185,6 +185,18 @@ class TBuf:
 
     GetWithOffset = get_with_offset
 
+    def alloc_tensor(self, dtype: DataType) -> LocalTensor:
+        """The whole buffer as a LocalTensor: Ascend C's `TBuf::AllocTensor<T>()` is `Get<T>()` (kernel_tbuf_impl.h)."""
+        return self.get(dtype)
+
+    def free_tensor(self, tensor: LocalTensor) -> None:
+        """Nothing to give back: Ascend C's `TBuf::FreeTensor` does nothing (kernel_tbuf_impl.h)."""
+        if not isinstance(tensor, LocalTensor):
+            raise TraceError(f"free_tensor takes a LocalTensor, got {type(tensor).__name__}", user_loc())
+
+    AllocTensor = alloc_tensor
+    FreeTensor = free_tensor
+
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:
     if not isinstance(tensor, LocalTensor):
