@@ -10,8 +10,8 @@ from ._version import __version__
 from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
-from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
-                    TPosition)
+from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, Hardware, PipeID, QuePosition, ReduceOrder, RoundMode,
+                    SelMode, TPosition)
 from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
                      NotProvidedError, OptionError, OutOfBoundsError, PathError, QueueError, RaceError, ScalarError,
                      SyncError, ToolchainError, TorchOpError, TraceError, UBOverflowError)
@@ -23,7 +23,7 @@ from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_
                           wait_flag)
 from .proxies.api_ops import data_copy_pad, dump_tensor
 from .proxies.control import cond, while_loop
-from .proxies.framework import TBuf, TPipe, TQue
+from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
 from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
 from .proxies.loops import static_range
 from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataCopyPadExtParams, DataCopyParams,

@@ -116,3 +116,71 @@ def test_tbuf_alloc_tensor_is_get_and_free_tensor_does_nothing():
     k[1](x, z)
     np.testing.assert_array_equal(z, x + 1)
     assert ".Get<float>()" in asc.compile(k, (x, z), core_num=1).source
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpp"])
+def test_local_mem_allocator_bumps_without_rounding(backend):
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        alloc = asc.LocalMemAllocator(hard=asc.Hardware.UB)
+        a = alloc.alloc(asc.TPosition.VECIN, asc.float32, n)
+        zg.set_value(n, alloc.get_cur_addr())              # n * 4 bytes after the first tensor
+        b = alloc.alloc(asc.TPosition.VECOUT, asc.float32, n)
+        asc.data_copy(a, xg, n)
+        asc.muls(b, a, 5.0, n)
+        asc.data_copy(zg, b, n)
+        zg.set_value(n + 1, b.get_phy_addr())
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros(72, np.float32)
+    asc.jit(k, backend=backend)[1](x, z, 64)
+    np.testing.assert_array_equal(z[:64], 5 * x)
+    assert list(z[64:66]) == [256, 256]
+
+
+def test_local_mem_allocator_misaligned_head_and_cube_memory_are_refused():
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        xg = asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        alloc = asc.LocalMemAllocator()
+        alloc.alloc(asc.TPosition.VECIN, asc.float32, 10)          # 40 bytes: the next head is not 32-aligned
+        b = alloc.alloc(asc.TPosition.VECIN, asc.float32, 8)
+        asc.data_copy(b, xg, 8)
+    with pytest.raises(asc.AlignmentError):
+        k[1](np.zeros(8, np.float32))
+
+    @asc.jit
+    def l1():
+        asc.LocalMemAllocator(asc.Hardware.L1)
+    with pytest.raises(asc.NotProvidedError, match="Hardware.L1"):
+        l1[1]()
+
+
+def test_queue_counts_follow_ascend_c_and_refuse_inside_loops():
+    seen = []
+
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        xg = asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 2)
+        seen.append((q.vacant_in_que(), q.has_tensor_in_que(), q.get_tensor_count_in_que(), q.has_idle_buffer()))
+        pipe.init_buffer(q, 2, 256)
+        a = q.alloc_tensor(asc.float32)
+        asc.data_copy(a, xg, 64)
+        q.enque(a)
+        b = q.alloc_tensor(asc.float32)
+        asc.data_copy(b, xg, 64)
+        q.enque(b)
+        seen.append((q.vacant_in_que(), q.has_tensor_in_que(), q.get_tensor_count_in_que(), q.has_idle_buffer()))
+        for _ in range(2):
+            t = q.deque(asc.float32)
+            q.free_tensor(t)
+        q.get_tensor_count_in_que()
+    with pytest.raises(asc.TraceError, match="straight-line code"):
+        k[1](np.zeros(64, np.float32))
+    assert seen == [(True, False, 0, False), (False, True, 2, False)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import TPosition
+from ..enums import Hardware, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
@@ -49,8 +49,9 @@ class TPipe:
             raise TraceError(f"init_buffer takes a TQue or a TBuf, got {type(que).__name__}", loc)
         if num is None or len is None:
             raise TraceError("init_buffer(que, num, len_bytes) needs the buffer count and the length in bytes", loc)
-        ctx.record("init_buffer", (que._obj, _int_expr(num, "the buffer count"), _int_expr(len, "the buffer length")),
-                   loc)
+        num_e = _int_expr(num, "the buffer count")
+        ctx.record("init_buffer", (que._obj, num_e, _int_expr(len, "the buffer length")), loc)
+        que._num = num_e.value if isinstance(num_e, Const) and not ctx.loops else None
 
     initBuffer = init_buffer
     InitBuffer = init_buffer
@@ -63,7 +64,9 @@ class TQue:
     inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
     """
 
-    __slots__ = ("_obj", "pos", "_dtype")
+    # _queued / _taken / _num: the queue's usedCount / bufUsedCount / bufNum as Ascend C keeps them, known
+    # while tracing straight-line code (None once a loop or branch has used the queue, or for a runtime num)
+    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num")
 
     def __init__(self, pos: Any = TPosition.VECIN, depth: Any = 1, mask: Any = 0) -> None:
         loc = user_loc()
@@ -76,6 +79,50 @@ class TQue:
             raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
         self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
         self._dtype: DataType | None = None
+        self.depth = depth
+        self._queued: int | None = 0
+        self._taken: int | None = 0
+        self._num: int | None = 0
+
+    def _count(self, ctx: Any, queued: int = 0, taken: int = 0) -> None:
+        if self._queued is None or ctx.loops:
+            self._queued = self._taken = None
+            return
+        self._queued += queued
+        self._taken += taken
+
+    def _state(self, what: str) -> tuple[int, int]:
+        ctx = current(f"TQue.{what}")
+        if ctx.loops or self._queued is None:
+            raise TraceError(f"TQue.{what}() is known here only in straight-line code: inside (or after) a runtime loop "
+                             "or branch that uses the queue its value can differ from iteration to iteration", user_loc(),
+                             hint="keep the count in a variable of your own, or restructure the loop")
+        return self._queued, self._taken
+
+    def vacant_in_que(self) -> bool:
+        """Whether another tensor can be enqueued (Ascend C `VacantInQue`: usedCount < depth)."""
+        return self._state("vacant_in_que")[0] < self.depth
+
+    def has_tensor_in_que(self) -> bool:
+        """Whether a tensor is waiting to be dequeued (`HasTensorInQue`: usedCount > 0)."""
+        return self._state("has_tensor_in_que")[0] > 0
+
+    def get_tensor_count_in_que(self) -> int:
+        """How many tensors are waiting to be dequeued (`GetTensorCountInQue`: usedCount)."""
+        return self._state("get_tensor_count_in_que")[0]
+
+    def has_idle_buffer(self) -> bool:
+        """Whether alloc_tensor finds a free buffer (`HasIdleBuffer`: bufUsedCount < bufNum)."""
+        taken = self._state("has_idle_buffer")[1]
+        if self._num is None:
+            raise TraceError("TQue.has_idle_buffer() needs the buffer count of init_buffer known while tracing",
+                             user_loc())
+        return taken < self._num
+
+    VacantInQue = vacant_in_que
+    HasTensorInQue = has_tensor_in_que
+    GetTensorCountInQue = get_tensor_count_in_que
+    HasIdleBuffer = has_idle_buffer
 
     def alloc_tensor(self, dtype: DataType | None = None) -> LocalTensor:
         """Take a free buffer of the queue as a LocalTensor of `dtype`."""
@@ -83,6 +130,7 @@ class TQue:
         loc = user_loc()
         dtype = self._dtype_or(dtype, loc, "alloc_tensor")
         nid = ctx.record("alloc_tensor", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        self._count(ctx, taken=1)
         self._dtype = dtype
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
@@ -91,6 +139,7 @@ class TQue:
         ctx = current("TQue.enque")
         loc = user_loc()
         ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
+        self._count(ctx, queued=1)
 
     def deque(self, dtype: DataType | None = None) -> LocalTensor:
         """Take the oldest enqueued tensor (waits for its producer)."""
@@ -98,6 +147,7 @@ class TQue:
         loc = user_loc()
         dtype = self._dtype_or(dtype, loc, "deque")
         nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        self._count(ctx, queued=-1)
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
     def free_tensor(self, tensor: LocalTensor) -> None:
@@ -105,6 +155,7 @@ class TQue:
         ctx = current("TQue.free_tensor")
         loc = user_loc()
         ctx.record("free_tensor", (self._obj, _whole(tensor, loc, "free_tensor")), loc)
+        self._count(ctx, taken=-1)
 
     def _dtype_or(self, dtype: Any, loc, what: str) -> DataType:
         if dtype is None:
@@ -196,6 +247,45 @@ class TBuf:
 
     AllocTensor = alloc_tensor
     FreeTensor = free_tensor
+
+
+class LocalMemAllocator:
+    """`asc.LocalMemAllocator(hard=asc.Hardware.UB)`: static-tensor programming's bump allocator. Each
+    `alloc(pos, dtype, tile_size)` is a static `LocalTensor(pos, head, tile_size)` and moves the head by the
+    tensor's bytes, with no rounding, as Ascend C's `LocalMemAllocator<Hardware::UB>::Alloc` does (it starts
+    at byte 0 on the vector core); the address checks of a static LocalTensor then apply."""
+
+    __slots__ = ("_head",)
+
+    def __init__(self, hard: Any = Hardware.UB) -> None:
+        loc = user_loc()
+        current("asc.LocalMemAllocator")
+        try:
+            h = Hardware(hard)
+        except (ValueError, TypeError):
+            raise TraceError(f"not an asc.Hardware: {hard!r}", loc) from None
+        if h != Hardware.UB:
+            raise NotProvidedError(f"LocalMemAllocator(Hardware.{h.name}) is not provided: the vector core's "
+                                   "allocator is Hardware.UB (L1 / L0 memories are the cube's)", loc)
+        self._head: Any = Const(0)
+
+    def get_cur_addr(self) -> Any:
+        """The byte address the next `alloc` returns."""
+        current("LocalMemAllocator.get_cur_addr")
+        return wrap(self._head)
+
+    def alloc(self, pos: Any, data_type: DataType, tile_size: Any) -> LocalTensor:
+        """A LocalTensor of `tile_size` elements at the current head; the head moves past it."""
+        current("LocalMemAllocator.alloc")
+        if not isinstance(data_type, DataType):
+            raise TraceError(f"alloc takes an element type such as asc.float32, got {data_type!r}", user_loc())
+        size = _int_expr(tile_size, "the tile size")
+        t = LocalTensor(data_type, pos, wrap(self._head), wrap(size))
+        self._head = binop("+", self._head, binop("*", size, Const(data_type.itemsize)))
+        return t
+
+    GetCurAddr = get_cur_addr
+    Alloc = alloc
 
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:
