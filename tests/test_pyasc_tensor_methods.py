@@ -184,3 +184,33 @@ def test_queue_counts_follow_ascend_c_and_refuse_inside_loops():
     with pytest.raises(asc.TraceError, match="straight-line code"):
         k[1](np.zeros(64, np.float32))
     assert seen == [(True, False, 0, False), (False, True, 2, False)]
+
+
+@pytest.mark.parametrize("method, err", [("init", asc.TraceError), ("destroy", asc.NotProvidedError),
+                                         ("reset", asc.NotProvidedError)])
+def test_tpipe_lifecycle_calls_are_clear_errors(method, err):
+    @asc.jit
+    def k():
+        pipe = asc.TPipe()
+        getattr(pipe, method)()
+    with pytest.raises(err, match=f"TPipe.{method}") as e:
+        k[1]()
+    assert "test_pyasc_tensor_methods.py" in str(e.value)
+
+
+def test_shape_info_travels_with_the_tensor_and_its_views():
+    got = []
+
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        xg = asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        got.append(t.get_shape_info().shape)                   # Ascend C's default: no shape
+        t.set_shape_info(asc.ShapeInfo([8, 8]))
+        xg.set_shape_info(asc.ShapeInfo([4, 16]))
+        got.extend([t[8:].get_shape_info().shape, xg[16:].get_shape_info().shape])
+        t.set_shape_info([8, 8])
+    with pytest.raises(asc.TraceError, match="takes an asc.ShapeInfo"):
+        k[1](np.zeros(64, np.float32))
+    assert got == [(), (8, 8), (4, 16)]

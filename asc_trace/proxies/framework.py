@@ -56,6 +56,29 @@ class TPipe:
     initBuffer = init_buffer
     InitBuffer = init_buffer
 
+    def init(self) -> None:
+        """Refused: `TPipe()` already runs Ascend C's `TPipe::Init()`, which asserts (in debug builds) that no
+        TPipe is constructed yet (kernel_tpipe_impl.h), so a second call is a bug there."""
+        raise TraceError("TPipe.init(): the TPipe() constructor has already initialised the pipe (Ascend C's "
+                         "constructor calls Init, and Init refuses a pipe that exists)", user_loc(),
+                         hint="drop the call")
+
+    def destroy(self) -> None:
+        """Not provided: the TPipe is destroyed when the kernel ends (Ascend C's destructor calls Destroy)."""
+        raise NotProvidedError("TPipe.destroy() is not provided: asc_trace's TPipe lives for the whole kernel and is "
+                               "destroyed at its end, as Ascend C's destructor does", user_loc(),
+                               hint="drop the call; one TPipe per kernel")
+
+    def reset(self) -> None:
+        """Not provided: re-dividing the UB between queues in one kernel."""
+        raise NotProvidedError("TPipe.reset() is not provided: a kernel's queues and TBufs keep the UB that "
+                               "init_buffer gave them", user_loc(),
+                               hint="size every queue and TBuf for the whole kernel, or reuse one TBuf's memory")
+
+    Init = init
+    Destroy = destroy
+    Reset = reset
+
 
 class TQue:
     """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes.

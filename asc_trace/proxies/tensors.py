@@ -9,6 +9,7 @@ from ..enums import UB_POSITIONS, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import ParamRef, TensorRef, make_attrs
+from ..graph.params import ShapeInfo as GraphShapeInfo
 from .context import current
 from .scalar import Scalar, to_expr, wrap
 from .source_loc import user_loc
@@ -61,10 +62,30 @@ def _start_of(key: Any, kind: str) -> Expr:
     return e
 
 
-class GlobalTensor:
+class _ShapeInfoMixin:
+    """pyasc's `set_shape_info` / `get_shape_info`: a ShapeInfo the tensor carries, known while tracing (Ascend C
+    keeps it in the tensor object; a view `t[off:]` copies it, as operator[] copies the tensor)."""
+
+    __slots__ = ()
+
+    def set_shape_info(self, shape_info: Any) -> None:
+        if not isinstance(shape_info, GraphShapeInfo):
+            raise TraceError(f"set_shape_info takes an asc.ShapeInfo, got {type(shape_info).__name__}", user_loc())
+        self._shape = shape_info
+
+    def get_shape_info(self) -> Any:
+        """The ShapeInfo set on this tensor, or an empty asc.ShapeInfo() (Ascend C's default)."""
+        shape = getattr(self, "_shape", None)
+        return shape if shape is not None else GraphShapeInfo(())
+
+    SetShapeInfo = set_shape_info
+    GetShapeInfo = get_shape_info
+
+
+class GlobalTensor(_ShapeInfoMixin):
     """`asc.GlobalTensor()`; bind it with `.set_global_buffer(addr, length)`, then slice `g[off:]`."""
 
-    __slots__ = ("_ref",)
+    __slots__ = ("_ref", "_shape")
 
     def __init__(self, _ref: TensorRef | None = None) -> None:
         self._ref = _ref
@@ -99,7 +120,9 @@ class GlobalTensor:
 
     def __getitem__(self, key: Any) -> "GlobalTensor":
         ref = self._bound()
-        return GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
+        view = GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
+        view._shape = getattr(self, "_shape", None)
+        return view
 
     def get_value(self, offset: Any) -> Any:
         """The element at `offset`, read by the scalar unit (Ascend C `GlobalTensor::GetValue`)."""
@@ -132,7 +155,7 @@ class GlobalTensor:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"
 
 
-class LocalTensor:
+class LocalTensor(_ShapeInfoMixin):
     """A typed view of the Unified Buffer.
 
     `asc.LocalTensor(dtype, asc.TPosition.VECIN, byte_addr, length)` places one at a fixed byte
@@ -140,7 +163,7 @@ class LocalTensor:
     `off` elements. Tensors that overlap in the UB alias, as on hardware.
     """
 
-    __slots__ = ("_ref",)
+    __slots__ = ("_ref", "_shape")
 
     def __init__(self, dtype: Any = None, pos: Any = TPosition.VECIN, addr: Any = 0, tile_size: Any = 0,
                  *, _ref: TensorRef | None = None) -> None:
@@ -167,8 +190,10 @@ class LocalTensor:
 
     def __getitem__(self, key: Any) -> "LocalTensor":
         ref = self._ref
-        return LocalTensor(_ref=TensorRef(ref.root, ref.space, ref.dtype,
+        view = LocalTensor(_ref=TensorRef(ref.root, ref.space, ref.dtype,
                                           binop("+", ref.offset, _start_of(key, "LocalTensor"))))
+        view._shape = getattr(self, "_shape", None)
+        return view
 
     def reinterpret_cast(self, dtype: DataType) -> "LocalTensor":
         """The same bytes seen as another element type (Ascend C `ReinterpretCast<U>()`)."""
