@@ -22,7 +22,7 @@ def metadata(x: asc.GlobalAddress, z: asc.GlobalAddress):
     zg.set_value(1, t[8:].get_length())                 # 224 bytes
     zg.set_value(2, t.get_phy_addr(8))                  # UB byte 256 + 32
     zg.set_value(3, 1 if t.get_position() == asc.TPosition.VECIN else 0)
-    zg.set_value(4, xg[16:].get_size())                 # 48 elements of the window
+    zg.set_value(4, xg[16:].get_size())                 # 64: a GM view keeps the window's size
     zg.set_value(5, xg.get_value(5) + xg(6))            # scalar GM reads, both spellings
     zg.set_value(6, t(7))
     t.set_size(32)
@@ -34,7 +34,7 @@ def test_metadata_values(backend):
     x = np.arange(64, dtype=np.float32)
     z = np.zeros(16, np.float32)
     asc.jit(metadata, backend=backend)[1](x, z)
-    np.testing.assert_array_equal(z[:8], [56, 224, 288, 1, 48, 11, 7, 32])
+    np.testing.assert_array_equal(z[:8], [56, 224, 288, 1, 64, 11, 7, 32])
 
 
 def test_set_size_is_checked_and_queue_tensors_refuse_it():

@@ -139,7 +139,8 @@ class GlobalTensor(_ShapeInfoMixin):
     SetValue = set_value
 
     def get_size(self) -> Any:
-        """The element count of the `set_global_buffer` window from this view's start (`GetSize()`).
+        """The element count of the `set_global_buffer` window (`GetSize()`; a view `g[off:]` keeps it, as
+        Ascend C's operator[] copies bufferSize unchanged).
 
         Raises:
             TraceError: the GlobalTensor was bound without a size (its window is the whole argument,
@@ -149,7 +150,7 @@ class GlobalTensor(_ShapeInfoMixin):
         size = current("GlobalTensor.get_size").recorded()[ref.root].args[2]
         if size is None:
             raise TraceError("get_size() needs the window size: bind with set_global_buffer(addr, length)", user_loc())
-        return wrap(binop("-", size, ref.offset))
+        return wrap(size)      # Ascend C's operator[] keeps bufferSize: a view reports the whole window
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"
