@@ -43,6 +43,13 @@ globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ...
 
 import types as _types  # noqa: E402
 
+
+def __getattr__(name: str):
+    """pyasc names that are deliberately absent raise a NotProvidedError saying what to use instead."""
+    from .proxies.framework import not_provided
+    return not_provided(__name__, name)
+
+
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
 # `annotations` future flag are not API.
 __all__ = sorted(n for n, v in globals().items()

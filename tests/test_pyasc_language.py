@@ -117,3 +117,15 @@ def test_tquebind_other_pairs_are_refused_by_name():
     with pytest.raises(asc.NotProvidedError, match="TQueBind") as e:
         k[1]()
     assert "test_pyasc_language.py" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["TensorDesc", "ListTensorDesc", "TBufPool", "get_tpipe_ptr"])
+def test_absent_framework_names_say_what_to_use(name):
+    assert not hasattr(asc, name)
+    with pytest.raises(asc.NotProvidedError, match=f"asc.{name} is not provided") as e:
+        getattr(asc, name)
+    assert e.value.hint
+    with pytest.raises(asc.NotProvidedError):
+        getattr(lang.fwk, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        asc.no_such_name  # noqa: B018

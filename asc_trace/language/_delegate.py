@@ -9,7 +9,12 @@ def delegate(module_name: str) -> Callable[[str], Any]:
     """A module `__getattr__` that looks `name` up on asc_trace itself."""
     def __getattr__(name: str) -> Any:
         import asc_trace
-        if name.startswith("__") or not hasattr(asc_trace, name):
+        if name.startswith("__"):
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
-        return getattr(asc_trace, name)
+        try:
+            return getattr(asc_trace, name)     # a deliberately absent name raises its NotProvidedError here
+        except asc_trace.NotProvidedError:
+            raise
+        except AttributeError:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}") from None
     return __getattr__
