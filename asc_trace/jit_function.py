@@ -56,6 +56,8 @@ def _param_kind(ann: Any) -> str:
         return "const"
     if ann is GlobalAddress:
         return "gm"
+    if getattr(ann, "__asc_struct__", False):
+        return "const"      # a pyasc Struct: specialised on its values (language/core/struct.py)
     if ann in (int, bool):
         return "int"
     if ann is float:
