@@ -32,6 +32,7 @@ from .proxies.scalar import Scalar
 from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
 from .torch_library import torch_op
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
+from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate

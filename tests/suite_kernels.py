@@ -142,5 +142,12 @@ def extra_kernels() -> tuple[Kernel, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def adv_kernels() -> tuple[Kernel, ...]:
+    """Every asc.adv call in each of its forms (tests/adv_kernels.py)."""
+    import adv_kernels as A
+    return tuple(Kernel(ck.name, ck.source, ck.graph) for ck in A.suite())
+
+
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels()
+    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()

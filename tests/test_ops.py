@@ -399,6 +399,8 @@ COVERED_ELSEWHERE = {
     "end_while": "test_control_flow", "set_flag": "test_pipe_model", "wait_flag": "test_pipe_model",
     "pipe_barrier": "test_pipe_model", "printf": "test_debug_output", "data_copy": "test_seed_kernels + above",
 }
+# the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
+COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
         "data_copy_pad", "get_value", "set_value", "dump_tensor"})

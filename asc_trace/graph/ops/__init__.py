@@ -191,6 +191,7 @@ DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
 
 from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
                vec_reduce, vec_scalar, vec_unary)
+from . import adv_math  # noqa: E402,F401 - the high-level API (asc.adv); after the basic ops its steps use
 
 
 def vec_cost(node) -> tuple[VecCost, str, int]:
@@ -198,6 +199,8 @@ def vec_cost(node) -> tuple[VecCost, str, int]:
     op = REGISTRY[node.op]
     if op.cost is None:
         raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
+    if hasattr(op.cost, "for_node"):     # a high-level call: the sum of the instructions it issues (adv_common)
+        return op.cost.for_node(node), "", 1
     if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
         return op.cost, "", 1
     dtype = node.attr("dtype")
