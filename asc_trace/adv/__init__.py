@@ -6,5 +6,21 @@ from .math import (acos, acosh, asin, asinh, atan, atanh, axpy, ceil, cos, cosh,
                    frac, lgamma, log, power, round, sign, sin, sinh, tan, tanh, trunc, xor)  # noqa: A004
 
 from . import math as _math
+from . import tiling as _tiling
+from .activation import softmax
+from .normalization import rmsnorm
+from .quantization import quant
+from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo,
+                     GetSoftMaxMaxTmpSize, GetSoftMaxMinTmpSize, RmsNormTiling, SoftMaxTiling, SoftMaxTilingFunc,
+                     SoftmaxTiling, get_ascend_quant_max_min_tmp_size, get_rms_norm_max_min_tmp_size,
+                     get_rms_norm_tiling_info, get_softmax_max_tmp_size, get_softmax_min_tmp_size,
+                     softmax_tiling_func)
 
-__all__ = list(_math.__all__)
+globals().update(_tiling.MATH_HELPERS)
+
+__all__ = list(_math.__all__) + ["softmax", "rmsnorm", "quant", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
+                                 "get_softmax_max_tmp_size", "get_softmax_min_tmp_size", "softmax_tiling_func",
+                                 "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
+                                 "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",
+                                 "SoftMaxTilingFunc", "GetRmsNormMaxMinTmpSize", "GetRmsNormTilingInfo",
+                                 "GetAscendQuantMaxMinTmpSize"] + sorted(_tiling.MATH_HELPERS)

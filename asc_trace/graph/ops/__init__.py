@@ -191,7 +191,7 @@ DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
 
 from . import (control, data_copy, debug, framework, scalar, sync, vec_binary, vec_cast, vec_cmpsel,  # noqa: E402,F401
                vec_reduce, vec_scalar, vec_unary)
-from . import adv_math  # noqa: E402,F401 - the high-level API (asc.adv); after the basic ops its steps use
+from . import adv_math, adv_norm  # noqa: E402,F401 - the high-level API (asc.adv); after the basic ops its steps use
 
 
 def vec_cost(node) -> tuple[VecCost, str, int]:
