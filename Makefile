@@ -27,7 +27,8 @@ test: venv
 test-fast: venv
 	$(PY) -m pytest -q -n 2 -m "not slow and not toolchain and not fuzz" tests
 
-# The front-end benchmark measures pyasc 1.1.1 in the same run, from its own virtualenv.
+# The front-end benchmark measures pyasc 1.1.1 in the same run, from its own virtualenv; benchmarks/peers.py
+# makes its own for JAX (Pallas) and Triton (.venv-peers-jax, .venv-peers-triton) on its first run.
 .venv-pyasc/bin/python:
 	$(PYTHON) -m venv .venv-pyasc
 	.venv-pyasc/bin/pip install -q pyasc==1.1.1
@@ -39,6 +40,7 @@ bench: venv .venv-pyasc/bin/python
 	$(PY) benchmarks/frontend.py
 	$(PY) benchmarks/cpp_vs_cpu_debug.py
 	$(PY) benchmarks/vendor_sync.py
+	$(PY) benchmarks/peers.py
 
 # The vendor's compiler as a second judge: its auto-sync on every example against ours (docs/figures.md).
 vendor-judge: venv
@@ -56,4 +58,4 @@ surface: venv .venv-pyasc/bin/python
 	$(PY) tools/pyasc_surface.py --pyasc-python .venv-pyasc/bin/python
 
 clean:
-	rm -rf $(VENV) .venv-pyasc .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-pyasc .venv-peers-jax .venv-peers-triton .pytest_cache .hypothesis

@@ -12,9 +12,9 @@ from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, 
                      uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
                     TPosition)
-from .errors import (AlignmentError, AscTraceError, AscTraceWarning, DTypeError, LaunchError, NotProvidedError, OptionError,
-                     OutOfBoundsError, QueueError, RaceError, ScalarError, SyncError, ToolchainError, TorchOpError,
-                     TraceError, UBOverflowError)
+from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
+                     NotProvidedError, OptionError, OutOfBoundsError, PathError, QueueError, RaceError, ScalarError,
+                     SyncError, ToolchainError, TorchOpError, TraceError, UBOverflowError)
 from .graph import printer as _printer  # noqa: F401 - installs the node dump errors show
 from .graph.kernel_graph import KernelGraph
 from .jit_function import CompiledKernel, ConstExpr, JitFunction, compile, jit, profile
@@ -31,6 +31,11 @@ from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataC
 from .proxies.scalar import Scalar
 from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
 from .torch_library import torch_op
+from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
+                         TOTAL_L0C_SIZE, TOTAL_L1_SIZE, property)  # noqa: A004 - pyasc's asc.property
+from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
+from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams,
+                                  Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
@@ -42,5 +47,5 @@ import types as _types  # noqa: E402
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
 # `annotations` future flag are not API.
 __all__ = sorted(n for n, v in globals().items()
-                 if not n.startswith("_") and n not in ("range", "annotations", "build_vector_api")
+                 if not n.startswith("_") and n not in ("range", "property", "annotations", "build_vector_api")
                  and not isinstance(v, _types.ModuleType))

@@ -83,6 +83,13 @@ AIV_EVENTS = frozenset({HardEvent.MTE2_V, HardEvent.V_MTE2, HardEvent.MTE3_V, Ha
                         HardEvent.V_S, HardEvent.S_MTE2, HardEvent.MTE2_S, HardEvent.S_MTE3,
                         HardEvent.MTE3_S})
 
+# The events between the cube core's pipes (ascend-cube-facts §4, the AIC's HardEvent set EV:82-107) that
+# asc_trace's cube simulator models: MTE2 (GM -> L1), MTE1 (L1 -> L0), M (Mmad), FIX (L0C -> GM).
+AIC_EVENTS = frozenset({HardEvent.MTE2_MTE1, HardEvent.MTE1_MTE2, HardEvent.MTE1_M, HardEvent.M_MTE1,
+                        HardEvent.MTE2_M, HardEvent.M_MTE2, HardEvent.M_FIX, HardEvent.FIX_M, HardEvent.MTE2_FIX,
+                        HardEvent.FIX_MTE2, HardEvent.MTE1_FIX, HardEvent.FIX_MTE1, HardEvent.FIX_FIX,
+                        HardEvent.FIX_S, HardEvent.M_S, HardEvent.S_MTE2, HardEvent.MTE2_S})
+
 
 class PipeID(IntEnum):
     PIPE_S = 0

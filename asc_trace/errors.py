@@ -135,6 +135,17 @@ class ToolchainError(AscTraceError):
     """A compiler or runtime the chosen backend needs is missing or failed."""
 
 
+class PathError(AscTraceError):
+    """A file asc_trace was asked to write (a Chrome trace, a PNG timeline) cannot be: its path is a folder,
+    its folder does not exist, or it is not writable. The message names the path."""
+
+
+class CacheError(PathError):
+    """The disk cache (ASC_TRACE_CACHE_DIR, default $ASC_TRACE_HOME/cache) or the dump folder
+    (ASC_TRACE_DUMP_PATH) cannot be used: a path in it is a file where a folder must be, or cannot be created
+    or written. The message names the path. (A damaged cache entry is no error: it is rebuilt.)"""
+
+
 class TorchOpError(AscTraceError):
     """An `asc.torch_op` PyTorch cannot register: torch missing or too old, a bad name, schema or mutates_args."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import functools
 import types
+import weakref
 from functools import lru_cache
 from typing import Any
 
@@ -192,3 +193,45 @@ def _fn_key(fn: types.FunctionType, seen: set[int]) -> Any:
     if id(fn) in seen:
         return ("rec", fn.__qualname__)
     return fingerprint(fn, seen)
+
+
+# -- a launch's check, without walking the kernel's globals again -----------------------------------------
+
+_MISSING = object()
+# Values whose key is a function of the object alone and that cannot change in place: while a name is
+# bound to the same one, its part of the fingerprint is the same.
+_IMMUTABLE = (int, float, str, bytes, bool, complex, type(None), DataType, enum.Enum)
+_SNAPSHOTS: "weakref.WeakKeyDictionary[types.FunctionType, tuple]" = weakref.WeakKeyDictionary()
+
+
+def launch_fingerprint(fn: types.FunctionType) -> tuple:
+    """`fingerprint(fn)`, reused while the kernel's code is the same and every name its code may read
+    is bound (or not) as before, to the same immutable value (a number, a string, a dtype, a library
+    module). A kernel that reads anything else (a helper function, a user object, a list) or has a
+    closure or defaults is fingerprinted in full at every launch, as before."""
+    snap = _SNAPSHOTS.get(fn)
+    if snap is not None:
+        code, globs, items, result = snap
+        if fn.__code__ is code and fn.__globals__ is globs and all(globs.get(n, _MISSING) is v for n, v in items):
+            return result
+    result = fingerprint(fn)
+    items = _immutable_bindings(fn)
+    if items is not None:
+        _SNAPSHOTS[fn] = (fn.__code__, fn.__globals__, items, result)
+    else:
+        _SNAPSHOTS.pop(fn, None)
+    return result
+
+
+def _immutable_bindings(fn: types.FunctionType) -> tuple | None:
+    if fn.__closure__ or fn.__defaults__ or fn.__kwdefaults__:
+        return None
+    g = fn.__globals__
+    items = []
+    for name in global_names(fn.__code__):
+        v = g.get(name, _MISSING)
+        if not (v is _MISSING or isinstance(v, _IMMUTABLE)
+                or (isinstance(v, types.ModuleType) and _is_library(v.__name__))):
+            return None
+        items.append((name, v))
+    return tuple(items)

@@ -8,9 +8,11 @@ import typing
 import warnings
 from typing import Any, Callable
 
+import numpy as np
+
 from . import config
 from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
-from .fingerprint import fingerprint
+from .fingerprint import launch_fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
 from .graph.ub_overlap import refuse_raw_over_pipe_buffers
@@ -23,7 +25,7 @@ from .proxies.tracer import trace
 from .runtime import LaunchJob, get_runtime
 from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
-from .runtime.args import BoundArgs, ParamSpec, bind_args
+from .runtime.args import ArgBinder, BoundArgs, ParamSpec, bind_args, sig_key
 from .runtime.gm_sharing import refuse_shared_writes
 from .runtime.launch_hooks import hooks as launch_hooks
 
@@ -98,6 +100,9 @@ class JitFunction:
         self.name = fn.__name__
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
+        self._bind = ArgBinder(self.name, self.specs)
+        # the options are frozen: their part of the cache key is made once
+        self._options_key = tuple(sorted((k, repr(v)) for k, v in self.options.items()))
         functools.update_wrapper(self, fn)
 
     def with_options(self, **options: Any) -> "JitFunction":
@@ -124,9 +129,10 @@ class JitFunction:
         return self.options["backend"] or config.backend_from_env()
 
     # -- compilation and the cache ----------------------------------------------------------------
-    def compiled(self, signature: Signature) -> "CompiledKernel":
-        key = (_sig_key(signature), tuple(sorted((k, repr(v)) for k, v in self.options.items())))
-        deps = fingerprint(self.fn)
+    def compiled(self, signature: Signature, sig_key: tuple | None = None) -> "CompiledKernel":
+        """The kernel traced and scheduled for `signature` (`sig_key`: its `_sig_key`, when known)."""
+        key = (sig_key or _sig_key(signature), self._options_key)
+        deps = launch_fingerprint(self.fn)
         hit = self._cache.get(key)
         if hit is not None and hit[0] == deps and not self.options["always_compile"]:
             return hit[1]
@@ -188,6 +194,13 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        if rt.name != "sim":
+            from .graph.cube_graph import is_cube_graph
+            if is_cube_graph(self.graph):
+                from .errors import NotProvidedError
+                raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim backend models so far; "
+                                       f"the {rt.name} backend cannot run it yet", loc,
+                                       hint="run it with backend='sim' (or ASC_TRACE_BACKEND=sim)")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
         rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
@@ -252,9 +265,9 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
         return      # fake tensors (torch.compile tracing an asc.torch_op): nothing to compute
     args, kwargs = hooks.concrete_args(args, kwargs, jitfn.name, loc)
     rt = get_runtime(hooks.backend_for(jitfn.backend))
-    bound = bind_args(jitfn.name, jitfn.specs, args, kwargs, loc, device_ok=rt.name == "npu")
+    bound = jitfn._bind(args, kwargs, loc, device_ok=rt.name == "npu")
     if ck is None:
-        ck = jitfn.compiled(bound.signature)
+        ck = jitfn.compiled(bound.signature, jitfn._bind.sig_key(bound.signature))
     elif _sig_key(bound.signature) != _sig_key(ck.signature):
         raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,
                           hint="compile it again for these arguments, or launch the @asc.jit kernel, which "
@@ -265,8 +278,7 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
 
 
 def _sig_key(sig: Signature) -> tuple:
-    return tuple((p.kind, p.dtype.name if p.dtype else None, repr(p.value) if p.kind == "const" else None)
-                 for p in sig.params)
+    return sig_key(sig)
 
 
 def _launch_config(cfg: Any, name: str) -> tuple[int, Any]:
@@ -287,6 +299,8 @@ def _check_cores(core_num: Any, name: str, loc: SourceLoc | None, fake: bool = F
     core_num, accepted = launch_hooks().core_count(core_num, name, loc, fake, MAX_BLOCKS)
     if accepted:
         return core_num
+    if isinstance(core_num, np.integer):     # a NumPy integer is an int here, as for an int parameter
+        core_num = int(core_num)
     if isinstance(core_num, bool) or not isinstance(core_num, int) or not 1 <= core_num <= MAX_BLOCKS:
         raise LaunchError(f"{name}[core_num]: core_num must be an int from 1 to {MAX_BLOCKS}, got "
                           f"{type(core_num).__name__} {core_num!r}", loc)

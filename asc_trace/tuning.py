@@ -11,22 +11,26 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import operator
 import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 from . import config as _config
-from .errors import AlignmentError, AscTraceError, AscTraceWarning, LaunchError, OutOfBoundsError, TraceError, UBOverflowError
-from .jit_function import JitFunction, _clean, profile
+from .errors import (AlignmentError, AscTraceError, AscTraceWarning, LaunchError, OptionError, OutOfBoundsError,
+                     ScalarError, TraceError, UBOverflowError)
+from .jit_function import MAX_BLOCKS, JitFunction, _clean, profile
 from .proxies.source_loc import user_loc
 from .runtime.launch_hooks import hooks as launch_hooks
 
-# What makes a configuration not fit the data or the core (skipped with a note, unless none fits).
-DOES_NOT_FIT = (UBOverflowError, AlignmentError, OutOfBoundsError)
+# What makes a configuration not fit the data or the core (skipped with a note, unless none fits): too big,
+# misaligned, out of bounds, or a ConstExpr value the kernel's arithmetic cannot take (a tile of 0 in n // tile).
+DOES_NOT_FIT = (UBOverflowError, AlignmentError, OutOfBoundsError, ScalarError)
+
 PROGRESS_AFTER_S = 1.0     # tuning shows its progress once it has taken longer than this
 
 
@@ -38,8 +42,16 @@ class Config:
     """
 
     def __init__(self, kwargs: dict[str, Any] | None = None, *, core_num: int | None = None, **constexprs: Any):
+        if kwargs is not None and not isinstance(kwargs, Mapping):
+            raise TraceError(f"asc.Config takes the ConstExpr values as keywords or one dict, got "
+                             f"{type(kwargs).__name__} {kwargs!r}", user_loc(),
+                             hint="asc.Config(core_num=8, tile=256) or asc.Config({'tile': 256}, core_num=8)")
+        bad = [k for k in (kwargs or {}) if not isinstance(k, str)]
+        if bad:
+            raise TraceError(f"asc.Config's dict must map ConstExpr parameter names to values, got the key "
+                             f"{bad[0]!r}", user_loc())
         self.kwargs: dict[str, Any] = {**(kwargs or {}), **constexprs}
-        self.core_num = core_num
+        self.core_num = _core_num(core_num)
 
     def all_kwargs(self) -> dict[str, Any]:
         return {**self.kwargs, "core_num": self.core_num}
@@ -54,8 +66,36 @@ class Config:
         return hash(self._ident())
 
     def __repr__(self) -> str:
-        parts = [f"core_num={self.core_num}"] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        parts = [f"core_num={self.core_num!r}"] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
         return f"Config({', '.join(parts)})"
+
+
+def _core_num(value: Any) -> int | None:
+    """A Config's core count as a plain int (NumPy integers are ints, as at a launch), None for every core."""
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            n = None
+        if n is not None and 1 <= n <= MAX_BLOCKS:
+            return n
+    raise TraceError(f"asc.Config: core_num must be an int from 1 to {MAX_BLOCKS} (or None for every vector "
+                     f"core), got {type(value).__name__} {value!r}", user_loc())
+
+
+def _count_option(name: str, value: Any, least: int) -> int:
+    """autotune's warmup= / rep=: a whole number of launches, at least `least`."""
+    if not isinstance(value, bool):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            n = None
+        if n is not None and n >= least:
+            return n
+    raise OptionError(f"asc.autotune {name}= must be an int of at least {least} (launches), got "
+                      f"{type(value).__name__} {value!r}", user_loc())
 
 
 class Autotuner:
@@ -78,8 +118,10 @@ class Autotuner:
         self.configs = list(configs)
         self.key = list(key) if not isinstance(key, str) else [key]
         self.platform = platform
-        self.cache_results = cache_results
-        self.warmup, self.rep = warmup, rep
+        if not isinstance(cache_results, (bool, np.bool_)):
+            raise OptionError(f"asc.autotune cache_results= must be True or False, got {cache_results!r}", loc)
+        self.cache_results = bool(cache_results)
+        self.warmup, self.rep = _count_option("warmup", warmup, 0), _count_option("rep", rep, 1)
         self.cache: dict[tuple, Config] = {}
         self.best_config: Config | None = None
         self.timings: dict[Config, float] = {}

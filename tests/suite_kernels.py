@@ -129,14 +129,49 @@ def raw_beside_queue(x: asc.GlobalAddress, z: asc.GlobalAddress):
     que.free_tensor(b)
 
 
-MIXED = ("raw_beside_queue",)       # needs the raw LocalTensor constructor: CANN 8.5+ only
+# A cube kernel with every cube op, flag-free (auto_sync derives the cube pipes' flags): K tile loop with
+# ping-pong L1 / L0 buffers, a bias through the bias table, Fixpipe with ReLU.
+@asc.jit
+def cube_bias_relu(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
+                   k_tiles: int):
+    ga, gb, gbias, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(b)
+    gbias.set_global_buffer(bias)
+    gc.set_global_buffer(c)
+    a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 2 * 32 * 32)
+    b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 4096, 2 * 32 * 32)
+    bias1 = asc.LocalTensor(asc.float32, asc.TPosition.C1, 8192, 32)
+    a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 2 * 32 * 32)
+    b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 2 * 32 * 32)
+    bt = asc.LocalTensor(asc.float32, asc.TPosition.C2, 0, 32)
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 32 * 32)
+    asc.data_copy(bias1, gbias, 32)
+    asc.data_copy(bt, bias1, asc.DataCopyParams(1, 2, 0, 0))
+    asc.init_const_value(a2, asc.InitConstValueParams(1, 4, 0, 0.0))
+    for kk in range(k_tiles):
+        buf = kk % 2
+        asc.init_const_value(a1[buf * 1024:], asc.InitConstValueParams(1, 64, 0, 0.0))
+        asc.data_copy(a1[buf * 1024:], ga[kk * 32:], asc.Nd2NzParams(1, 32, 32, 0, 32 * k_tiles, 32, 1, 0))
+        asc.data_copy(b1[buf * 1024:], gb[kk * 32 * 32:], asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        for i in asc.static_range(2):
+            asc.load_data(a2[buf * 1024 + i * 512:], a1[buf * 1024 + i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, False, 0))
+            asc.load_data(b2[buf * 1024 + i * 512:], b1[buf * 1024 + i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
+        asc.mmad(c1, a2[buf * 1024:], b2[buf * 1024:], bt,
+                 asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=True, cmatrix_init_val=False))
+    asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=False))
+    asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16, relu_en=True))
+
+
+MIXED = ("raw_beside_queue", "cube_bias_relu")   # need the raw LocalTensor constructor: CANN 8.5+ only
 
 
 @lru_cache(maxsize=1)
 def extra_kernels() -> tuple[Kernel, ...]:
     x, z = np.arange(256, dtype=np.float32), np.zeros(256, np.float32)
     out = []
-    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z))):
+    h = np.zeros(2048, np.float16)
+    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z)), (cube_bias_relu, (h, h, x, h, 2))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -113,7 +113,7 @@ _API_CALLS = [
     lambda v: asc.LocalTensor(asc.float32, asc.TPosition.VECIN, v, 8),
 ]
 _VALUES = [None, 0, -1, 2 ** 70, math.nan, "bogus", [], [1, 2], {}, (1,), object(), np.ones(3), 1.5, True,
-           [asc.Config(core_num=0)], [object()]]
+           [asc.Config(tile=0)], [object()]]
 
 
 def test_random_misuse_of_the_public_functions_raises_only_our_errors(request):

@@ -110,7 +110,8 @@ def test_loops_whose_iterations_depend_on_each_other_stay_exact():
     for i in range(6):
         want = want + x[i * 64:(i + 1) * 64]
     np.testing.assert_array_equal(z, want)
-    assert _plans(accumulate) == [None]                    # the carried accumulator is not batched
+    # the carried accumulator is batched, its add run iteration after iteration (the same sums)
+    assert [p is not None and len(p.carried) == 1 for p in _plans(accumulate)] == [True]
 
     x = rand(4 * 256, np.float32, 4)
     y = x.copy()

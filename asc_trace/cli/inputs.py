@@ -57,8 +57,10 @@ def load_kernel(target: str) -> tuple[ModuleType, JitFunction, Path]:
         raise CliError(EXIT_USAGE, f"{target!r}: name the kernel as FILE.py::KERNEL")
     file_part, name = target.rsplit("::", 1)
     path = Path(file_part).expanduser().resolve()
-    if not path.is_file():
+    if not path.exists():
         raise CliError(EXIT_LOAD, f"no such file: {file_part}")
+    if not path.is_file():
+        raise CliError(EXIT_LOAD, f"{file_part} is not a Python file (a {'folder' if path.is_dir() else 'device'})")
     mod_name = path.stem if path.stem.isidentifier() and path.stem not in sys.modules else f"_asc_inspect_{id(path)}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import LaunchError
+from ..errors import LaunchError, OptionError
 from ..jit_function import DEFAULT_OPTIONS, MAX_BLOCKS as MAX_CORE_NUM, compile as asc_compile, profile as asc_profile
-from ..runtime.args import _match
+from ..runtime.args import _match, bind_args
 from ..runtime.platform import DEFAULT_PLATFORM, PRESETS
 from .inputs import EXAMPLES_ATTR, __doc__ as INPUTS_DOC, declared_examples, describe, load_kernel, parse_args_spec
 from .main import EXIT_USAGE, CliError, add_command
@@ -47,6 +47,8 @@ def _check_core_num(n: int | None) -> None:
 
 def _check_writable(path: str) -> None:
     """--chrome-trace PATH is checked before the kernel runs, so a typo costs no simulation."""
+    if not path.strip():
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path!r}: give a file path")
     target = Path(path).expanduser()
     parent = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
@@ -61,7 +63,10 @@ def _options(pairs: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
-        if not sep or key not in DEFAULT_OPTIONS or key == "backend":
+        if key == "backend":
+            raise CliError(EXIT_USAGE, f"-O {pair!r}: inspect traces, lowers and profiles on the simulator's model; "
+                                       "no backend runs the kernel here, so there is none to choose")
+        if not sep or key not in DEFAULT_OPTIONS:
             raise CliError(EXIT_USAGE, f"-O {pair!r}: give KEY=VALUE with KEY one of "
                                        f"{', '.join(k for k in DEFAULT_OPTIONS if k != 'backend')}")
         try:
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(EXIT_USAGE, f"--show {args.show!r}: sections are {', '.join(SECTIONS)}")
     options = _options(args.option)
     _check_core_num(args.core_num)
-    if args.chrome_trace:
+    if args.chrome_trace is not None:
         _check_writable(args.chrome_trace)
     module, kernel, path = load_kernel(args.target)
     if args.tokens:
@@ -90,9 +95,13 @@ def run(args: argparse.Namespace) -> int:
                                        f"256) or declare {EXAMPLES_ATTR} in {path.name}")
     core_num = args.core_num if args.core_num is not None else (inputs.core_num or 1)
     if options:
-        kernel = kernel.with_options(**options)
+        try:
+            kernel = kernel.with_options(**options)
+        except OptionError as e:
+            raise CliError(EXIT_USAGE, f"-O: {e.msg}") from None
     try:
         values = _match(kernel.name, kernel.specs, inputs.args, inputs.kwargs, None)
+        bind_args(kernel.name, kernel.specs, tuple(values), {}, None)    # each value fits its parameter's kind
     except LaunchError as e:
         raise CliError(EXIT_USAGE, f"the inputs ({inputs.origin}) do not fit the kernel: {e.msg}") from None
     ck = asc_compile(kernel, tuple(values), core_num=core_num)
@@ -108,12 +117,12 @@ def run(args: argparse.Namespace) -> int:
     if "source" in show:
         print("\n-- Ascend C (what bisheng compiles for the NPU)")
         print(ck.source.rstrip())
-    if "profile" in show or args.chrome_trace:
+    if "profile" in show or args.chrome_trace is not None:
         prof = asc_profile(kernel, *values, core_num=core_num, platform=args.platform)
         if "profile" in show:
             print("\n-- modeled profile (the simulator's pipe model: modeled cycles, not a measurement)")
             print(prof.summary())
-        if args.chrome_trace:
+        if args.chrome_trace is not None:
             try:
                 prof.save_chrome_trace(args.chrome_trace)
             except OSError as e:       # the checks above cannot see everything (a full disk, a race)

@@ -18,6 +18,10 @@ class Pipe(str, Enum):
     MTE2 = "MTE2"  # GM -> UB copies
     V = "V"        # vector unit
     MTE3 = "MTE3"  # UB -> GM copies
+    # the cube core's pipes (ascend-cube-facts §3): GM -> L1 is MTE2 there too
+    MTE1 = "MTE1"  # L1 -> L0A / L0B / bias table
+    M = "M"        # the cube unit (Mmad)
+    FIX = "FIX"    # L0C -> GM / L1 (Fixpipe)
 
     def __str__(self) -> str:
         return self.value

@@ -32,7 +32,12 @@ def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
 def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
     check = config.check_passes()
     debug = config.debug_level() >= 2
-    for name, fn in pipeline(options):
+    from .cube_graph import is_cube_graph
+    steps = pipeline(options)
+    if is_cube_graph(graph):
+        from .cube_sync import cube_pipeline
+        steps = cube_pipeline(options)
+    for name, fn in steps:
         graph = fn(graph)
         if check:
             verify(graph)

@@ -163,18 +163,32 @@ def _ieee_pick(a: Any, b: Any, pick_max: bool) -> Any:
 def first_nan(fn: Any) -> Any:
     """An arithmetic ufunc whose NaN result, when both operands are NaN, is the first operand's NaN
     (quieted): the rule of the C model and of x86 (NumPy's vector loops may pick either). With one NaN
-    operand, every implementation returns that operand's NaN. Our choice (docs/numerics.md): the prelude's asct_fadd..., and the model's arithmetic, do the same."""
-    def op(a: Any, b: Any) -> np.ndarray:
-        r = fn(a, b)
+    operand, every implementation returns that operand's NaN. Our choice (docs/numerics.md): the prelude's asct_fadd..., and the model's arithmetic, do the same.
+    `op.into(a, b, out)` writes the same values into `out` (an array of the result's dtype), so that a
+    batched loop computes straight into its destination (runtime/batch.py)."""
+    def both_nan(a: Any, b: Any, r: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(where both operands are NaN, the first operand's NaN quieted) when that happens anywhere."""
         if r.dtype.kind != "f" or not np.isnan(r).any():
-            return r
+            return None
         a_arr = np.broadcast_to(np.asarray(a, dtype=r.dtype), r.shape)
         both = np.isnan(a_arr) & np.isnan(np.broadcast_to(np.asarray(b, dtype=r.dtype), r.shape))
         if not both.any():
-            return r
+            return None
         bits = np.dtype(f"u{r.dtype.itemsize}")
         quiet = a_arr.view(bits) | bits.type(1 << (np.finfo(r.dtype).nmant - 1))
-        return np.where(both, quiet.view(r.dtype), r)
+        return both, quiet.view(r.dtype)
+
+    def op(a: Any, b: Any) -> np.ndarray:
+        r = fn(a, b)
+        fix = both_nan(a, b, r)
+        return r if fix is None else np.where(fix[0], fix[1], r)
+
+    def into(a: Any, b: Any, out: np.ndarray) -> None:
+        fn(a, b, out=out)
+        fix = both_nan(a, b, out)
+        if fix is not None:
+            np.copyto(out, fix[1], where=fix[0])
+    op.into = into
     return op
 
 

@@ -6,8 +6,9 @@
    order and one edge per need, `networkx.transitive_reduction` keeps the needs no other path covers.
 3. Each kept need becomes a plan (graph/sync_plan.py: where its set and wait go); plans with the same
    wait merge. The analysis runs again on the graph with the plans placed, until nothing is unordered.
-4. Every plan whose needs the others imply is removed, latest first (judged by the proof,
-   graph/sync_proof.py: a removal may not leave a pair unordered that was ordered).
+4. Every plan whose needs the others imply is removed, latest first (graph/sync_prune.py: judged by a
+   local walk between each need's instances, or by the proof where the walk cannot tell; the removals
+   are confirmed by the proof: a removal may not leave a pair unordered that was ordered).
 5. Event ids are allocated by liveness (graph/sync_ids.py), the kernel's own ids too (an id its flags
    use only elsewhere is free), and checked in the abstract runs.
 5b. The gate (graph/sync_gate.py): the proof over the region tree (graph/sync_proof.py) must accept
@@ -20,15 +21,19 @@ from __future__ import annotations
 
 from ..errors import TraceError
 from .analysis import Need, PathChoice, Trace, abstract_trace, find_needs, profiles
+from .expr import Const
+from .hb import API_EVENT_ID, api_events
 from .dataflow import annotate
 from .kernel_graph import KernelGraph
 from .sync_ids import IdAllocator
-from .sync_gate import prove_gate
+from .sync_gate import proof_needs, prove_gate
 from .sync_proof import ProofCache, prove
 from .sync_plan import Plan, Regions, build, plan_for
+from .sync_prune import prune
 
 MAX_ROUNDS = 64
-PRUNE_PROFILES = 24
+FIRST_GUESS_PROFILES = 6
+MAX_PROOF_ROUNDS = 8
 _TEMP_ID = 1000     # ids used while planning (every plan its own), before the real allocation
 
 
@@ -38,16 +43,30 @@ class _Scheduler:
         self.regions = Regions(g)
         self.pos = {nid: i for i, nid in enumerate(g.order)}
         self.profiles: list[PathChoice] = profiles(g)
-        first = self.traces(g)
-        self.first = first
-        self.unknown = [n for tr in first for n in tr.unknown_ids]
+        self.first: list[Trace | None] = [None] * len(self.profiles)
         self.user_ids: dict = {}
-        for tr in first:
-            for ev, ids in tr.user_ids.items():
-                self.user_ids.setdefault(ev, set()).update(ids)
+        own = [n for n in g if n.op in ("set_flag", "wait_flag")]
+        if all(isinstance(n.args[1], Const) for n in own):
+            # the kernel's own ids, read off the graph: the profiles need not all be traced for them
+            for n in own:
+                self.user_ids.setdefault(n.args[0], set()).add(n.args[1].value)
+            for n in g:
+                for ev in api_events(n):
+                    self.user_ids.setdefault(ev, set()).add(API_EVENT_ID)
+            self.unknown: list = []
+        else:
+            # ids computed from loop indices or arguments: each profile evaluates them on its path
+            for i in range(len(self.profiles)):
+                for ev, ids in self.trace_base(i).user_ids.items():
+                    self.user_ids.setdefault(ev, set()).update(ids)
+            self.unknown = [n for tr in self.first for n in tr.unknown_ids]
+        self.trace_base(0)
 
-    def traces(self, g: KernelGraph) -> list[Trace]:
-        return [abstract_trace(g, p) for p in self.profiles]
+    def trace_base(self, i: int) -> Trace:
+        tr = self.first[i]
+        if tr is None:
+            tr = self.first[i] = abstract_trace(self.base, self.profiles[i])
+        return tr
 
     def build(self, plans: list[Plan]) -> KernelGraph:
         return build(self.base, self.regions, plans)
@@ -55,12 +74,15 @@ class _Scheduler:
     def run(self) -> KernelGraph:
         plans: list[Plan] = []
         g, start = self.base, 0
-        for _ in range(MAX_ROUNDS + len(self.profiles)):
+        # the first guess plans from the first FIRST_GUESS_PROFILES profiles; what the others would add,
+        # the proof finds on the planned graph (a few proofs cost less than tracing tens of profiles)
+        limit = min(len(self.profiles), FIRST_GUESS_PROFILES)
+        for _ in range(MAX_ROUNDS + limit):
             # the first profile with needs left; adding syncs only adds order, so a profile found clean
             # stays clean and the search goes on from where it stopped
             needs: list[Need] = []
-            for i in range(start, len(self.profiles)):
-                tr = self.first[i] if g is self.base else abstract_trace(g, self.profiles[i])
+            for i in range(start, limit):
+                tr = self.trace_base(i) if g is self.base else abstract_trace(g, self.profiles[i])
                 needs = find_needs(tr)
                 if needs:
                     start = i
@@ -70,22 +92,37 @@ class _Scheduler:
             self._check_unknown([needs])
             self._add_plans(plans, [needs])
             g = self.build(plans)
+        baseline: set | None = None
+        if len(self.profiles) > limit:
+            for _ in range(MAX_PROOF_ROUNDS):
+                needs, baseline = proof_needs(g, self.regions, self.pos)
+                if not needs:
+                    break
+                baseline = None
+                self._check_unknown([needs])
+                self._add_plans(plans, [needs])
+                g = self.build(plans)
         # (a first guess that has not settled after its rounds is left as it is: the proof gate below orders
         # whatever it left open, so a correct kernel is never refused for it)
         g = self.base
         if plans:
             self.planned = len(plans)
-            plans = self._prune(plans)
+            plans = self._prune(plans, baseline)
             # merged flags leave fewer waits between a pipe's instructions, and a flag turned into a
             # PIPE_ALL barrier orders only its own iteration: what the others covered may be left open,
             # which the proof gate below finds and orders
-            g, plans = IdAllocator(self.base, self.regions, self.user_ids, self.build).run(plans)
-        g, plans = prove_gate(g, plans, self.build, self.regions, self.user_ids)
+            alloc = IdAllocator(self.base, self.regions, self.user_ids, self.build)
+            g, plans = alloc.run(plans)
+            known = alloc.violations
+        else:
+            known = None
+        g, plans = prove_gate(g, plans, self.build, self.regions, self.user_ids, known)
+        first = [self.trace_base(0)]
         if not plans:
-            return annotate(self.base, self.first, [])
+            return annotate(self.base, first, [])
         flags = sum(1 for p in plans if p.event is not None)
         g.notes.append(f"auto_sync: {flags} set/wait pair(s), {len(plans) - flags} barrier(s) inserted")
-        return annotate(g, self.first, plans)
+        return annotate(g, first, plans)
 
     def _check_unknown(self, per_profile: list[list[Need]]) -> None:
         events = {f"{n.a.pipe.value}_{n.b.pipe.value}" for needs in per_profile for n in needs if not n.same_pipe}
@@ -116,19 +153,12 @@ class _Scheduler:
                 if p.set_after is not None and self.pos[p.set_after] > self.pos[old.set_after]:
                     old.set_after = p.set_after
 
-    def _prune(self, plans: list[Plan]) -> list[Plan]:
-        """Drop every plan the others make redundant, latest first. With many profiles, a removal is
-        judged on the first PRUNE_PROFILES of them; the check after the id allocation runs them all and
-        puts back whatever a wrongly dropped plan ordered."""
-        cache, stable = ProofCache(), {}
-        baseline = _unordered(build(self.base, self.regions, plans, stable), cache)
-        for plan in list(reversed(plans)):
-            if len(plans) == 1:
-                break
-            trial = [p for p in plans if p is not plan]
-            if _unordered(build(self.base, self.regions, trial, stable), cache) <= baseline:
-                plans = trial
-        return plans
+    def _prune(self, plans: list[Plan], baseline: set | None = None) -> list[Plan]:
+        """Drop every plan the others make redundant, latest first: judged by a local walk between each
+        need's two instances where it can, by the proof where it cannot, and confirmed by the proof
+        (graph/sync_prune.py)."""
+        cache = ProofCache()
+        return prune(self.base, self.regions, plans, build, lambda g: _unordered(g, cache), baseline)
 
 
 def _unordered(g: KernelGraph, cache: ProofCache | None = None) -> set[tuple]:
@@ -141,27 +171,44 @@ def essential(needs: list[Need]) -> list[Need]:
 
     A set after instruction a' covers a when a precedes a' on their pipe; a wait before b' covers b when
     b' precedes b: on the DAG of the instances involved (each pipe's order, one edge per need), a need
-    is covered exactly when another path joins its ends, which transitive reduction removes.
+    is covered exactly when another path joins its ends (the edges a transitive reduction removes).
+    Every edge goes forward in the trace, and from an instance every later instance of a pipe is
+    reachable once one is: so `low[x][p]`, the first instance of pipe p reachable from x, found in one
+    backward sweep, tells whether a successor of a other than b reaches b.
     """
     cross = [n for n in needs if not n.same_pipe]
     if len(cross) <= 1:
         return needs
-    import networkx as nx      # only a kernel with something to order pays for importing it
-    dag = nx.DiGraph()
-    chains: dict[object, list] = {}
+    nodes: dict[int, object] = {}
     for n in cross:
-        for ins in (n.a, n.b):
-            if ins not in dag:
-                dag.add_node(ins)
-                chains.setdefault(ins.pipe, []).append(ins)
-        dag.add_edge(n.a, n.b)
-    for chain in chains.values():
-        chain.sort(key=lambda i: i.index)
-        for u, v in zip(chain, chain[1:]):
-            if not dag.has_edge(u, v):
-                dag.add_edge(u, v, chain=True)
-    kept = nx.transitive_reduction(dag)
-    return [n for n in needs if n.same_pipe or kept.has_edge(n.a, n.b)]
+        nodes.setdefault(id(n.a), n.a)
+        nodes.setdefault(id(n.b), n.b)
+    order = sorted(nodes.values(), key=lambda i: i.index)
+    rank = {id(x): k for k, x in enumerate(order)}
+    succ: dict[int, set[int]] = {k: set() for k in range(len(order))}
+    last: dict[object, int] = {}
+    for k, x in enumerate(order):          # each pipe's chain
+        if x.pipe in last:
+            succ[last[x.pipe]].add(k)
+        last[x.pipe] = k
+    for n in cross:
+        succ[rank[id(n.a)]].add(rank[id(n.b)])
+    inf = len(order)
+    low: list[dict[object, int]] = [{} for _ in order]
+    for k in reversed(range(len(order))):
+        mine = {order[k].pipe: k}
+        for s_ in succ[k]:
+            for p, r in low[s_].items():
+                if r < mine.get(p, inf):
+                    mine[p] = r
+        low[k] = mine
+    kept = set()
+    for n in cross:
+        a, b = rank[id(n.a)], rank[id(n.b)]
+        pb = order[b].pipe
+        if not any(c != b and low[c].get(pb, inf) <= b for c in succ[a]):
+            kept.add(id(n))
+    return [n for n in needs if n.same_pipe or id(n) in kept]
 
 
 def insert_sync(g: KernelGraph) -> KernelGraph:

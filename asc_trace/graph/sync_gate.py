@@ -27,14 +27,17 @@ MAX_GATE_ROUNDS = 32
 
 
 def prove_gate(g: KernelGraph, plans: list[Plan], build: Callable[[list[Plan]], KernelGraph],
-               regions: Regions | None = None, user_ids: dict | None = None) -> tuple[KernelGraph, list[Plan]]:
+               regions: Regions | None = None, user_ids: dict | None = None,
+               known: list[Violation] | None = None) -> tuple[KernelGraph, list[Plan]]:
     """(the graph the proof accepts, its plans); `g` is `build(plans)` (or the base graph, no plans).
     With `regions` (of the base graph), an unordered cross-pipe pair first gets a set/wait pair lifted
-    to the regions the two share, on an id no other flag of its event uses (`user_ids`: the kernel's own)."""
+    to the regions the two share, on an id no other flag of its event uses (`user_ids`: the kernel's own).
+    `known`: the proof's violations of `g` when the caller has just proved it."""
     placed: set[tuple] = {(p.wait_before, p.pipe) for p in plans if p.event is None}
     lifted: set[tuple] = set()
     for _ in range(MAX_GATE_ROUNDS):
-        violations = prove(g)
+        violations = known if known is not None else prove(g)
+        known = None
         if not violations:
             return g, plans
         owner = {nid: p for p in plans for nid in p.nodes}
@@ -81,22 +84,17 @@ def _order(g: KernelGraph, v: Violation, plans: list[Plan], placed: set[tuple]) 
     return True
 
 
-def _lift(g: KernelGraph, v: Violation, plans: list[Plan], regions: Regions, user_ids: dict) -> bool:
-    """A set/wait pair for (a, b) lifted out of every region the two do not share: set after a's region,
-    wait before b's, in the same iteration of their common loops when a comes first there, else carried
-    one iteration by the innermost common loop (primed before it, drained after). Its own id, unrotated."""
+def violation_need(regions: Regions, pos: dict[int, int], v: Violation) -> Need | None:
+    """The need of an unordered pair the proof reported: both instances in the same iteration of their
+    common loops when a comes first in program order, else b one iteration later in the innermost
+    common loop (None when there is no such loop, or a node is not an instruction of the base graph)."""
     a_id, b_id = v.nodes
     base = regions.g
     if a_id not in base or b_id not in base:
-        return False
+        return None
     a, b = base.node(a_id), base.node(b_id)
-    if a.pipe is None or b.pipe is None or a.pipe == b.pipe:
-        return False
-    try:
-        event = fixing_event(a.pipe, b.pipe)
-    except KeyError:
-        return False
-    pos = {nid: i for i, nid in enumerate(base.order)}
+    if a.pipe is None or b.pipe is None:
+        return None
     common = 0
     while common < min(len(a.loops), len(b.loops)) and a.loops[common] == b.loops[common]:
         common += 1
@@ -104,10 +102,40 @@ def _lift(g: KernelGraph, v: Violation, plans: list[Plan], regions: Regions, use
     if pos[a_id] > pos[b_id]:
         loop = next((i for i in reversed(range(common)) if regions.is_loop(a.loops[i])), None)
         if loop is None:
-            return False
+            return None
         ib[loop] = 1
-    need = Need(AInstr(a, a.pipe, "op", None, (), tuple(ia), pos[a_id]),
-                AInstr(b, b.pipe, "op", None, (), tuple(ib), pos[b_id]), "RAW")
+    return Need(AInstr(a, a.pipe, "op", None, (), tuple(ia), pos[a_id]),
+                AInstr(b, b.pipe, "op", None, (), tuple(ib), pos[b_id]), "RAW", same_pipe=a.pipe == b.pipe)
+
+
+def proof_needs(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> tuple[list[Need], set[tuple]]:
+    """(the needs of the pairs the proof finds unordered in `g`, a build of the scheduler's plans; the
+    set of those pairs)."""
+    out, pairs = [], set()
+    for v in prove(g):
+        if v.kind in ("order", "barrier"):
+            pairs.add(v.nodes)
+            need = violation_need(regions, pos, v)
+            if need is not None and need.same_pipe == (v.kind == "barrier"):
+                out.append(need)
+    return out, pairs
+
+
+def _lift(g: KernelGraph, v: Violation, plans: list[Plan], regions: Regions, user_ids: dict) -> bool:
+    """A set/wait pair for (a, b) lifted out of every region the two do not share: set after a's region,
+    wait before b's, in the same iteration of their common loops when a comes first there, else carried
+    one iteration by the innermost common loop (primed before it, drained after). Its own id, unrotated."""
+    base = regions.g
+    pos = {nid: i for i, nid in enumerate(base.order)}
+    need = violation_need(regions, pos, v)
+    if need is None or need.same_pipe:
+        return False
+    a_id, b_id = v.nodes
+    a, b = need.a.node, need.b.node
+    try:
+        event = fixing_event(a.pipe, b.pipe)
+    except KeyError:
+        return False
     p = plan_for(regions, need, pos)
     p.distance = min(p.distance, 1) if p.loop is not None else 0
     p.rot_loop, p.rotate = None, 1

@@ -32,6 +32,7 @@ class IdAllocator:
         self.user_ids = user_ids
         self.build = build
         self.interfere: set[frozenset[int]] = set()
+        self.violations: list | None = None     # the proof's verdict on the graph `run` returns
 
     def run(self, plans: list[Plan]) -> tuple[KernelGraph, list[Plan]]:
         g = self.build(plans)
@@ -81,7 +82,8 @@ class IdAllocator:
         """Act on every flag set twice in the abstract runs; True when something changed."""
         owner = {nid: p for p in plans for nid in p.nodes}
         changed = False
-        for v in prove(g):
+        self.violations = prove(g)
+        for v in self.violations:
             if v.kind not in ("double_set", "set_before_wait"):
                 continue
             mine = [owner[n] for n in v.nodes if n in owner and owner[n].event is not None]

@@ -547,9 +547,12 @@ def _period(g: KernelGraph, head: Node, body: tuple) -> int:
     period = 1
     ques: set[int] = set()
     for n in walk_items(body):
-        for e in exprs_in(n.args):
-            for m in _moduli(e, var):
-                period = math.lcm(period, m)
+        if n.op not in ("if", "yield"):
+            # (a branch's predicate and its outputs do not matter here: the proof takes both sides, and
+            # the outputs are unknowns of the iteration; a `% 2` there would only double the work)
+            for e in exprs_in(n.args):
+                for m in _moduli(e, var):
+                    period = math.lcm(period, m)
         if n.op == "alloc_tensor":
             ques.add(n.args[0].root)
     for n in g:

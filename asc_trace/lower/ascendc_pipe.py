@@ -26,6 +26,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from .. import config
+from ..cube_enums import CUBE_MEMORY
 from ..enums import HardEvent
 from ..errors import SyncError, ToolchainError, TraceError
 from ..graph.expr import Const, Expr, free_vars, substitute
@@ -85,7 +86,12 @@ def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
             "TBuf would move the TPipe's own buffers", raw[0].loc,
             hint="use CANN 8.5 or later, or allocate every tensor one way: only raw LocalTensors, or only "
                  "TQue / TBuf tensors")
-    placement = bool(raw) and not buffers
+    cube = any(n.op == "local_tensor" and n.args[0] in CUBE_MEMORY for n in raw)
+    if cube and generation == 8:
+        raise ToolchainError("this cube kernel places its L1 / L0 tensors with the LocalTensor(TPosition, addr, size) "
+                             "constructor, which CANN 8.x's Ascend C does not have", raw[0].loc,
+                             hint="build it with CANN 8.5 or later (asc-devkit)")
+    placement = bool(raw) and not buffers and not cube     # the cube's memories are no TBuf's to place in
     var = f"{PREFIX}t{user.id}" if user is not None else (GENERATED_PIPE if placement or api else None)
     plan = PipePlan(var, user, placement, hoist=user is not None and placement, api=api)
     if plan.hoist:

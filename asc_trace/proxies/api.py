@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from ..cube_enums import CUBE_SPACES
 from ..dtypes import DataType
-from ..enums import AIV_EVENTS, HardEvent, PipeID
+from ..graph.cube_params import Nd2NzParams
+from ..enums import AIC_EVENTS, AIV_EVENTS, HardEvent, PipeID
 from ..errors import DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef, make_attrs
@@ -221,6 +223,9 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
         raise TraceError("asc.data_copy(dst, src, count) needs the element count (or asc.DataCopyParams)", loc)
     d = tensor_ref(dst, "the destination of asc.data_copy")
     s = tensor_ref(src, "the source of asc.data_copy")
+    if d.space in CUBE_SPACES or s.space in CUBE_SPACES or isinstance(count, Nd2NzParams):
+        from .cube_api import data_copy_cube
+        return data_copy_cube(dst, src, count, loc)
     pipe = copy_pipe(d, s, "asc.data_copy", loc)
     dtype = check_same_dtype("data_copy", [d, s], ["dst", "src"], loc)
     if isinstance(count, DataCopyParams):
@@ -249,9 +254,10 @@ def _event(event: Any, loc: SourceLoc, what: str) -> HardEvent:
         ev = HardEvent(event)
     except (ValueError, TypeError):
         raise TraceError(f"{what} takes an asc.HardEvent, got {event!r}", loc) from None
-    if ev not in AIV_EVENTS:
-        names = ", ".join(sorted(e.name for e in AIV_EVENTS))
-        raise TraceError(f"HardEvent.{ev.name} has no meaning on a vector core", loc, hint=f"use one of {names}")
+    if ev not in AIV_EVENTS and ev not in AIC_EVENTS:
+        names = ", ".join(sorted(e.name for e in AIV_EVENTS | AIC_EVENTS))
+        raise TraceError(f"HardEvent.{ev.name} has no meaning on a vector or a cube core", loc,
+                         hint=f"use one of {names}")
     return ev
 
 
@@ -282,7 +288,7 @@ def wait_flag(event: HardEvent, event_id: Any = 0) -> None:
 
 
 _BARRIER_PIPES = {PipeID.PIPE_V: Pipe.V, PipeID.PIPE_MTE2: Pipe.MTE2, PipeID.PIPE_MTE3: Pipe.MTE3,
-                  PipeID.PIPE_ALL: None}
+                  PipeID.PIPE_ALL: None, PipeID.PIPE_MTE1: Pipe.MTE1, PipeID.PIPE_M: Pipe.M, PipeID.PIPE_FIX: Pipe.FIX}
 
 
 def pipe_barrier(pipe: PipeID) -> None:

@@ -6,12 +6,14 @@
 - `asc.range(...)` is always a runtime loop (pyasc's spelling).
 
 Only `range` calls that head a `for` statement of a kernel are intercepted (found from the kernel's
-source); comprehensions and helper functions keep Python's `range`.
+source, and from its bytecode: the call's result goes straight into the statement's FOR_ITER);
+comprehensions and helper functions keep Python's `range`, also when the source cannot be read.
 """
 from __future__ import annotations
 
 import ast
 import builtins
+import dis
 import sys
 from functools import lru_cache
 from types import CodeType
@@ -107,10 +109,28 @@ def intercepting_range(*args: Any) -> Any:
     ctx = active()
     if ctx is not None:
         f = sys._getframe(1)
-        if f.f_code in ctx.kernel_codes and f.f_lineno in for_range_lines(f.f_code):
+        if f.f_code in ctx.kernel_codes and f.f_lineno in for_range_lines(f.f_code) \
+                and heads_for_statement(f.f_code, f.f_lasti):
             loc = user_loc()
             return ctx.loop_range(*_range_args(args, loc), loc)
     return _py_range(*args)
+
+
+@lru_cache(maxsize=4096)
+def heads_for_statement(code: CodeType, lasti: int) -> bool:
+    """Whether the call at byte offset `lasti` of `code` is the iterable of a `for` statement of that
+    code: its result goes straight to GET_ITER then FOR_ITER. A comprehension or generator expression
+    passes it on instead (to its own code object, or, inlined since 3.12, through other instructions
+    first), so `sum(1.0 for _ in range(4))` stays Python's range even where the source cannot be read
+    and every line would be a `for` header."""
+    ops = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG", "NOP")]
+    # f_lasti may point into the call's inline cache entries (CPython 3.11): the call is the last
+    # instruction that starts at or before it
+    at = next((k for k in reversed(range(len(ops))) if ops[k].offset <= lasti), None)
+    if at is None or not ops[at].opname.startswith("CALL"):
+        return True         # not found (another interpreter's offsets): the source lines decide alone
+    nxt = [i.opname for i in ops[at + 1:at + 3]]
+    return nxt == ["GET_ITER", "FOR_ITER"]
 
 
 @lru_cache(maxsize=1024)

@@ -143,10 +143,83 @@ def loop_carried(code: CodeType, line: int) -> frozenset[str]:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             first_load.setdefault(stmt.target.id, i)
     end = loop.end_lineno or loop.lineno
-    after = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-             and n.lineno > end}
+    after = _reads_after(tree, end)
     return frozenset(name for name, i in first_store.items()
                      if name in after or first_load.get(name, i + 1) <= i)
+
+
+def _reads_after(tree: ast.Module, end: int) -> set[str]:
+    """Names read after line `end` that may still see a value bound before it: a read is left out when
+    a `for` or comprehension around it binds the name first (its header runs before its body), or when
+    it is inside a nested function or lambda that has the name as its own local."""
+    out: set[str] = set()
+
+    def visit(node: ast.AST, hidden: frozenset[str]) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.lineno > end and node.id not in hidden:
+                out.add(node.id)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter, hidden)
+            inner = hidden | _bound(node.target)
+            for child in node.body:
+                visit(child, inner)
+            for child in node.orelse:     # runs after the loop, whose header may not have run
+                visit(child, hidden)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inner = hidden
+            for gen in node.generators:
+                visit(gen.iter, inner)
+                inner = inner | _bound(gen.target)
+                for cond in gen.ifs:
+                    visit(cond, inner)
+            for child in ([node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]):
+                visit(child, inner)
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not tree.body[0]:
+            for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                visit(d, hidden)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = hidden | _locals_of(node)
+            for child in body:
+                visit(child, inner)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, hidden)
+
+    visit(tree, frozenset())
+    return out
+
+
+def _bound(target: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+
+
+def _locals_of(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names local to a nested function: its parameters and what it assigns (not `nonlocal` /
+    `global` names), by Python's scoping rule."""
+    a = fn.args
+    names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    names |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    if isinstance(fn, ast.Lambda):
+        return frozenset(names)
+    declared: set[str] = set()
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Nonlocal, ast.Global)):
+            declared.update(n.names)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+            todo.extend(n.decorator_list)
+            continue              # its body is its own scope
+        elif isinstance(n, ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return frozenset(names - declared)
 
 
 def _statements(body: list[ast.stmt]):

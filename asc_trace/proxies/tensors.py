@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
+from ..cube_enums import CUBE_MEMORY
 from ..enums import UB_POSITIONS, TPosition
 from ..errors import TraceError
 from ..graph.expr import Const, Expr, binop
@@ -125,12 +126,13 @@ class LocalTensor:
             raise TraceError(f"LocalTensor's first argument is the element type (e.g. asc.float32), got {dtype!r}",
                              loc, hint="asc.LocalTensor(asc.float32, asc.TPosition.VECIN, byte_addr, length)")
         pos = _position(pos, loc)
+        space = _space(pos)
         addr_e = to_expr(addr, "the LocalTensor byte address")
         size_e = to_expr(tile_size, "the LocalTensor length")
         if addr_e.type != "int" or size_e.type != "int":
             raise TraceError("a LocalTensor's address and length must be integers", loc)
         nid = ctx.record("local_tensor", (pos, addr_e, size_e), loc, attrs=make_attrs(dtype=dtype))
-        self._ref = TensorRef(nid, "ub", dtype, ZERO)
+        self._ref = TensorRef(nid, space, dtype, ZERO)
 
     @property
     def dtype(self) -> DataType:
@@ -138,7 +140,8 @@ class LocalTensor:
 
     def __getitem__(self, key: Any) -> "LocalTensor":
         ref = self._ref
-        return LocalTensor(_ref=TensorRef(ref.root, "ub", ref.dtype, binop("+", ref.offset, _start_of(key, "LocalTensor"))))
+        return LocalTensor(_ref=TensorRef(ref.root, ref.space, ref.dtype,
+                                          binop("+", ref.offset, _start_of(key, "LocalTensor"))))
 
     def reinterpret_cast(self, dtype: DataType) -> "LocalTensor":
         """The same bytes seen as another element type (Ascend C `ReinterpretCast<U>()`)."""
@@ -148,7 +151,7 @@ class LocalTensor:
         byte_off = binop("*", ref.offset, Const(ref.dtype.itemsize))
         if byte_off.type == "int" and isinstance(byte_off, Const) and byte_off.value % dtype.itemsize:
             raise TraceError("the view's start is not a whole number of the new elements", user_loc())
-        return LocalTensor(_ref=TensorRef(ref.root, "ub", dtype, binop("//", byte_off, Const(dtype.itemsize))))
+        return LocalTensor(_ref=TensorRef(ref.root, ref.space, dtype, binop("//", byte_off, Const(dtype.itemsize))))
 
     def get_value(self, index: Any) -> Any:
         """The element at `index`, read by the scalar unit (a runtime scalar)."""
@@ -176,10 +179,17 @@ def _position(pos: Any, loc) -> TPosition:
         p = TPosition(pos)
     except (ValueError, TypeError):
         raise TraceError(f"not a TPosition: {pos!r}", loc) from None
-    if p not in UB_POSITIONS:
-        raise TraceError(f"TPosition.{p.name} is not in the Unified Buffer; a vector core's local tensors live in "
-                         "VECIN, VECOUT or VECCALC", loc)
+    if p not in UB_POSITIONS and p not in CUBE_MEMORY:
+        raise TraceError(f"TPosition.{p.name} is not local memory: a vector core's local tensors live in VECIN, "
+                         "VECOUT or VECCALC (the Unified Buffer), a cube core's in A1 / B1 / C1 (L1), A2 (L0A), "
+                         "B2 (L0B), CO1 (L0C) or C2 (the bias table)", loc)
     return p
+
+
+def _space(p: TPosition) -> str:
+    """The memory a position names: "ub" for the vector core's, the cube memory's name otherwise."""
+    mem = CUBE_MEMORY.get(p)
+    return "ub" if mem is None else mem.space
 
 
 def tensor_ref(t: Any, what: str) -> TensorRef:

@@ -78,6 +78,13 @@ def as_storage(value: Any, name: str, loc: SourceLoc | None,
     if not isinstance(value, np.ndarray):
         raise LaunchError(f"argument {name!r} must be a NumPy array or a torch tensor (global memory), got "
                           f"{type(value).__name__}", loc)
+    if isinstance(value, np.ma.MaskedArray):
+        raise LaunchError(f"argument {name!r} is a masked array: a kernel reads and writes every element, the "
+                          "masked ones too", loc, hint="pass a.filled(value) or a.data")
+    if type(value) is not np.ndarray:
+        # np.matrix, np.memmap, ...: the kernel sees the bytes, so a plain view of them (a matrix stays 2-D
+        # through reshape, and every backend must see the same flat storage)
+        value = value.view(np.ndarray)
     dt = D.from_numpy(value.dtype)
     if dt is None:
         raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which Ascend vector kernels cannot take", loc,
@@ -126,6 +133,75 @@ def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc:
             raise LaunchError(f"argument {spec.name!r} of type {type(v).__name__} cannot be passed to a kernel", loc,
                               hint="kernels take arrays/tensors (GlobalAddress), ints, floats and ConstExpr values")
     return BoundArgs(Signature(tuple(params)), arrays, scalars, values)
+
+
+class ArgBinder:
+    """`bind_args` for one kernel, its signature remembered per argument classes, dtypes and constants:
+    a launch whose arguments are of the kinds of an earlier one's binds them without building the
+    signature again. Only positional NumPy arrays (C-contiguous, writable) and Python ints and floats
+    take this path; any other launch, and the first of each kind, goes through `bind_args`, which also
+    gives every error."""
+
+    MAX = 64      # signatures kept
+
+    def __init__(self, name: str, specs: list[ParamSpec]) -> None:
+        self.name, self.specs = name, specs
+        self.sigs: dict[tuple, Signature] = {}
+        # the compile cache's key of each remembered signature, by identity (equal signatures can have
+        # different keys: a constant -0.0 equals 0.0), kept alive by `sigs`
+        self.keys: dict[int, tuple[Signature, tuple]] = {}
+
+    def sig_key(self, sig: Signature) -> tuple | None:
+        """The compile cache's key of `sig` when this binder made it, else None."""
+        hit = self.keys.get(id(sig))
+        return hit[1] if hit is not None and hit[0] is sig else None
+
+    def __call__(self, args: tuple, kwargs: dict, loc: SourceLoc | None, device_ok: bool = False) -> BoundArgs:
+        specs = self.specs
+        if kwargs or len(args) != len(specs):
+            return bind_args(self.name, specs, args, kwargs, loc, device_ok)
+        parts: list[Any] = []
+        for spec, v in zip(specs, args):
+            cls = v.__class__
+            if cls is np.ndarray:
+                flags = v.flags
+                if not (flags.c_contiguous and flags.writeable):
+                    return bind_args(self.name, specs, args, kwargs, loc, device_ok)
+                parts.append(v.dtype)
+            elif cls is int or cls is float:
+                # a constant's value is part of the signature (repr: -0.0 is not 0.0 there)
+                parts.append((cls, repr(v)) if spec.kind == "const" else cls)
+            else:
+                return bind_args(self.name, specs, args, kwargs, loc, device_ok)
+        key = tuple(parts)
+        sig = self.sigs.get(key)
+        if sig is None:
+            bound = bind_args(self.name, specs, args, kwargs, loc, device_ok)
+            if len(self.sigs) >= self.MAX:
+                self.sigs.clear()
+                self.keys.clear()
+            self.sigs[key] = bound.signature
+            self.keys[id(bound.signature)] = (bound.signature, sig_key(bound.signature))
+            return bound
+        arrays: list[np.ndarray | None] = []
+        scalars: dict[str, Any] = {}
+        for p, v in zip(sig.params, args):
+            kind = p.kind
+            if kind == "gm":
+                arrays.append(v if v.ndim == 1 else v.reshape(-1))
+                continue
+            arrays.append(None)
+            if kind == "int":
+                scalars[f"p{p.index}"] = _as_int(v, p.name, loc)
+            elif kind == "float":
+                scalars[f"p{p.index}"] = _as_float(v, p.name, loc)
+        return BoundArgs(sig, arrays, scalars, list(args))
+
+
+def sig_key(sig: Signature) -> tuple:
+    """What a compilation depends on in a signature: kinds, dtypes, and the constants by their repr."""
+    return tuple((p.kind, p.dtype.name if p.dtype else None, repr(p.value) if p.kind == "const" else None)
+                 for p in sig.params)
 
 
 def _match(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> list[Any]:

@@ -1,6 +1,7 @@
 """The interface every backend implements: prepare a compiled kernel once, then launch it."""
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -42,8 +43,21 @@ class Runtime:
         return True
 
 
-def written_params(graph: KernelGraph) -> set[int]:
-    """Indices of the GM parameters the kernel writes (backends that cannot undo writes stage these)."""
+_WRITTEN: "weakref.WeakKeyDictionary[KernelGraph, tuple[int, frozenset[int]]]" = weakref.WeakKeyDictionary()
+
+
+def written_params(graph: KernelGraph) -> frozenset[int]:
+    """Indices of the GM parameters the kernel writes (backends that cannot undo writes stage these).
+    Remembered per graph while its nodes stay the same: every launch asks (runtime/gm_sharing.py)."""
+    hit = _WRITTEN.get(graph)
+    if hit is not None and hit[0] == len(graph.order):
+        return hit[1]
+    out = frozenset(_written_params(graph))
+    _WRITTEN[graph] = (len(graph.order), out)
+    return out
+
+
+def _written_params(graph: KernelGraph) -> set[int]:
     gm_param: dict[int, int] = {}
     for n in graph:
         if n.op == "global_tensor":

@@ -20,7 +20,7 @@ Iterations run in chunks whose results take at most CHUNK_BYTES, to bound the ex
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -48,18 +48,21 @@ class Plan:
     chunk: int
     roots: dict
     last: list          # (iteration, node index, UB address): each node's last write of each address
+    fused: dict         # element-wise node index -> the store that only copies its result to GM: computed there
+    carried: frozenset  # element-wise nodes that read their own previous result: run iteration by iteration
 
 
 class LoopBatch:
     """The static half: whether a loop's body is made of batchable nodes, with their compiled operands;
     and the plans made for it, by what the addresses depend on (PLANS of them at most)."""
 
-    PLANS = 16
+    PLANS = 64
 
-    def __init__(self, st: LoopStep) -> None:
+    def __init__(self, st: LoopStep, data_keys: frozenset[str] = frozenset()) -> None:
         self.step = st
         self.nodes: list[tuple[Node, Callable]] = []
         env_keys: set[str] = set()
+        value_keys: set[str] = set()
         roots: set[int] = set()
         local: set[int] = set()
         for it in st.body:
@@ -69,11 +72,18 @@ class LoopBatch:
             if n.op in _SYNC:
                 continue
             self.nodes.append((n, binder(n)))
-            for e in exprs_in(n.args):
-                env_keys.update(v.env_key for v in free_vars(e))
+            values = REGISTRY[n.op].value_positions(len(n.args))
+            for i, a in enumerate(n.args):
+                keys = {v.env_key for e in exprs_in(a) for v in free_vars(e)}
+                (value_keys if i in values else env_keys).update(keys)
             roots.update(a.root for a in n.args if isinstance(a, TensorRef))
             if n.op == "local_tensor":
                 local.add(n.id)
+        # Values computed from tensor data (`data_keys`: read from the UB) that only feed the values of
+        # element-wise ops change at every launch but not the plan: they are left out of its key, and
+        # the scalars that use them are evaluated again at each run of the plan.
+        self.revalue = bool(value_keys & data_keys)
+        env_keys |= value_keys - data_keys
         self.env_keys = tuple(sorted(env_keys - {st.key}))
         self.root_ids = tuple(sorted(roots - local))
         self.plans: dict[tuple, Plan] = {}
@@ -84,7 +94,9 @@ class LoopBatch:
         parts: list = [m.C, bounds]
         for k in self.env_keys:
             v = env.get(k)
-            parts.append((v.dtype.str, v.tobytes()) if isinstance(v, np.ndarray) else v)
+            # a plan bakes in the scalars: -0.0 is not 0.0 (and a NaN is itself) here
+            parts.append((v.dtype.str, v.tobytes()) if isinstance(v, np.ndarray) else
+                         v.hex() if v.__class__ is float else v)
         for r in self.root_ids:
             root = m.roots.get(r)
             if isinstance(root, UbRoot):
@@ -118,35 +130,62 @@ class LoopBatch:
         ub_writes = [op.dst for op in ops if op.kind in ("load", "ub_copy", "elementwise")]
         sources = [[_source(ops, i, s, ub_writes) for s in op.srcs] for i, op in enumerate(ops)]
         copy_gm = _check_gm(ops)
-        per_iter = sum(value_bytes(op, m.C, copy_gm) for op in ops)
+        fused = {i: j for i, j in _fusions(ops, sources).items()
+                 if not any(src[0] == "carry" for src in sources[i])}
+        # a fused result is the GM itself: only the NaN test's booleans are extra
+        per_iter = sum(m.C * op.dst.nbytes // op.dst.dtype.itemsize if i in fused else value_bytes(op, m.C, copy_gm)
+                       for i, op in enumerate(ops))
         chunk = max(1, min(len(values), CHUNK_BYTES // max(1, per_iter)))
-        return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops))
+        carried = frozenset(i for i, srcs in enumerate(sources) if any(src[0] == "carry" for src in srcs))
+        return Plan(ops, sources, copy_gm, chunk, roots, _last_writes(ops), fused, carried)
 
-    def run(self, m: Machine, values: np.ndarray, bounds: tuple) -> None:
-        """All iterations `values` of the loop, in chunks (raises NotBatchable before any effect)."""
+    def run(self, m: Machine, values: np.ndarray, bounds: tuple) -> Plan:
+        """All iterations `values` of the loop, in chunks (raises NotBatchable before any effect); the
+        plan it ran (runtime/replay.py keeps it to run the same launch again)."""
         p = self.plan(m, values, bounds)
-        ops, sources, copy_gm, chunk, roots = p.ops, p.sources, p.copy_gm, p.chunk, p.roots
-        last = p.last
-        k = 0
-        for t0 in range(0, len(values), chunk):
-            ts = slice(t0, min(len(values), t0 + chunk))
-            results = self._chunk(m, ops, sources, copy_gm, ts)
-            k = _write_back(m, ops, results, ts, last, k)
-        for nid, (addr, nbytes) in roots.items():
+        if self.revalue:
+            g = Grid(m, self.step.key, values)
+            p = replace(p, ops=[op if op.scalar_of is None else replace(op, scalar=op.scalar_of(g)) for op in p.ops])
+        self.execute(m, p, len(values), True)
+        for nid, (addr, nbytes) in p.roots.items():
             m.roots[nid] = UbRoot(int(addr[-1]), nbytes)
             m.ub_hi = max(m.ub_hi, int(addr.max()) + nbytes)
         m.env[self.step.key] = int(values[-1])
+        return p
 
-    def _chunk(self, m: Machine, ops: list[Op], sources: list, copy_gm: set, ts: slice) -> list:
+    def execute(self, m: Any, p: Plan, count: int, write_back: bool) -> None:
+        """The data effects of `count` iterations planned by `p`; `write_back`: leave in the UB what program
+        order leaves there (not needed when nothing reads the UB afterwards). `m` needs only `gm`, `C`
+        and `ub`."""
+        ops, last = p.ops, p.last
+        k = 0
+        carry: dict[int, np.ndarray] = {}      # each accumulator's value at the end of the last chunk
+        for t0 in range(0, count, p.chunk):
+            ts = slice(t0, min(count, t0 + p.chunk))
+            results = self._chunk(m, p, ts, carry)
+            if write_back:
+                k = _write_back(m, ops, results, ts, last, k)
+
+    def _chunk(self, m: Machine, p: Plan, ts: slice, carry: dict) -> list:
+        ops, sources, copy_gm, fused = p.ops, p.sources, p.copy_gm, p.fused
         results: list[np.ndarray | None] = [None] * len(ops)
         for i, op in enumerate(ops):
             kind = op.kind
-            if kind == "root":
+            if kind == "root" or results[i] is not None:        # a fused store: written by its producer
                 continue
-            ins = [_fetch(m, results, src, ts, copy_gm) for src in sources[i]]
+            srcs = sources[i]
+            ins = [None if src[0] == "carry" else _fetch(m, results, src, ts, copy_gm) for src in srcs]
             if kind == "load" or kind == "ub_copy":
                 results[i] = ins[0]
+            elif i in p.carried:
+                results[i] = _accumulate(m, op, srcs, ins, ts, carry, i)
             elif kind == "elementwise":
+                j = fused.get(i)
+                if j is not None:
+                    out = _gm_view(m, ops[j].dst, ts, writable=True)
+                    op.into(ins, out)
+                    results[i] = results[j] = out
+                    continue
                 sc = op.scalar[ts] if isinstance(op.scalar, np.ndarray) and op.scalar.ndim == 3 else op.scalar
                 r = op.compute(ins, sc)
                 T = ts.stop - ts.start
@@ -159,7 +198,8 @@ class LoopBatch:
 
 def _source(ops: list[Op], i: int, src: Any, ub_writes: list[Ub]) -> tuple:
     """("gm", Gm) for a GM read; ("op", j, byte offset, Ub) for a UB read that node j wrote earlier in the
-    same iteration; ("ub", Ub) for a UB read no node of the loop writes."""
+    same iteration; ("ub", Ub) for a UB read no node of the loop writes; ("carry", Ub) for an element-wise
+    node's read of its own destination, which no other node writes (an accumulator: run in order)."""
     if isinstance(src, Gm):
         return ("gm", src)
     a, nb = src.addr, src.nbytes
@@ -176,10 +216,52 @@ def _source(ops: list[Op], i: int, src: Any, ub_writes: list[Ub]) -> tuple:
             return ("op", j, int(d[0]), src)
         raise NotBatchable
     lo, hi = int(a.min()), int(a.max()) + nb
+    own = ops[i].dst if ops[i].kind == "elementwise" else None
+    carried = False
     for w in ub_writes:
-        if int(w.addr.min()) < hi and lo < int(w.addr.max()) + w.nbytes:
+        if int(w.addr.min()) < hi and lo < int(w.addr.max()) + w.nbytes and _overlap(w, a, nb):
+            if w is own and _same_place(own, src):
+                carried = True         # an accumulator: this node's own result of the iteration before
+                continue
             raise NotBatchable         # reads what an earlier iteration (or a later node) wrote
-    return ("ub", src)
+    return ("carry", src) if carried else ("ub", src)
+
+
+def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i: int) -> np.ndarray:
+    """An accumulator's values over the chunk, one iteration after the other (exactly program order's
+    arithmetic): each iteration reads the value the one before it left, the first one the UB's."""
+    acc = carry.get(i)
+    if acc is None:
+        u = op.dst
+        a = int(u.addr[0])
+        acc = m.ub[:, a:a + u.nbytes].view(u.dtype.np).copy()
+    T = ts.stop - ts.start
+    out = np.empty((T, *acc.shape), acc.dtype)
+    sc = op.scalar
+    per_iter = isinstance(sc, np.ndarray) and sc.ndim == 3
+    for t in range(T):
+        args = [acc if src[0] == "carry" else x[t] for src, x in zip(srcs, ins)]
+        r = op.compute(args, sc[ts.start + t] if per_iter else sc)
+        out[t] = r
+        acc = out[t]
+    carry[i] = acc
+    return out
+
+
+def _overlap(w: Ub, a: np.ndarray, nb: int) -> bool:
+    """Whether any iteration's write `w` meets any iteration's read of `nb` bytes at `a` (their extents
+    can overlap while the places do not: a multi-buffered tile at 0 and 5120 around a tensor at 1024)."""
+    wu, au = np.unique(w.addr), np.unique(a)
+    if len(wu) * len(au) > 1 << 16:
+        return True                    # many places: assume the worst
+    return bool(np.any((wu[:, None] < au[None, :] + nb) & (au[None, :] < wu[:, None] + w.nbytes)))
+
+
+def _same_place(dst: Ub, src: Ub) -> bool:
+    """The same bytes at the same address in every iteration."""
+    a = dst.addr
+    return (dst.nbytes == src.nbytes and dst.dtype == src.dtype and np.array_equal(a, src.addr)
+            and bool(np.all(a == a[0])))
 
 
 def _fetch(m: Machine, results: list, src: tuple, ts: slice, copy_gm: set) -> np.ndarray:
@@ -229,6 +311,35 @@ def _write_back(m: Machine, ops: list[Op], results: list, ts: slice, last: list,
         ub[:, addr:addr + dst.nbytes].view(dst.dtype.np)[...] = results[i][t - ts.start]
         k += 1
     return k
+
+
+def _fusions(ops: list[Op], sources: list) -> dict[int, int]:
+    """Element-wise node i -> store j, when j copies all of i's result to a strided GM range and nothing
+    else reads that result, and no other node of the loop touches j's argument: i can then compute
+    straight into the GM (its result, for the UB write-back, is read back from there: nothing changes it)."""
+    readers: dict[int, list[int]] = {}
+    for k, srcs in enumerate(sources):
+        for src in srcs:
+            if src[0] == "op":
+                readers.setdefault(src[1], []).append(k)
+    touches: dict[int, int] = {}
+    for op in ops:
+        for x in (op.dst, *op.srcs):
+            if isinstance(x, Gm):
+                touches[x.param] = touches.get(x.param, 0) + 1
+    fused = {}
+    for i, op in enumerate(ops):
+        r = readers.get(i)
+        if op.kind != "elementwise" or op.into is None or r is None or len(r) != 1:
+            continue
+        j = r[0]
+        st = ops[j]
+        if st.kind != "store" or st.dst.grid is None or touches[st.dst.param] != 1:
+            continue
+        (src,) = sources[j]
+        if src[2] == 0 and src[3].nbytes == op.dst.nbytes and src[3].dtype == op.dst.dtype == st.dst.dtype:
+            fused[i] = j
+    return fused
 
 
 # -- GM: iterations must not see each other -----------------------------------------------------------------
@@ -286,23 +397,36 @@ class _Scatter:
 # -- the interpreter that uses it ----------------------------------------------------------------------------
 
 class BatchInterpreter(Interpreter):
-    """Program order, innermost loops batched where they can be (launches whose checks passed)."""
+    """Program order, innermost loops batched where they can be (launches whose checks passed).
+
+    With `record` set to a list, a run also notes each batched loop it ran, as (loop, plan, iterations),
+    and clears `replayable` when anything else had a data effect: runtime/replay.py then runs the
+    same launch again as those batches alone."""
 
     def __init__(self, graph: Any) -> None:
         super().__init__(graph)
         if not BINDER_FAMILY:
             init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
+        self.data_keys = _data_keys(graph)
+        self.record: list | None = None
+        self.replayable = True
 
     def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
         # the launch's checks passed on the same values: the operand range checks cannot fail
         return bind(node, ranges, known, checks=False)
 
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        ins = st.fn(m)
+        if ins is not None and ins.apply is not None:
+            self.replayable = False     # a data effect outside a batch (only a recording run looks)
+            ins.apply()
+
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)
         if key not in self.batches:
             try:
-                self.batches[key] = LoopBatch(st)
+                self.batches[key] = LoopBatch(st, self.data_keys)
             except NotBatchable:
                 self.batches[key] = None
         lb = self.batches[key]
@@ -312,11 +436,26 @@ class BatchInterpreter(Interpreter):
             stop = m.uniform_int(st.stop(env), st.node, "the loop bound")
             step = m.uniform_int(st.step(env), st.node, "the loop step")
             values = np.arange(start, stop, step, dtype=np.int64) if step else None
-            if values is not None and len(values) > 1:
+            # a single iteration is batched only when recording: a replay has no interpreter to run it
+            if values is not None and (len(values) > 1 or (self.record is not None and len(values) == 1)):
                 try:
                     with np.errstate(all="ignore"):
-                        lb.run(m, values, (start, stop, step))
+                        plan = lb.run(m, values, (start, stop, step))
+                    if self.record is not None:
+                        self.record.append((lb, plan, len(values)))
                     return
                 except NotBatchable:
                     pass
         super().run_loop(st, m)
+
+
+def _data_keys(graph: Any) -> frozenset[str]:
+    """The env keys of values read from tensor data: a node's result (get_value) and the local values
+    (asc.cond / asc.while_loop outputs) that can depend on one."""
+    from ..graph.regions import local_sources
+    sources = local_sources(graph)
+    keys = {key for key, kinds in sources.items() if "node" in kinds}
+    for n in graph:
+        for e in exprs_in(n.args):
+            keys.update(v.env_key for v in free_vars(e) if v.kind == "node")
+    return frozenset(keys)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import DataType, from_compute, to_compute
+from ..dtypes import DataType, bfloat16, from_compute, to_compute
 from ..graph.node import Node, TensorRef
 from ..graph.numerics import cast_values
 from ..graph.ops import REGISTRY
@@ -63,6 +63,8 @@ class Op:
     compute: Callable | None = None   # elementwise: (source values, scalar) -> stored result
     scalar: Any = None
     root: tuple | None = None         # "root": (node id, addr per iteration, bytes)
+    scalar_of: Callable | None = None  # elementwise with a scalar operand: Grid -> `scalar` (evaluated again)
+    into: Callable | None = None      # elementwise, when it can: (source values, out) writes that result into out
 
 
 class Grid:
@@ -174,23 +176,32 @@ def binder(n: Node) -> Callable:
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(ref(to_compute(ins[0], srcs[0].dtype)), dt)
 
+    into = None
+    ref_into = getattr(ref, "into", None)
+    if fam == "vec_binary" and ref_into is not None and dt is not bfloat16 and all(t.dtype == dt for t in srcs):
+        def into(ins: list, out: np.ndarray) -> None:      # the stored dtype is the compute dtype here
+            ref_into(ins[0], ins[1], out)
+
     def bind_elementwise(g: Grid, m: Machine, roots: dict) -> Op:
         count = g.uniform(fc(g.env))
         if count <= 0:
             raise NotBatchable
         src_ops = tuple(operand(g, m, roots, t, f, count) for t, f in zip(srcs, fsrc))
         dst = operand(g, m, roots, d, fd, count)
-        sc = None
-        if fsc is not None:
+        if fsc is None:
+            return Op(n, "elementwise", dst, src_ops, compute, None, into=into)
+
+        def scalar_of(g: Grid) -> Any:
             v = np.asarray(fsc(g.env))
             if v.ndim == 0:
                 sc = scalar_as(sdt, v)
             else:
                 sc = scalar_as(sdt, np.broadcast_to(v, (g.T, g.C)).reshape(g.T * g.C)).reshape(g.T, g.C, 1)
-        if fam == "vec_duplicate":
-            sc = np.broadcast_to(sc, (g.T, g.C, count)) if isinstance(sc, np.ndarray) and sc.ndim == 3 else sc
-            return Op(n, "elementwise", dst, src_ops, dup(compute, count, g.C), sc)
-        return Op(n, "elementwise", dst, src_ops, compute, sc)
+            if fam == "vec_duplicate" and isinstance(sc, np.ndarray) and sc.ndim == 3:
+                sc = np.broadcast_to(sc, (g.T, g.C, count))
+            return sc
+        fn = dup(compute, count, g.C) if fam == "vec_duplicate" else compute
+        return Op(n, "elementwise", dst, src_ops, fn, scalar_of(g), into=into, scalar_of=scalar_of)
     return bind_elementwise
 
 

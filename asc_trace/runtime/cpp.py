@@ -19,7 +19,7 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
 from ..graph.ops.cpp_model import MODEL_OPS_HEADER, model_ops_header
 from ..lower.ascendc import lower
-from ..toolchain.cache import CompileCache, cache_key
+from ..toolchain.cache import CompileCache, clear_way, cache_key, ensure_folder, unusable
 from ..lower.cexpr import c_ident
 from ..toolchain.compile_errors import NODE_COMMENT, compiler_error
 from ..toolchain.host_cxx import compiler
@@ -46,11 +46,19 @@ def model_ops_dir(cache_root: str) -> Path:
     text = model_ops_header()
     d = Path(cache_root) / "cpp-model" / hashlib.sha256(text.encode()).hexdigest()[:16]
     path = d / MODEL_OPS_HEADER
-    if not path.is_file() or path.read_text() != text:
-        d.mkdir(parents=True, exist_ok=True)
+    try:
+        current = path.is_file() and path.read_text() == text
+    except (OSError, ValueError):   # unreadable or not UTF-8: written again below
+        current = False
+    if not current:
+        ensure_folder(d)
+        clear_way(path)            # a damaged cache may hold a folder there
         tmp = d / f".{MODEL_OPS_HEADER}.{os.getpid()}"
-        tmp.write_text(text)
-        os.replace(tmp, path)       # atomic: a concurrent build never reads half a header
+        try:
+            tmp.write_text(text)
+            os.replace(tmp, path)   # atomic: a concurrent build never reads half a header
+        except OSError as e:
+            raise unusable(d, e) from None
     return d
 
 

@@ -160,12 +160,45 @@ def platform(name: str | None = None, **overrides: float) -> Platform:
     default), optionally with parameters overridden (e.g. flag_latency=20)."""
     from ..config import process_platform
     name = name or process_platform() or DEFAULT_PLATFORM
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         from ..errors import LaunchError
         raise LaunchError(f"unknown platform {name!r}; presets: {', '.join(PRESETS)}", None)
-    values = {**_BASE, **PRESETS[name], **overrides}
+    values = {**_BASE, **PRESETS[name], **check_overrides(overrides)}
     return Platform(name=name, **values)
 
 
+# Parameters the model divides by (zero would be a ZeroDivisionError, a negative a negative time), the
+# fractions among them (at most 1), and the counts (whole numbers); every other one may also be 0.
+_POSITIVE = frozenset({"aiv_cores", "clock_mhz", "mte2_bytes_per_cycle", "mte3_bytes_per_cycle", "copy_best_efficiency",
+                       "gm_align_bytes", "gm_unaligned_efficiency", "l2_gbytes_per_s", "hbm_gbytes_per_s",
+                       "hbm_peak_gbytes_per_s"})
+_FRACTIONS = frozenset({"copy_best_efficiency", "gm_unaligned_efficiency"})
+_COUNTS = frozenset({"aiv_cores", "gm_align_bytes"})
+
+
+def check_overrides(kw: dict[str, Any], loc: Any = None) -> dict[str, float]:
+    """Parameter overrides a user gave (Profile.retimed, platform()): known names, finite real numbers in
+    each parameter's range; an OptionError naming the first that is not."""
+    from ..errors import OptionError
+    out: dict[str, float] = {}
+    for name, value in kw.items():
+        if name not in PARAMETERS:
+            raise OptionError(f"{name!r} is not a timing-model parameter; they are: {', '.join(PARAMETERS)}", loc)
+        if name in _COUNTS:
+            ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 1
+            want = "an int of at least 1"
+        else:
+            ok = (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+                  and bool(np.isfinite(value)) and (value > 0 if name in _POSITIVE else value >= 0)
+                  and (value <= 1 if name in _FRACTIONS else True))
+            want = ("a number in (0, 1]" if name in _FRACTIONS else "a finite number above 0" if name in _POSITIVE
+                    else "a finite number of at least 0")
+        if not ok:
+            raise OptionError(f"timing-model parameter {name} must be {want}, got {type(value).__name__} {value!r}",
+                              loc)
+        out[name] = int(value) if name in _COUNTS else float(value)
+    return out
+
+
 def with_overrides(p: Platform, **kw: float) -> Platform:
-    return replace(p, **kw)
+    return replace(p, **check_overrides(kw))

@@ -5,15 +5,19 @@ scalar unit's issue included, and place each block on its physical core in its w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import AscTraceError
+import numpy as np
+
+from ..errors import AscTraceError, OptionError, PathError
 from ..graph.node import Node
+from ..proxies.source_loc import user_loc
 from .core_timing import IssueRun
 from .launch_model import CoreTimeline, LaunchRecord, LaunchTiming, time_launch
-from .platform import Platform, platform as make_platform, with_overrides
+from .platform import Platform, check_overrides, platform as make_platform
 
 PIPE_NAMES = ("S", "MTE2", "V", "MTE3")
 # A bound that accounts for at least this share of the time is what limits it; below it, the time goes
@@ -62,9 +66,10 @@ class Profile:
         hbm_gbytes_per_s=1400), without simulating it again: what runs after what does not depend on time.
         Which copies were gm_align_bytes-aligned, and the vector instructions' costs (op records), are
         as recorded."""
+        loc = user_loc()
         plat = platform if isinstance(platform, Platform) else (make_platform(platform) if platform else self.platform)
         if overrides:
-            plat = with_overrides(plat, **overrides)
+            plat = replace(plat, **check_overrides(overrides, loc))
         return Profile(self.kernel, plat, self.core_num, self.record, self.executed)
 
     @property
@@ -242,12 +247,19 @@ class Profile:
     def save_chrome_trace(self, path: str | Path) -> Path:
         """Write Chrome trace-event JSON: one track per core x pipe (the scalar unit's issue included),
         one slice per instruction, and a 'chip' process with the launch floor, waves and GM bound."""
-        path = Path(path)
-        path.write_text(json.dumps(self.chrome_trace()))
+        path = writable_file(path, "save_chrome_trace")
+        text = json.dumps(self.chrome_trace())
+        try:
+            path.write_text(text)
+        except OSError as e:        # what the check cannot see: a full disk, a race
+            raise PathError(f"save_chrome_trace: cannot write {path}: {e.strerror or e}", user_loc()) from None
         return path
 
     def save_png(self, path: str | Path, max_cores: int = 8) -> Path:
         """A timeline picture of the first `max_cores` cores (needs matplotlib: pip install 'asc-trace[plot]')."""
+        path = writable_file(path, "save_png")
+        if isinstance(max_cores, bool) or not isinstance(max_cores, (int, np.integer)) or max_cores < 1:
+            raise OptionError(f"save_png: max_cores must be an int of at least 1, got {max_cores!r}", user_loc())
         try:
             import matplotlib
             matplotlib.use("Agg")
@@ -279,10 +291,30 @@ class Profile:
                      f"bound by {self.bound}", fontsize=9)
         ax.legend(loc="upper right", fontsize=7)
         fig.tight_layout()
-        path = Path(path)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            fig.savefig(path, dpi=110, format="png")
+        except OSError as e:        # what the check cannot see: a full disk, a race
+            raise PathError(f"save_png: cannot write {path}: {e.strerror or e}", user_loc()) from None
+        finally:
+            plt.close(fig)
         return path
+
+
+def writable_file(path: Any, what: str) -> Path:
+    """`path` as a Path to a file that can be written, checked before the work of making its contents (the
+    CLI's --chrome-trace check, for the API)."""
+    loc = user_loc()
+    if not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip():
+        raise PathError(f"{what}: give a file path (a str or a pathlib.Path), got {path!r}", loc)
+    target = Path(path).expanduser()
+    parent = target.parent
+    if target.is_dir():
+        raise PathError(f"{what}: {target} is a folder; give a file path in it", loc)
+    if not parent.is_dir():
+        raise PathError(f"{what}: no such folder {parent} (for {target})", loc)
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise PathError(f"{what}: {target} is not writable", loc)
+    return target
 
 
 def _slice_name(item: Any) -> str:

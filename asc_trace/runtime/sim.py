@@ -13,7 +13,9 @@ import numpy as np
 from .. import config
 from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
-from ..graph.node import Node, TensorRef
+from ..graph.node import Node, TensorRef, exprs_in
+from ..graph.operand_checks import can_fault
+from ..graph.regions import depends_through, local_sources
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .batch import BatchInterpreter
@@ -24,10 +26,12 @@ from .core_timing import ISSUE_COST, LOOP_COST
 from .launch_model import GroupRecord, LaunchRecord
 from .platform import Platform, platform
 from .printf import emit_output
+from .replay import Recorder, Replay
 from .profile import Profile
-from ..kernel_options import option_default
+from ..kernel_options import KernelOptions, option_default
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
+MAX_REPLAYS = 64  # replays kept per compiled kernel (each holds its loops' plans)
 # Timing-only runs still do the scalar unit's UB reads and writes: later scalar operands are computed
 # from them (as values only: data_dependent_node refuses kernels whose timing depends on them).
 _SCALAR_ACCESS = frozenset(name for name, op in REGISTRY.items() if op.family == "scalar")   # GetValue / SetValue
@@ -90,12 +94,13 @@ class SimArtifact:
         self.per_core = per_core_reason(graph) is not None
         # Launches whose checks passed, by launch key (launch_key): the race checker's verdict (and
         # every other check's) depends only on the addresses, counts and control flow, which the key
-        # fixes unless values read from the UB steer the kernel.
-        self.data_dependent = any(n.op == "get_value" for n in graph)
+        # fixes unless values read from the UB steer the kernel, or can fail to compute.
+        self.data_dependent = data_steers(graph)
         self.checked: set[tuple] = set()       # passed with the race checker on
         self.unchecked: set[tuple] = set()     # passed with it off (ASC_TRACE_SANITIZE=0)
         self.reordered: set[tuple] = set()     # their pipes do not run in program order: simulate them
         self._fast: BatchInterpreter | None = None
+        self.replays: dict[tuple, Replay | None] = {}   # by launch key: None when it cannot be replayed
 
     @property
     def fast(self) -> BatchInterpreter:
@@ -185,24 +190,57 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
     return records
 
 
-def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool) -> None:
+def _run_verified(art: SimArtifact, job: LaunchJob, aliased: bool, key: tuple | None = None) -> None:
     """The data effects of a launch whose checks passed, in program order, loops batched unless two GM
-    arguments share memory (a batch reorders accesses to different arguments)."""
-    interp = art.sim if aliased else art.fast
+    arguments share memory (a batch reorders accesses to different arguments). The first such run of
+    launch key `key` is recorded: when it was only batched loops, the key's next launches replay them
+    (runtime/replay.py)."""
     if aliased:
         art.sim.model = None
-    _run_cores(art, job, lambda m, cores: interp.run(m), journaled=False)
+        _run_cores(art, job, lambda m, cores: art.sim.run(m), journaled=False)
+        return
+    interp = art.fast
+    if key is None or key in art.replays:
+        _run_cores(art, job, lambda m, cores: interp.run(m), journaled=False)
+        return
+    rec = Recorder()
+    _run_cores(art, job, lambda m, cores: rec.run_group(interp, m), journaled=False)
+    if len(art.replays) >= MAX_REPLAYS:
+        art.replays.clear()
+    art.replays[key] = rec.replay()
 
 
 def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     """(what the addresses, counts and control flow of a launch depend on, whether two GM arguments
-    share memory)."""
+    share memory). Every launch computes it: plain loops, no generators."""
     arrays = job.bound.arrays
     present = [a for a in arrays if a is not None]
-    aliased = any(np.may_share_memory(a, b) for i, a in enumerate(present) for b in present[i + 1:])
-    scalars = tuple(sorted((k, repr(v)) for k, v in job.bound.scalars.items()))
-    shapes = tuple(None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays)
-    return (job.core_num, scalars, shapes, aliased, bool(job.options.get("auto_sync", option_default("auto_sync")))), aliased
+    aliased = False
+    for i in range(len(present) - 1):
+        a = present[i]
+        for b in present[i + 1:]:
+            if np.may_share_memory(a, b):
+                aliased = True
+                break
+    # in the binders' order (by parameter); repr tells -0.0 from 0.0, which a replay's values depend on
+    scalars = tuple([(k, repr(v)) for k, v in job.bound.scalars.items()])
+    shapes = tuple([None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays])
+    opts = job.options
+    auto_sync = opts.auto_sync if isinstance(opts, KernelOptions) else opts.get("auto_sync", option_default("auto_sync"))
+    return (job.core_num, scalars, shapes, aliased, bool(auto_sync)), aliased
+
+
+def data_steers(graph: KernelGraph) -> bool:
+    """Whether a launch's checks can depend on tensor data: values read from the UB steer an address,
+    count, loop bound, branch or event id (`Steering.data`), or feed an expression that can fail (an
+    integer // or % by zero, a bad shift: its error would come with some data and not other). A kernel
+    whose read values only feed the values it computes (softmax's row max) is checked once per key."""
+    if steering(graph).data is not None:
+        return True
+    if not any(n.op == "get_value" for n in graph):
+        return False
+    sources = local_sources(graph)
+    return any(can_fault(e) and depends_through(e, ("node",), sources) for n in graph for e in exprs_in(n.args))
 
 
 def data_dependent_node(graph: KernelGraph) -> Node | None:
@@ -215,7 +253,11 @@ def data_dependent_node(graph: KernelGraph) -> Node | None:
 class SimRuntime(Runtime):
     name = "sim"
 
-    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> SimArtifact:
+    def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> Any:
+        from ..graph.cube_graph import is_cube_graph
+        if is_cube_graph(graph):
+            from .cube_sim import CubeArtifact
+            return CubeArtifact(graph)
         return SimArtifact(graph)
 
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
@@ -224,12 +266,18 @@ class SimRuntime(Runtime):
         kernel), with its loops batched (runtime/batch.py) and without a journal, since nothing can
         refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
         A kernel steered by values it reads from the UB is checked and run in one go, as before."""
+        if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py)
+            art.launch(job, config.sanitize(), launch_key(job)[0])
+            return
         sanitize = config.sanitize()
         key, aliased = launch_key(job)
         if art.data_dependent:
             key = None
         if key is not None and (key in art.checked or (not sanitize and key in art.unchecked)):
-            return _run_verified(art, job, aliased)
+            replay = art.replays.get(key)
+            if replay is not None:
+                return replay.run(job.bound.arrays)
+            return _run_verified(art, job, aliased, key)
         plat = platform(job.options.get("platform"))
         if not sanitize:
             # program order with every check but the pipe model's (the same results when race-free)
@@ -253,9 +301,11 @@ class SimRuntime(Runtime):
             simulate(art, job, plat, True, False, timing=False)
             return
         art.checked.add(key)
-        _run_verified(art, job, aliased)
+        _run_verified(art, job, aliased, key)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
+        if not isinstance(art, SimArtifact):        # a cube kernel: the cube's own profile
+            return art.profile(job, execute)
         groups = simulate(art, job, plat, config.sanitize(), True, execute)
         arg_bytes = {i: a.nbytes for i, a in enumerate(job.bound.arrays) if a is not None}
         return Profile(job.name, plat, job.core_num, LaunchRecord(groups, arg_bytes), executed=execute)

@@ -16,6 +16,8 @@ import hashlib
 import json
 import os
 import shutil
+import sys
+import sysconfig
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,14 @@ from typing import Any, Callable, Iterator
 
 from .. import config
 from .._version import __version__
+from ..errors import CacheError
+from ..graph.source_loc import UNKNOWN_LOC, SourceLoc
+from ..proxies.source_loc import is_internal, loc_of_frame
+
+# What a CacheError tells the user to do: the cache is theirs to point elsewhere, and asc_trace never deletes a
+# file it did not write.
+_HINT = ("remove or rename it, or point ASC_TRACE_CACHE_DIR (or ASC_TRACE_HOME) at a folder you can write; "
+         "`python -m asc_trace cache clear` removes only what the cache wrote")
 
 
 def cache_key(parts: dict[str, Any]) -> str:
@@ -39,13 +49,61 @@ def _sha(path: Path) -> str:
 
 
 def read_meta(path: Path) -> dict[str, Any]:
-    """An entry's meta.json as a dict; {} when it is missing, unreadable, truncated or not a JSON object
-    (such an entry is incomplete: rebuilt on lookup, listed as incomplete)."""
+    """An entry's meta.json as a dict; {} when it is missing, unreadable (a folder, say), truncated, nested
+    past the JSON reader's depth or not a JSON object (such an entry is incomplete: rebuilt on lookup,
+    listed as incomplete)."""
     try:
         info = json.loads(path.read_text())
-    except (OSError, ValueError):          # ValueError covers bad JSON and bad UTF-8
+    except (OSError, ValueError, RecursionError):   # ValueError covers bad JSON and bad UTF-8
         return {}
     return info if isinstance(info, dict) else {}
+
+
+def _blocker(path: Path) -> Path | None:
+    """The first existing path on the way to `path` (from the root down) that is not a folder."""
+    for p in (*reversed(path.parents), path):
+        if p.exists() and not p.is_dir():
+            return p
+    return None
+
+
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+
+
+def _caller_loc() -> SourceLoc:
+    """The user's line that reached the cache: the first frame outside asc_trace and the standard library
+    (the lock is a contextlib context manager)."""
+    f = sys._getframe(1)
+    while f is not None and (is_internal(f.f_code.co_filename)
+                             or os.path.realpath(f.f_code.co_filename).startswith(_STDLIB)):
+        f = f.f_back
+    return loc_of_frame(f) if f is not None else UNKNOWN_LOC
+
+
+def unusable(path: Path, err: OSError, what: str = "the compile cache", hint: str = _HINT) -> CacheError:
+    """The clear error for a cache path that cannot be made or written (`err` is what the OS said)."""
+    blocker = _blocker(path)
+    why = (f"{blocker} is a file where a folder is needed" if blocker is not None
+           else f"{err.filename or path} cannot be written ({err.strerror or type(err).__name__})")
+    return CacheError(f"{what} cannot be used: {why}", loc=_caller_loc(), hint=hint)
+
+
+def ensure_folder(path: Path, what: str = "the compile cache", hint: str = _HINT) -> Path:
+    """`path` as a folder (made with its parents), or a CacheError naming what is in the way."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise unusable(path, e, what, hint) from None
+    return path
+
+
+def clear_way(path: Path) -> None:
+    """Remove a folder (or anything not a regular file) standing where the cache writes a file: a damaged
+    entry's artifact or meta.json. Only paths inside an entry, which the cache alone writes, come here."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() and not path.is_file():
+        path.unlink()
 
 
 def _intact(art: Path, info: dict[str, Any]) -> bool:
@@ -61,8 +119,12 @@ def _intact(art: Path, info: dict[str, Any]) -> bool:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as lock:
+    ensure_folder(path.parent)
+    try:
+        lock = open(path, "a+")
+    except OSError as e:
+        raise unusable(path, e) from None
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
@@ -96,19 +158,41 @@ class CompileCache:
                 hit = self.lookup(key, name)    # another process may have built it meanwhile
                 if hit is not None:
                     return hit, False
-            d.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=d, prefix=".build-") as tmp:
-                made = build(Path(tmp))
-                staged = Path(tmp) / f".{name}.tmp"
-                os.replace(made, staged)
-                with open(staged, "rb+") as f:
-                    os.fsync(f.fileno())
-                info = {"sha256": _sha(staged), "asc_trace": __version__, **(meta or {})}
-                meta_tmp = Path(tmp) / ".meta.json.tmp"
-                meta_tmp.write_text(json.dumps(info, sort_keys=True, default=str))
-                os.replace(staged, d / name)
-                os.replace(meta_tmp, d / "meta.json")
+            try:
+                self._make_entry(d, name)
+                building = tempfile.TemporaryDirectory(dir=d, prefix=".build-", ignore_cleanup_errors=True)
+            except OSError as e:
+                raise unusable(d, e) from None
+            with building as tmp:
+                made = build(Path(tmp))          # the builder's own errors are its to report
+                try:
+                    self._install(Path(tmp), made, d, name, meta)
+                except OSError as e:
+                    raise unusable(d, e) from None
             return d / name, True
+
+    def _make_entry(self, d: Path, name: str) -> None:
+        """The entry's folder, ready to receive `name` and meta.json: whatever a damaged entry left in their
+        place (the entry a file, the artifact or meta.json a folder) is removed; the entry's path is named by
+        its key, so only the cache writes there."""
+        if d.exists() and not d.is_dir():
+            d.unlink()
+        ensure_folder(d)
+        clear_way(d / name)
+        clear_way(d / "meta.json")
+
+    @staticmethod
+    def _install(tmp: Path, made: Path, d: Path, name: str, meta: dict[str, Any] | None) -> None:
+        """Move the artifact and then its meta.json into the entry, each by an atomic rename."""
+        staged = tmp / f".{name}.tmp"
+        os.replace(made, staged)
+        with open(staged, "rb+") as f:
+            os.fsync(f.fileno())
+        info = {"sha256": _sha(staged), "asc_trace": __version__, **(meta or {}), "artifact": name}
+        meta_tmp = tmp / ".meta.json.tmp"
+        meta_tmp.write_text(json.dumps(info, sort_keys=True, default=str))
+        os.replace(staged, d / name)
+        os.replace(meta_tmp, d / "meta.json")
 
 
 @dataclass(frozen=True)
@@ -153,16 +237,22 @@ def entries(root: Path | None = None, verify: bool = False) -> list[CacheEntry]:
     root = Path(root) if root is not None else config.cache_dir()
     out = []
     for prefix in sorted(root.glob("[0-9a-f][0-9a-f]")):
-        for d in prefix.iterdir():
+        try:
+            found = sorted(prefix.iterdir()) if prefix.is_dir() else []
+        except OSError:                      # unreadable, or removed meanwhile
+            continue
+        for d in found:
             if not (d.is_dir() and _is_key(d.name) and d.name[:2] == prefix.name):
                 continue
             meta = read_meta(d / "meta.json")
             try:
-                arts = sorted(p.name for p in d.iterdir() if p.is_file() and p.name != "meta.json")
+                arts = sorted(p.name for p in d.iterdir()
+                              if p.is_file() and p.name != "meta.json" and not p.name.startswith("."))
                 mtime = d.stat().st_mtime
             except OSError:                  # removed meanwhile (a concurrent `cache clear`)
                 continue
-            art = arts[0] if arts else ""
+            named = meta.get("artifact")     # recorded since the build names it; a stray file is not it
+            art = named if isinstance(named, str) and named in arts else (arts[0] if arts else "")
             complete = bool(art) and (_intact(d / art, meta) if verify else isinstance(meta.get("sha256"), str))
             out.append(CacheEntry(d.name, d, art, meta, _tree_size(d), mtime, complete))
     return sorted(out, key=lambda e: -e.mtime)
@@ -203,9 +293,13 @@ def dump_compilation(name: str, key: str, files: dict[str, str]) -> Path | None:
     if root is None:
         return None
     d = root / f"{name}_{key[:12]}"
-    d.mkdir(parents=True, exist_ok=True)
-    for fname, text in files.items():
-        tmp = d / f".{fname}.tmp"
-        tmp.write_text(text)
-        os.replace(tmp, d / fname)
+    what, hint = "the dump folder (ASC_TRACE_DUMP_PATH)", "point ASC_TRACE_DUMP_PATH at a folder you can write"
+    ensure_folder(d, what, hint)
+    try:
+        for fname, text in files.items():
+            tmp = d / f".{fname}.tmp"
+            tmp.write_text(text)
+            os.replace(tmp, d / fname)
+    except OSError as e:
+        raise unusable(d, e, what, hint) from None
     return d

@@ -19,7 +19,7 @@ from ...dtypes import DataType, float16, float32
 from ..expr import Const, Expr
 from ..node import Pipe, TensorRef
 from ..numerics import cast_values, tree_sum
-from . import REGISTRY, OpDef, VecCost, register
+from .opdef import REGISTRY, OpDef, VecCost, register
 
 ONE_REPEAT = 256          # bytes of one vector repeat (the vendor's ONE_REPEAT_BYTE_SIZE)
 BLOCK = 32                # bytes of one data block (ONE_BLK_SIZE)
@@ -244,7 +244,7 @@ def adv_record(name: str, c_name: str, spec: AdvSpec, emit: str | Callable, dtyp
                cpp_model: Any = None) -> OpDef:
     from dataclasses import replace
 
-    from . import NA
+    from .opdef import NA
     ADV[name] = replace(spec, header=header)
     return OpDef(name, "adv", Pipe.V, c_name, arity=len(spec.ins), dtypes=dtypes,
                  cost=AdvCost(0.0, 0.0, "fitted: the sum of the vector instructions the call issues, each at its "

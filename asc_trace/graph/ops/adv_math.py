@@ -20,7 +20,7 @@ import numpy as np
 
 from ...dtypes import float16, float32
 from ..expr import Const
-from . import FLOATS
+from .opdef import FLOATS
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_record, register_adv
 from .adv_math_decl import DECLARED, header_of
 

@@ -12,7 +12,7 @@ names them. Their Ascend C is the C `for` / `if` / `while` the emitter's region 
 from __future__ import annotations
 
 from ..expr import to_str
-from . import NA, VALUES_ALL, OpDef, register
+from .opdef import NA, VALUES_ALL, OpDef, register
 
 REGION_OPEN = ("for", "if", "while")                  # opens a region (and a C block)
 REGION_CLOSE = ("end_for", "end_if", "end_while")     # closes the innermost region

@@ -6,7 +6,7 @@ comes from here, each op's `CppModel.expr`, so a new element-wise op needs no ed
 runtime/cpp.py writes `model_ops_header()` beside the header's include path."""
 from __future__ import annotations
 
-from . import REGISTRY, CppModel
+from .opdef import REGISTRY, CppModel
 
 MODEL_OPS_HEADER = "asc_trace_model_ops.h"
 _MACROS = {"vec_binary": ("ASC_TRACE_BINARY_OPS", "ASC_MODEL_BINARY"),

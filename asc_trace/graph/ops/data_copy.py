@@ -9,7 +9,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, Expr, binop
 from ..params import DataCopyExtParams, DataCopyParams
-from . import UNARY_SIMPLE, CppModel, OpDef, VecCost, register
+from .opdef import UNARY_SIMPLE, CppModel, OpDef, VecCost, register
 
 
 def check_copy_length(count: int, dtype: Any, **where: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..node import Pipe
-from . import VALUES_ALL, CppModel, OpDef, register
+from .opdef import VALUES_ALL, CppModel, OpDef, register
 from .scalar import Const
 
 # C's printf conversions (flags, width, precision, length modifier, conversion)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...errors import TraceError
 from ..expr import Const, to_str
-from . import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 
 def _global_tensor(ctx, n) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..expr import Const
 from ..node import Pipe
-from . import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 
 def _get_accesses(node) -> list:

@@ -5,7 +5,7 @@ The cpp backend runs a kernel's statements in program order, so its C++ model of
 """
 from __future__ import annotations
 
-from . import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 
 def _event_fields(ctx, n) -> dict[str, str]:

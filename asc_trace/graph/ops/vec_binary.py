@@ -6,7 +6,7 @@ import numpy as np
 
 from ..node import Pipe
 from ..numerics import add, divide, maximum, minimum, multiply, subtract
-from . import ARITH, BINARY, BINARY_LIKE, DIV, FLOATS, MUL, CppModel, OpDef, VecCost, register
+from .opdef import ARITH, BINARY, BINARY_LIKE, DIV, FLOATS, MUL, CppModel, OpDef, VecCost, register
 from .masked import BINARY_MASK_EMIT
 
 INT16 = frozenset({"int16", "uint16"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..node import Pipe
 from ..numerics import cast_values
-from . import CppModel, OpDef, VecCost, register
+from .opdef import CppModel, OpDef, VecCost, register
 
 _R = frozenset({"rint", "floor", "ceil", "round", "trunc"})
 _ALL_F = _R | {"none", "odd"}

@@ -10,7 +10,7 @@ from typing import Any
 from ...errors import AlignmentError
 from ..expr import Const, binop
 from ..node import Pipe, TensorRef
-from . import BINARY_LIKE, CppModel, OpDef, register
+from .opdef import BINARY_LIKE, CppModel, OpDef, register
 
 
 def check_count_256(opname: str, count: int, dtype: Any, **where: Any) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...enums import HardEvent
 from ..expr import Const, binop
 from ..node import Pipe
-from . import FLOATS, CppModel, OpDef, VecCost, register
+from .opdef import FLOATS, CppModel, OpDef, VecCost, register
 from .masked import BLOCKS
 
 

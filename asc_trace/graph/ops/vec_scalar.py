@@ -11,7 +11,7 @@ import numpy as np
 from ..expr import Const
 from ..node import Pipe
 from ..numerics import add, maximum, minimum, multiply
-from . import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
+from .opdef import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
 from .masked import SCALAR_MASK_EMIT
 
 

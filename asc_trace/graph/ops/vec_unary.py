@@ -6,7 +6,7 @@ import numpy as np
 
 from ..node import Pipe
 from ..numerics import maximum
-from . import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
+from .opdef import EXP, FLOATS, LN_SQRT, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
 from .masked import UNARY_MASK_EMIT
 
 # Transcendentals are approximations on the vector unit: the tolerance is what the tests allow.

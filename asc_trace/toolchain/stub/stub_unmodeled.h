@@ -6,6 +6,9 @@
 
 #define ASC_STUB_UNMODELED(name)                                                                                \
     template <typename... Args> inline uint64_t name(Args&&...) { asc_stub::unmodeled(#name); }
+// The ones a header returns from a void function (`return copy_matrix_cc_to_gm(...);` in Fixpipe): void.
+#define ASC_STUB_UNMODELED_VOID(name)                                                                           \
+    template <typename... Args> inline void name(Args&&...) { asc_stub::unmodeled(#name); }
 
 ASC_STUB_UNMODELED(__ib_set_stub)
 ASC_STUB_UNMODELED(__ib_wait_stub)
@@ -22,7 +25,8 @@ ASC_STUB_UNMODELED(copy_gm_to_cbuf)
 ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b16)
 ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b32s)
 ASC_STUB_UNMODELED(copy_gm_to_cbuf_multi_nd2nz_b8)
-ASC_STUB_UNMODELED(copy_matrix_cc_to_gm)
+ASC_STUB_UNMODELED(create_ca_matrix)
+ASC_STUB_UNMODELED(create_cb_matrix)
 ASC_STUB_UNMODELED(create_cbuf_matrix)
 ASC_STUB_UNMODELED(dc_preload)
 ASC_STUB_UNMODELED(dcci)
@@ -40,10 +44,13 @@ ASC_STUB_UNMODELED(img2colv2_cbuf_to_ca)
 ASC_STUB_UNMODELED(img2colv2_cbuf_to_ca_s4)
 ASC_STUB_UNMODELED(img2colv2_cbuf_to_cb)
 ASC_STUB_UNMODELED(ld_dev)
+ASC_STUB_UNMODELED(load_cbuf_to_ca)
 ASC_STUB_UNMODELED(load_cbuf_to_ca_s4)
+ASC_STUB_UNMODELED(load_cbuf_to_cb)
 ASC_STUB_UNMODELED(load_cbuf_to_cb_s4)
 ASC_STUB_UNMODELED(load_cbuf_to_cb_sp)
 ASC_STUB_UNMODELED(load_cbuf_to_cb_transpose_s4)
+ASC_STUB_UNMODELED(mad)
 ASC_STUB_UNMODELED(mad_sp)
 ASC_STUB_UNMODELED(preload)
 ASC_STUB_UNMODELED(scatter_vnchwconv_b16)
@@ -111,4 +118,7 @@ ASC_STUB_UNMODELED(vshr)
 ASC_STUB_UNMODELED(vtranspose)
 ASC_STUB_UNMODELED(wait_flag_dev)
 
+ASC_STUB_UNMODELED_VOID(copy_matrix_cc_to_gm)
+
 #undef ASC_STUB_UNMODELED
+#undef ASC_STUB_UNMODELED_VOID

@@ -1,0 +1,227 @@
+"""The `OpDef` record and the helpers every op family builds its records with.
+
+Kept apart from the package's `__init__` so that the family files import it without importing each
+other (the package imports every family to fill `REGISTRY`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..node import Pipe, TensorRef
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OpDef:
+    """Everything asc_trace knows about one operation.
+
+    family: "vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "data_copy", "sync",
+        "framework", "control", "debug", "scalar", ...: selects the API shape, the executor and the emitter.
+    pipe: the pipe the instruction runs on; None when it depends on the operands (data_copy) or the
+        node is bookkeeping only.
+    c_name: the Ascend C function, e.g. "Add".
+    arity: number of tensor sources of a vector op.
+    ref: NumPy semantics on compute-dtype arrays (float16 stays float16, bfloat16 is widened).
+    dtypes: element types the A2 hardware supports for this op (None: any).
+    cost: cycles of one instruction on the vector pipe (startup + per-repeat slope, with its source);
+        None for ops that are not vector instructions (copies to or from GM are costed by the platform).
+    emit: its Ascend C statement: a template `emit_fields(ctx, node)` fills, a function
+        `(ctx, node) -> str` (ctx: lower/ascendc.py's emitter, the `EmitContext` below), or NA for the
+        region walker's structural ops (control.py).
+    emit_fields: (ctx, node) -> the template's fields, for a template `emit`.
+    emit_mask: the template of the mask / repeat form (masked.py `mask_fields` fills it); None: no such form.
+    cpp_model: the C++ model the cpp backend compiles (`CppModel`), or NA.
+    printer: the body of the node's line in graph/printer.py: "dst" (`dst <- srcs`), "args", or a function
+        node -> text.
+    values: positions of operands that are values: they change what an instruction computes, not when or
+        where it runs (a kernel whose values depend on tensor data can still be timed); VALUES_ALL: every one.
+    per_core: positions of operands that may differ from core to core (the executors take one value per
+        core); None: the same as `values`.
+    declared: the Ascend C declarations its emission uses, key (lower/api_symbols.py's `Name/N`) ->
+        (asc-devkit `path:line`, CANN 8.1.RC1 `path:line` or "-"), for lower/api_symbols.py; ops from
+        before the registry carried them have theirs in lower/api_symbols.txt.
+    tol: (rtol, atol) by dtype name where the hardware is not bit-exact with NumPy.
+    writes: positions of the tensor operands the op writes.
+    reads: positions of the tensor operands whose data it reads (None: every other tensor operand).
+    accesses: node -> [(TensorRef, first element, element count, is_write)] when the op does not
+        touch `count` elements from each operand's start (reductions, strided copies, masks, ...).
+    api_sync: for an API call that sets and waits events itself (graph/hb.py `ApiStep`):
+        (node, value) -> its steps in order, () when this call has none, None when that depends on an
+        operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
+    """
+
+    name: str
+    family: str
+    pipe: Pipe | None = None
+    c_name: str = ""
+    arity: int = 0
+    ref: Callable[..., Any] | None = None
+    dtypes: frozenset[str] | None = None
+    cost: "VecCost | None" = None
+    emit: "str | Callable[[Any, Any], str] | NA | None" = None
+    emit_fields: Callable[[Any, Any], dict[str, str]] | None = None
+    emit_mask: str | None = None
+    cpp_model: "CppModel | NA | None" = None
+    printer: "str | Callable[[Any], str]" = "args"
+    values: "tuple[int, ...] | str" = ()
+    per_core: tuple[int, ...] | None = None
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
+    tol: dict[str, tuple[float, float]] = field(default_factory=dict)
+    writes: tuple[int, ...] = ()
+    reads: tuple[int, ...] | None = None
+    accesses: Callable[[Any], list] | None = None
+    api_sync: Callable[[Any, Callable[[Any], int | None]], tuple | None] | None = None
+    api_events: tuple = ()
+    doc: str = ""
+
+    def supports(self, dtype_name: str) -> bool:
+        return self.dtypes is None or dtype_name in self.dtypes
+
+    def tolerance(self, dtype_name: str) -> tuple[float, float]:
+        return self.tol.get(dtype_name, (0.0, 0.0))
+
+    def __repr__(self) -> str:
+        return f"OpDef({self.name})"
+
+
+    def value_positions(self, nargs: int, per_core: bool = False) -> "tuple[int, ...] | range":
+        """The operand positions that are values (`per_core`: that may differ between cores)."""
+        v = self.per_core if per_core and self.per_core is not None else self.values
+        return range(nargs) if v == VALUES_ALL else v
+
+
+@dataclass(frozen=True, slots=True)
+class NA:
+    """A facet an op does not have, with the reason (a record states it rather than leaving it out)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CppModel:
+    """The op's model in the cpp backend's C++ API model (toolchain/include/kernel_operator.h).
+
+    expr: for the element-wise families, the C++ expression of one element (operands `a`, `b`, scalar
+        `s`), instantiated from the registry into every overload of the API call (runtime/cpp_model_ops.py);
+    header: otherwise, the hand-written function(s) of kernel_operator.h that model it.
+    """
+
+    expr: str | None = None
+    header: str = ""
+
+
+VALUES_ALL = "all"
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(*ops: OpDef) -> None:
+    for op in ops:
+        if op.name in REGISTRY:
+            raise ValueError(f"op {op.name!r} registered twice")
+        REGISTRY[op.name] = op
+
+
+def get(name: str) -> OpDef:
+    return REGISTRY[name]
+
+
+def family(name: str) -> list[OpDef]:
+    return [op for op in REGISTRY.values() if op.family == name]
+
+
+# A2 dtype groups (docs/facts.md#facts-5)
+ARITH = frozenset({"int16", "float16", "int32", "float32"})
+FLOATS = frozenset({"float16", "float32"})
+REPEAT_BYTES = 256      # one vector repeat: 8 blocks of 32 bytes
+
+
+@dataclass(frozen=True, slots=True)
+class VecCost:
+    """Cycles of one vector instruction: `startup + per_repeat x repeats`, one repeat = 256 bytes of the
+    wider operand type (timing facts, PTO-ISA cost model for A2). The count form of an API is one
+    instruction in counter mode (asc-devkit impl/basic_api/dav_c220: SetMaskCount, then one v-instruction).
+
+    per_repeat: cycles per repeat, one figure or one per dtype name.
+    levels: reductions repeat over their partial results until one value is left (ReduceSum/Max are
+        sequences of whole-repeat reductions).
+    source: where the figures come from ("fitted: ...", "assumed: ...").
+    """
+
+    startup: float
+    per_repeat: float | dict[str, float]
+    source: str
+    levels: bool = False
+
+    def slope(self, dtype_name: str) -> float:
+        if isinstance(self.per_repeat, dict):
+            return self.per_repeat.get(dtype_name, max(self.per_repeat.values()))
+        return self.per_repeat
+
+    def cycles(self, dtype_name: str, elems: int, itemsize: int) -> float:
+        """Cycles for `elems` elements of `itemsize` bytes (the wider of source and destination)."""
+        per = REPEAT_BYTES // itemsize
+        repeats = -(-elems // per)
+        slope = self.slope(dtype_name)
+        total = self.startup + slope * repeats
+        while self.levels and repeats > 1:         # the next level reduces one value per repeat
+            repeats = -(-repeats // per)
+            total += self.startup + slope * repeats
+        return total
+
+
+_PTO = "fitted: PTO-ISA cost model for A2 (timing facts, costmodel/a2a3/cce_cycle_profiles.csv)"
+# vadds / vmuls / vrelu / vabs: 4-7 cycles startup (midpoint taken) + 1.0 per repeat
+UNARY_SIMPLE = VecCost(5.5, 1.0, f"{_PTO}: vadds/vmuls/vrelu/vabs 4-7 + 1.0 (startup: midpoint)")
+# ops the cost model does not list that read one operand at the simple rate (docs/facts.md#facts-10 table)
+UNARY_LIKE = VecCost(5.5, 1.0, "assumed as vadds/vabs (not in the cost model; the A2 throughput table "
+                               "lists it at the simple-op rate, ascendc-facts §10)")
+BINARY = VecCost(5.9, 2.07, f"{_PTO}: vadd 5.9 + 2.07")
+BINARY_LIKE = VecCost(5.9, 2.07, "assumed as vadd (two sources, not in the cost model)")
+MUL = VecCost(6.9, 2.13, f"{_PTO}: vmul 6.9 + 2.13")
+EXP = VecCost(12, {"float16": 4, "float32": 2}, f"{_PTO}: vexp 12 + 4 (fp16) / 2 (fp32)")
+LN_SQRT = VecCost(13.5, {"float16": 4, "float32": 2}, f"{_PTO}: vln, vsqrt 13-14 + 4 / 2 (startup: midpoint)")
+DIV = VecCost(13, {"float16": 8, "float32": 4}, f"{_PTO}: vdiv 13 + 8 / 4")
+
+
+def vec_cost(node) -> tuple[VecCost, str, int]:
+    """(the op's cost record, the dtype its slope is read for, the widest operand's element size)."""
+    op = REGISTRY[node.op]
+    if op.cost is None:
+        raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
+    if hasattr(op.cost, "for_node"):     # a high-level call: the sum of the instructions it issues (adv_common)
+        return op.cost.for_node(node), "", 1
+    if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
+        return op.cost, "", 1
+    dtype = node.attr("dtype")
+    sizes = [a.dtype.itemsize for a in node.args if isinstance(a, TensorRef)]
+    return op.cost, dtype.name if dtype else "", max(sizes, default=dtype.itemsize if dtype else 4)
+
+
+def accesses(node) -> list:
+    """[(TensorRef, first element, element count, is_write)] of every tensor operand a node touches."""
+    from ..expr import Const, Expr
+    op = REGISTRY[node.op]
+    if node.attr("form") == "mask":
+        from .masked import mask_accesses
+        return mask_accesses(node)
+    if op.accesses is not None:
+        return op.accesses(node)
+    count = node.args[-1] if node.args else None
+    if not isinstance(count, Expr):
+        return []
+    return [(r, Const(0), count, True) for r in written(node)] + [(r, Const(0), count, False) for r in read(node)]
+
+
+def written(node) -> list:
+    """The tensor operands a node writes."""
+    from ..node import TensorRef
+    op = REGISTRY[node.op]
+    return [node.args[i] for i in op.writes if isinstance(node.args[i], TensorRef)]
+
+
+def read(node) -> list:
+    """The tensor operands whose data a node reads."""
+    from ..node import TensorRef
+    op = REGISTRY[node.op]
+    idx = op.reads if op.reads is not None else [i for i in range(len(node.args)) if i not in op.writes]
+    return [node.args[i] for i in idx if isinstance(node.args[i], TensorRef)]

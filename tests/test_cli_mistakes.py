@@ -1,0 +1,55 @@
+"""Issue 25: command-line mistakes of `asc-trace inspect` are one line on stderr and exit 2, before anything
+runs. Each case here exited 1 with a kernel-error location (`<frozen runpy>`), or was silently ignored."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from asc_trace.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+VADD = str(ROOT / "examples" / "vadd.py") + "::vadd_kernel"
+ARRAYS = ["f32[2048]", "f32[2048]", "f32[2048]"]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--args", *ARRAYS, "nan"], "'block_length' is declared int but got float nan"),
+    (["--args", *ARRAYS, "1e999"], "'block_length' is declared int but got float inf"),
+    (["--args", *ARRAYS, "1.5"], "'block_length' is declared int but got float 1.5"),
+    (["--args", *ARRAYS, str(10 ** 23)], "does not fit a 64-bit integer"),
+    (["--args", *ARRAYS[:2], "256", "256"], "'z' must be a NumPy array"),
+    (["-O", "auto_sync=maybe"], "-O: asc.jit option auto_sync='maybe' is not accepted"),
+    (["-O", "multi_buffer=lots"], "-O: asc.jit option multi_buffer"),
+    (["-O", "opt_level=9"], "-O: asc.jit option opt_level"),
+    (["-O", "backend=sim"], "no backend runs the kernel here"),
+    (["--chrome-trace", ""], "--chrome-trace '': give a file path"),
+    (["--chrome-trace", "  "], "give a file path"),
+])
+def test_inspect_mistakes_are_one_line_and_exit_2(capsys, extra, message):
+    code, out, err = run_cli(capsys, "inspect", VADD, "--show", "traced", *extra)
+    assert code == 2, (out, err)
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "-->" not in err, err
+    assert out == ""                 # refused before anything ran
+
+
+def test_inspect_of_a_path_that_is_not_a_file_says_what_it_is(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "inspect", f"{tmp_path}::k")
+    assert code == 3 and "is not a Python file (a folder)" in err
+    code, _, err = run_cli(capsys, "inspect", f"{tmp_path / 'missing.py'}::k")
+    assert code == 3 and "no such file" in err
+
+
+def test_inspect_with_fitting_args_and_options_still_runs(capsys, tmp_path):
+    trace = tmp_path / "t.json"
+    code, out, err = run_cli(capsys, "inspect", VADD, "--show", "traced", "--args", *ARRAYS, "256", "-c", "8",
+                             "-O", "auto_sync=True", "--chrome-trace", str(trace))
+    assert code == 0, err
+    assert "; 8 core(s)" in out and trace.stat().st_size > 0
