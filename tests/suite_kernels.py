@@ -15,7 +15,8 @@ import asc_trace as asc
 from asc_trace.toolchain.header_check import Kernel
 
 EXAMPLES = ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
-            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum")
+            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum",
+            "adv_softmax", "adv_rmsnorm", "adv_quant", "adv_math")
 RANDOM_PROGRAMS = 24        # random programs checked per run (derandomized: the same ones every run)
 
 
