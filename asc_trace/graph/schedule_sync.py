@@ -30,6 +30,7 @@ from .sync_gate import proof_needs, prove_gate
 from .sync_proof import ProofCache, prove
 from .sync_plan import Plan, Regions, build, plan_for
 from .sync_prune import prune
+from .ops.sync import FLAG_OPS
 
 MAX_ROUNDS = 64
 FIRST_GUESS_PROFILES = 6
@@ -45,7 +46,7 @@ class _Scheduler:
         self.profiles: list[PathChoice] = profiles(g)
         self.first: list[Trace | None] = [None] * len(self.profiles)
         self.user_ids: dict = {}
-        own = [n for n in g if n.op in ("set_flag", "wait_flag")]
+        own = [n for n in g if n.op in FLAG_OPS]
         if all(isinstance(n.args[1], Const) for n in own):
             # the kernel's own ids, read off the graph: the profiles need not all be traced for them
             for n in own:

@@ -31,10 +31,10 @@ from .hb import api_steps
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe
 from .sync_plan import Plan, Regions
+from .ops.framework import QUEUE_OPS
 
 ESSENTIAL, REDUNDANT, UNSURE = "essential", "redundant", "unsure"
 _ALL = frozenset(Pipe)
-_QUE_OPS = frozenset({"alloc_tensor", "deque", "enque", "free_tensor"})
 MAX_FIXPOINT = 16
 
 
@@ -130,7 +130,7 @@ class _Walker:
         if n.id in self.skip:
             return st
         op = n.op
-        if op in _QUE_OPS:
+        if op in QUEUE_OPS:
             raise _Unsure
         if op == "set_flag":
             key = _key(n)

@@ -104,3 +104,7 @@ register(
           emit=lambda ctx, n: f"asct_t{n.args[0].root}.FreeTensor(asct_t{n.args[1].root});"),
     OpDef("tbuf_get", "framework", None, "Get", emit=_tbuf_get, cpp_model=_model("TBuf::Get")),
 )
+
+# The TQue operations, as the scheduler's queue model steps them (a queue op moves a buffer between
+# the queue's states; the proof and the pruner read this set instead of naming the ops themselves).
+QUEUE_OPS = frozenset({"alloc_tensor", "deque", "enque", "free_tensor"})

@@ -24,3 +24,6 @@ register(
     OpDef("pipe_barrier", "sync", None, "PipeBarrier", emit="AscendC::PipeBarrier<{pipe}>();",
           emit_fields=lambda ctx, n: {"pipe": n.args[0].name}, cpp_model=_NOOP),
 )
+
+# The event operations a schedule is made of (the scheduler writes and reads these by name).
+FLAG_OPS = frozenset({"set_flag", "wait_flag"})
