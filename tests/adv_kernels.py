@@ -91,6 +91,10 @@ def suite() -> tuple:
         x = np.ones(2 * 3 * 64, np.float32)
         out.append(asc.compile(rmsnorm_kernel(2, 3, 64, 60, 4096, 4, with_tmp=with_tmp), (x, x[:64].copy(), x.copy())))
         out.append(asc.compile(quant_kernel(256, with_tmp=with_tmp), (x[:256].copy(), np.zeros(256, np.int8))))
+    for name in ACTIVATIONS + ("swiglu",):
+        for with_tmp in ((False,) if name == "silu" else (True, False)):
+            x = np.ones(N, np.float16)
+            out.append(asc.compile(activation_kernel(name, with_tmp), (x, x.copy(), x.copy(), N)))
     return tuple(out)
 
 
@@ -167,3 +171,32 @@ def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, **options
         asc.data_copy(zg, zl, n)
     quant_tensor.__name__ = quant_tensor.__qualname__ = f"adv_quant_{'tmp' if with_tmp else 'stack'}"
     return asc.jit(quant_tensor, **options)
+
+
+ACTIVATIONS = ("gelu", "faster_gelu", "silu", "sigmoid")
+
+
+def activation_kernel(name: str, with_tmp: bool, **options):
+    """x -> asc.adv.<gelu|faster_gelu|silu|sigmoid> -> z; swiglu: x, y -> z = x * swish(y), beta 1.0."""
+    fn = getattr(asc.adv, name)
+
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        yg.set_global_buffer(y)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
+        yl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 8192, N)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 16384, N)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES)
+        asc.data_copy(xl, xg, n)
+        asc.data_copy(yl, yg, n)
+        if name == "swiglu":
+            fn(zl, xl, yl, 1.0, n, tmp if with_tmp else None)
+        elif name == "silu":
+            fn(zl, xl, n)
+        else:
+            fn(zl, xl, n, tmp if with_tmp else None)
+        asc.data_copy(zg, zl, n)
+    kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(kernel, **options)

@@ -7,7 +7,7 @@ from .math import (acos, acosh, asin, asinh, atan, atanh, axpy, ceil, cos, cosh,
 
 from . import math as _math
 from . import tiling as _tiling
-from .activation import softmax
+from .activation import faster_gelu, gelu, sigmoid, silu, softmax, swiglu
 from .normalization import rmsnorm
 from .quantization import quant
 from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo,
@@ -18,7 +18,7 @@ from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRm
 
 globals().update(_tiling.MATH_HELPERS)
 
-__all__ = list(_math.__all__) + ["softmax", "rmsnorm", "quant", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
+__all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu", "rmsnorm", "quant", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
                                  "get_softmax_max_tmp_size", "get_softmax_min_tmp_size", "softmax_tiling_func",
                                  "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
                                  "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",

@@ -55,4 +55,42 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
            dtype_of="src", shape=(m, k), tiling=values, reduce_dtype=red)
 
 
-__all__ = ["softmax"]
+def _no_variants(name: str, high_precision: bool, high_performance: bool) -> None:
+    if high_precision or high_performance:
+        raise TraceError(f"asc.adv.{name} models the default variant only (highPrecision = highPerformance = false)",
+                         user_loc(), hint="leave high_precision / high_performance at False")
+
+
+def gelu(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, high_precision: bool = False,
+         high_performance: bool = False) -> None:
+    """Ascend C `Gelu(dst, src[, sharedTmpBuffer], dataSize)`: the tanh approximation, computed in T."""
+    _no_variants("gelu", high_precision, high_performance)
+    record("adv_gelu", {"dst": dst}, {"src": src}, temp_buffer, count=count)
+
+
+def faster_gelu(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, high_precision: bool = False,
+                high_performance: bool = False) -> None:
+    """Ascend C `FasterGelu(dst, src[, sharedTmpBuffer], dataSize)`: x / (1 + exp(-1.702 x)), in T."""
+    _no_variants("faster_gelu", high_precision, high_performance)
+    record("adv_faster_gelu", {"dst": dst}, {"src": src}, temp_buffer, count=count)
+
+
+def silu(dst: Any, src: Any, count: Any = None) -> None:
+    """Ascend C `Silu(dst, src, dataSize)`: x / (1 + exp(-x)), in T (no temporary buffer)."""
+    record("adv_silu", {"dst": dst}, {"src": src}, count=count)
+
+
+def sigmoid(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, is_reuse_source: bool = False) -> None:
+    """Ascend C `Sigmoid(dst, src[, sharedTmpBuffer], calCount)`: 1 / (1 + exp(-x)), in T."""
+    record("adv_sigmoid", {"dst": dst}, {"src": src}, temp_buffer, count=count)
+
+
+def swiglu(dst: Any, src0: Any, src1: Any, scalar_value: Any, count: Any = None, temp_buffer: Any = None,
+           is_reuse_source: bool = False) -> None:
+    """Ascend C `SwiGLU(dst, src0, src1, scalarValue[, sharedTmpBuffer], calCount)`:
+    src0 * src1 / (1 + exp(-scalar_value * src1)), in float."""
+    record("adv_swiglu", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, {"scalar_value": scalar_value},
+           count)
+
+
+__all__ = ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu"]

@@ -82,4 +82,4 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
 
 def _scalar_type(name: str, dt: DataType, sdt: DataType) -> DataType:
     from ..dtypes import float32
-    return float32 if name in ("scale", "offset") else sdt
+    return float32 if name in ("scale", "offset", "scalar_value") else sdt

@@ -219,7 +219,7 @@ def adv_fields(ctx, node) -> dict[str, str]:
     out["tmp"] = ctx.ref(tmp) if tmp is not None else ""
     out["tmp_arg"] = f"{ctx.ref(tmp)}, " if tmp is not None else ""
     for n, v in scal.items():      # each scalar as the parameter type the vendor declares
-        out[n] = ctx.scalar(v, float32 if n in ("scale", "offset") else node.attr("src_dtype") or dt)
+        out[n] = ctx.scalar(v, float32 if n in ("scale", "offset", "scalar_value") else node.attr("src_dtype") or dt)
     if count is not None:
         out["count"] = ctx.cast(count, "uint32_t")
     out["T"] = dt.c_name
