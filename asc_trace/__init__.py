@@ -37,6 +37,7 @@ from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
 from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
+from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
