@@ -48,12 +48,6 @@ from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
 import types as _types  # noqa: E402
 
 
-def __getattr__(name: str):
-    """pyasc names that are deliberately absent raise a NotProvidedError saying what to use instead."""
-    from .proxies.framework import not_provided
-    return not_provided(__name__, name)
-
-
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
 # `annotations` future flag are not API.
 __all__ = sorted(n for n, v in globals().items()

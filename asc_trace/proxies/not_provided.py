@@ -31,6 +31,16 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
                          "run collectives from the host, e.g. with torch.distributed"),
     "get_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
                          "run collectives from the host, e.g. with torch.distributed"),
+    # framework
+    "TensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                   "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "ListTensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                       "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "TBufPool": ("sub-pools of the TPipe's memory that are reset and reused",
+                 "give each stage its own TQue / TBuf, or reuse one TBuf's memory with tbuf.get_with_offset"),
+    "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
+                      "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
+                      "asc.wait_flag with your own ids"),
     "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
                            "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
 }
@@ -42,4 +52,4 @@ def module_getattr(name: str) -> object:
     if entry is None:
         raise AttributeError(f"module 'asc_trace' has no attribute {name!r}")
     why, instead = entry
-    raise NotProvidedError(f"asc.{name}: {why}", user_loc(), hint=instead)
+    raise NotProvidedError(f"asc.{name} is not provided: {why}", user_loc(), hint=instead)

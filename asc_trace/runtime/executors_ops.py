@@ -18,7 +18,7 @@ from ..graph.ops.masked import BLOCKS, strides
 from ..graph.ops.vec_reduce import whole_result_width
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
-from .executors import bind_elementwise, binder, efn, scalar_as
+from .executor_base import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine, gm_rows
 
 Step = Callable[[Machine], Instr | None]
