@@ -222,3 +222,68 @@ def test_runtime_counts_and_indices_are_one_answer_on_every_backend(request):
         outcomes |= kinds
     # the sweep reached runs, range errors, alignment errors and dtype refusals, not one of them only
     assert {"ok", "OutOfBoundsError", "AlignmentError", "DTypeError"} <= outcomes, outcomes
+
+
+# -- array arguments of every kind, compared across backends ------------------------------------------------
+
+def _read_only() -> np.ndarray:
+    a = np.ones(1024, np.float32)
+    a.setflags(write=False)
+    return a
+
+
+ARRAYS = {
+    "big-endian": (lambda: np.ones(1024, ">f4"), "LaunchError"),
+    "explicit little-endian": (lambda: np.ones(1024, "<f4"), "ok"),
+    "read-only": (_read_only, "LaunchError"),
+    "0-d": (lambda: np.array(1.0, np.float32), "OutOfBoundsError"),
+    "empty": (lambda: np.ones(0, np.float32), "OutOfBoundsError"),
+    "strided": (lambda: np.ones(2048, np.float32)[::2], "LaunchError"),
+    "negative stride": (lambda: np.ones(1024, np.float32)[::-1], "LaunchError"),
+    "broadcast": (lambda: np.broadcast_to(np.float32(1), (1024,)), "LaunchError"),
+    "Fortran 2-D": (lambda: np.asfortranarray(np.ones((32, 32), np.float32)), "LaunchError"),
+    "C 2-D": (lambda: np.ones((4, 256), np.float32), "ok"),
+    "unaligned buffer": (lambda: np.frombuffer(bytearray(4097), np.float32, 1024, 1).copy(), "ok"),
+    "object": (lambda: np.ones(1024, object), "LaunchError"),
+    "float64": (lambda: np.ones(1024), "LaunchError"),
+    "structured": (lambda: np.zeros(1024, [("a", np.float32)]), "LaunchError"),
+    "datetime": (lambda: np.zeros(1024, "M8[s]"), "LaunchError"),
+    "bytes": (lambda: np.zeros(1024, "S4"), "LaunchError"),
+    "float16 into float32": (lambda: np.ones(1024, np.float16), "DTypeError"),
+}
+
+
+@asc.jit
+def _scale(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, s: float):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, n)
+    zg.set_global_buffer(z, n)
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, T)
+    c = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 4 * T, T)
+    for i in range(n // T):
+        asc.data_copy(a, xg[i * T:], T)
+        asc.muls(a, a, s, T)
+        asc.data_copy(c, a, T)
+        asc.data_copy(zg[i * T:], c, T)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("kind", list(ARRAYS))
+def test_an_array_argument_of_every_kind_is_one_answer_on_every_backend(request, kind):
+    make, want = ARRAYS[kind]
+    got = {}
+    for b in ["sim", "eager"] + (["cpp"] if _full(request) else []):
+        x, z = make(), np.zeros(1024, np.float32)
+        try:
+            asc.jit(_scale, backend=b)[1](x, z, 1024, 2.0)
+            got[b] = "ok"
+            assert np.array_equal(z, np.asarray(x, np.float32).reshape(-1) * 2), b
+        except AscTraceError as e:
+            got[b] = type(e).__name__
+    assert set(got.values()) == {want}, got
+
+
+def test_a_big_endian_array_says_to_swap_its_bytes():
+    with pytest.raises(asc.LaunchError, match="other order") as info:
+        _scale[1](np.ones(1024, ">f4"), np.zeros(1024, np.float32), 1024, 2.0)
+    assert "newbyteorder" in str(info.value)
