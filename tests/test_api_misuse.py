@@ -306,3 +306,19 @@ def test_get_value_past_the_tensor_is_out_of_bounds_on_every_backend(backend):
     z = np.zeros_like(x)
     asc.jit(_element_at, backend=backend)[1](x, z, 5)
     assert z[0] == 5.0
+
+
+@asc.jit
+def _at_address(x: asc.GlobalAddress, addr: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, addr, 8)
+    asc.duplicate(a, 1.0, 8)
+
+
+@pytest.mark.parametrize("addr", [-32, -1, 2 ** 40])
+def test_a_local_tensor_address_outside_the_ub_is_an_overflow_on_every_backend(addr):
+    got = {}
+    for b in BACKENDS:
+        with pytest.raises(asc.UBOverflowError, match=f"address is {addr}, outside") as info:
+            asc.jit(_at_address, backend=b)[1](np.zeros(8, np.float32), addr)
+        got[b] = type(info.value).__name__
+    assert set(got.values()) == {"UBOverflowError"}
