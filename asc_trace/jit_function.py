@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import config
-from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
+from .errors import AscTraceError, AscTraceWarning, LaunchError, OptionError, TraceError
 from .fingerprint import launch_fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
@@ -56,6 +56,8 @@ def _param_kind(ann: Any) -> str:
         return "const"
     if ann is GlobalAddress:
         return "gm"
+    if getattr(ann, "__asc_struct__", False):
+        return "const"      # a pyasc Struct: specialised on its values (language/core/struct.py)
     if ann in (int, bool):
         return "int"
     if ann is float:
@@ -122,6 +124,11 @@ class JitFunction:
     def __getitem__(self, cfg: Any) -> "Launcher":
         core_num, stream = _launch_config(cfg, self.name)
         return Launcher(self, core_num, stream)
+
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a kernel forever (tuple(k), `for x in k`)
+        raise LaunchError(f"{self.name} is a kernel, not a sequence: launch it with {self.name}[core_num](...)",
+                          user_loc())
 
     def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
         _launch(self, None, core_num, stream, args, kwargs, loc)
@@ -232,6 +239,11 @@ class CompiledKernel:
                         "add a tail step for them, or pass sizes that are multiples"),
                         AscTraceWarning, r.loc.file, r.loc.line)
                     break
+
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a compiled kernel forever
+        raise LaunchError(f"{self.name} is a compiled kernel, not a sequence: call it, or launch it with "
+                          "ck[core_num](...)", user_loc())
 
     def __getitem__(self, cfg: Any) -> Callable[..., None]:
         core_num, stream = _launch_config(cfg, self.name)
@@ -366,6 +378,8 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
     from .runtime.sim import SimRuntime, data_dependent_node
     loc = user_loc()
     try:
+        if not isinstance(timing_only, (bool, np.bool_)):
+            raise OptionError(f"asc.profile timing_only= must be True or False, got {timing_only!r}", loc)
         jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
         core_num = _check_cores(core_num, jf.name, loc)
         bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
@@ -381,7 +395,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
                                   hint="profile it with timing_only=False (on real data)")
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
-        plat = make_platform(platform or jf.options.get("platform"))
+        plat = make_platform(platform if platform is not None else jf.options.get("platform"))
         refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)

@@ -117,6 +117,8 @@ def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc:
             continue
         arrays.append(None)
         if kind == "const":
+            if getattr(v, "__asc_struct__", False):
+                v = v.__asc_frozen__()    # a pyasc Struct: a read-only snapshot of its values
             try:
                 hash(v)
             except TypeError:
@@ -267,6 +269,8 @@ def _infer_kind(v: Any) -> str:
         return "int"
     if isinstance(v, (float, np.floating)):
         return "float"
+    if getattr(v, "__asc_struct__", False):
+        return "const"
     return "?"
 
 
