@@ -591,3 +591,15 @@ def test_int8_matmul_with_b_given_transposed():
     c = np.zeros((m, n), np.int32)
     i8[1](a.ravel(), np.ascontiguousarray(b.T).ravel(), c.ravel())
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_cross_core_flags_check_their_id_then_say_mixed_kernels_are_not_provided():
+    def bad_id(x: asc.GlobalAddress):
+        asc.cross_core_set_flag(12, 2, asc.PipeID.PIPE_FIX)
+    e = _trace(bad_id)
+    assert isinstance(e, asc.SyncError) and "outside 0..10" in str(e) and f"{HERE}:" in str(e)
+
+    def ok(x: asc.GlobalAddress):
+        asc.cross_core_wait_flag(3)
+    e = _trace(ok)
+    assert isinstance(e, asc.NotProvidedError) and "mixed kernel" in str(e)
