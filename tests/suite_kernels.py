@@ -15,7 +15,8 @@ import asc_trace as asc
 from asc_trace.toolchain.header_check import Kernel
 
 EXAMPLES = ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
-            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum")
+            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum",
+            "adv_softmax", "adv_rmsnorm", "adv_quant", "adv_math")
 RANDOM_PROGRAMS = 24        # random programs checked per run (derandomized: the same ones every run)
 
 
@@ -178,5 +179,12 @@ def extra_kernels() -> tuple[Kernel, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def adv_kernels() -> tuple[Kernel, ...]:
+    """Every asc.adv call in each of its forms (tests/adv_kernels.py)."""
+    import adv_kernels as A
+    return tuple(Kernel(ck.name, ck.source, ck.graph) for ck in A.suite())
+
+
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels()
+    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()

@@ -16,7 +16,9 @@ Pass = Callable[[KernelGraph], KernelGraph]
 
 
 def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
-    passes: list[tuple[str, Pass]] = [("verify", verify)]
+    from .auto_place import auto_place
+    # LocalTensorAuto tensors get their UB addresses first, so every later pass sees fixed ones
+    passes: list[tuple[str, Pass]] = [("auto_place", auto_place), ("verify", verify)]
     if options.get("auto_sync", option_default("auto_sync")):
         from .multi_buffer import multi_buffer
         from .schedule_sync import insert_sync
