@@ -19,7 +19,7 @@ from ..graph.ops.vec_reduce import whole_result_width
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executors import bind_elementwise, binder, efn, scalar_as
-from .machine import Machine
+from .machine import Machine, gm_rows
 
 Step = Callable[[Machine], Instr | None]
 
@@ -439,6 +439,8 @@ def _bind_scalar_access(node: Node, op: OpDef) -> Step:
     fo, fi = efn(ref.offset), efn(index)
     dt: DataType = ref.dtype
     key = f"v{node.id}"
+    if ref.space == "gm":
+        return _gm_scalar_access(node, fo, fi)
     if node.op == "get_value":
         def run(m: Machine) -> Instr:
             env = m.env
@@ -462,6 +464,38 @@ def _bind_scalar_access(node: Node, op: OpDef) -> Step:
         def apply() -> None:
             view[:, 0] = from_compute(np.broadcast_to(value, (m.C, 1))[:, 0], dt)
         return Instr(node, Pipe.S, "op", apply=apply, ub=((addr, dt.itemsize, True),), work=1)
+    return run
+
+
+def _gm_scalar_access(node: Node, fo, fi) -> Step:
+    """GlobalTensor.get_value / set_value: one element of global memory through the scalar unit."""
+    ref = node.args[0]
+    dt: DataType = ref.dtype
+    key = f"v{node.id}"
+    write = node.op == "set_value"
+    fv = efn(node.args[2]) if write else None
+
+    def run(m: Machine) -> Instr:
+        env = m.env
+        off = fo(env) + m.uniform_int(fi(env), node, "the index")
+        info, io = m.gm_access(ref, off, 1, node, "the element", write=write)
+        if write:
+            value = scalar_as(dt, fv(env))
+
+            def apply() -> None:
+                io(from_compute(np.broadcast_to(np.asarray(value), (m.C, 1)), dt))
+            return _copy_instr(node, Pipe.S, ("gm", info), ("none", None), apply if io is not None else None, 1)
+        if io is None:
+            # a run that checks without data effects still needs the value (later addresses may use it):
+            # reading the caller's array changes nothing
+            arr, start = m.gm_span(ref, off, 1, node, "the element")
+            io = gm_rows(arr, start, 1, m.C)
+
+        def read() -> None:
+            v = to_compute(np.asarray(io)[:, 0], dt)
+            vals = v.astype(np.float64) if dt.is_float else v.astype(np.int64)
+            env[key] = vals if m.C > 1 else vals[0].item()
+        return _copy_instr(node, Pipe.S, ("gm", info), ("none", None), read, 1)
     return run
 
 

@@ -156,6 +156,23 @@ void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat)
     });
 }
 
+void vec_brcb(void* dst, const void* src, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat)
+{
+    for (uint32_t r = 0; r < repeat; ++r) {
+        uint8_t vals[8][8];
+        for (uint32_t i = 0; i < 8; ++i) {      // the repeat's sources are read before any block is written
+            const uint8_t* s = static_cast<const uint8_t*>(src) + (static_cast<uint64_t>(r) * 8 + i) * size;
+            check_ub(s, size, 1, "src");
+            std::memcpy(vals[i], s, size);
+        }
+        for (uint32_t i = 0; i < 8; ++i) {
+            uint8_t* d = static_cast<uint8_t*>(dst) + (static_cast<uint64_t>(r) * dstRep + i * dstBlk) * 32;
+            check_ub(d, 32, 32, "dst");
+            for (uint32_t e = 0; e < 32 / size; ++e) std::memcpy(d + e * size, vals[i], size);
+        }
+    }
+}
+
 void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat)
 {
     check_base(dst, "dst"), check_base(a, "src");
