@@ -94,3 +94,8 @@ def test_misuse(call, words):
     with pytest.raises(TraceError) as e:
         call()
     assert words in str(e.value).partition("-->")[0]
+
+
+def test_data_block_size_is_the_32_byte_block():
+    from asc_trace import config
+    assert asc.get_data_block_size_in_bytes() == config.UB_ALIGN == 32

@@ -1,5 +1,6 @@
 """pyasc's scalar-unit functions on values known while tracing: bit counts (Ascend C GetBitCount /
-ScalarGetCountOfValue, CountLeadingZero, GetSFFValue, CountBitsCntSameAsSignBit) and ScalarCast.
+ScalarGetCountOfValue, CountLeadingZero, GetSFFValue, CountBitsCntSameAsSignBit), ScalarCast, and the
+constant GetDataBlockSizeInBytes.
 
 They compute a Python int (or float) while tracing, so the emitted source holds the constant: the same
 result the scalar unit gives (the definitions are the vendor's documented ones, which
@@ -125,5 +126,10 @@ def scalar_cast(value_in: Any, dtype: DataType, round_mode: RoundMode) -> Any:
     raise TraceError(f"asc.scalar_cast converts to asc.int32 or asc.float16, not {dtype!r}", loc)
 
 
-__all__ = ["count_bits_cnt_same_as_sign_bit", "scalar_cast", "scalar_count_leading_zero", "scalar_get_count_of_value",
+def get_data_block_size_in_bytes() -> int:
+    """The bytes of one data block, 32 (Ascend C GetDataBlockSizeInBytes: `constexpr`, ONE_BLK_SIZE)."""
+    return 32
+
+
+__all__ = ["count_bits_cnt_same_as_sign_bit", "get_data_block_size_in_bytes", "scalar_cast", "scalar_count_leading_zero", "scalar_get_count_of_value",
            "scalar_get_sff_value"]
