@@ -23,6 +23,8 @@ from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_
                           wait_flag)
 from .proxies.api_ops import data_copy_pad, dump_tensor
 from .proxies.control import cond, while_loop
+from .proxies.scalar_bits import (count_bits_cnt_same_as_sign_bit, get_data_block_size_in_bytes, scalar_cast,
+                                  scalar_count_leading_zero, scalar_get_count_of_value, scalar_get_sff_value)
 from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
 from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
 from .proxies.loops import static_range
@@ -42,9 +44,6 @@ from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
-
-# a pyasc name deliberately not provided is a NotProvidedError naming the alternative
-from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
 
 import types as _types  # noqa: E402
 

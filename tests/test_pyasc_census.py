@@ -302,7 +302,7 @@ def _kernel(result, name):
     ("kernel_length", "missing-method", "LocalTensor.get_user_tag", 21),
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
-    ("kernel_softmax", "missing-name", "adv.softmax", 22),
+    ("kernel_softmax", "refused", "adv.softmax", 22),      # asc.adv exists; softmax refuses these operands
     ("kernel_l1", "refused", "mmad", 23),       # A1 tensors exist now; mmad refuses A1 operands
 ])
 def test_the_census_classifies_each_refusal(census, kernel, category, name, issue):

@@ -18,7 +18,12 @@ _CROSS_CORE = ("ordering between vector cores inside one launch is not modelled"
 _ATOMIC = ("GM atomics (a store that accumulates into GM) are not provided yet",
            "let each GM element be written by one core, or reduce the partial results in a second launch")
 
+_CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
+            "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
+            "(SELMODE.VSEL_TENSOR_TENSOR_MODE)")
+
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
     "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,

@@ -278,8 +278,9 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
         count = m.count(fn(env), node)     # any count: the API selects in counter mode (SetMaskCount)
         if count == 0:
             return None
-        mask_bytes = (count + 7) // 8
-        am, vm = m.ub_access(mk, fm(env), mask_bytes, node, "sel_mask")
+        units = -(-count // (8 * mk.dtype.itemsize))      # the sel_mask's words (uint8 .. uint64) holding the bits
+        mask_bytes = units * mk.dtype.itemsize
+        am, vm = m.ub_access(mk, fm(env), units, node, "sel_mask")
         aa, va = m.ub_access(a, fa(env), count, node, "src0")
         ad, vd = m.ub_access(d, fd(env), count, node, "dst")
         ub = [(am, mask_bytes, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]
