@@ -109,3 +109,4 @@ def test_eager_refuses_at_the_users_line():
     with pytest.raises(asc.NotProvidedError, match="eager") as e:
         asc.jit(chain, backend="eager")[1](x, x.copy(), TILE, 3)
     assert "test_local_tensor_auto.py" in str(e.value)
+
