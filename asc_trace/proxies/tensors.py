@@ -307,11 +307,16 @@ class LocalTensorAuto(LocalTensor):
             return
         ctx = current("asc.LocalTensorAuto")
         loc = user_loc()
+        addr: Expr = ZERO          # graph/auto_place.py places it after tracing
         if ctx.eager:
-            # eager runs each call as it is made, before the tensor's last use (which places it) is known
-            raise NotProvidedError("asc.LocalTensorAuto is not available on the eager backend: its UB address is "
-                                   "planned from the whole kernel's liveness", loc,
-                                   hint="run it on sim, cpp or cpu_debug (backend='sim')")
+            # eager runs each call as it is made, before the tensor's last use is known: it takes the address
+            # the traced and scheduled kernel planned for this call site
+            placed = ctx.auto_address(loc)
+            if placed is None:
+                raise NotProvidedError("asc.LocalTensorAuto on the eager backend needs one address per call site; "
+                                       "this line makes tensors at different addresses (a sub-kernel called twice?)",
+                                       loc, hint="run it on sim, cpp or cpu_debug (backend='sim')")
+            addr = Const(placed)
         if not isinstance(dtype, DataType):
             raise TraceError(f"LocalTensorAuto's first argument is the element type (e.g. asc.float32), got {dtype!r}",
                              loc, hint="asc.LocalTensorAuto(asc.float32, length)")
@@ -323,7 +328,7 @@ class LocalTensorAuto(LocalTensor):
                 raise TraceError(f"a LocalTensorAuto's size must be a positive integer known while tracing, got `{e}`",
                                  loc, hint="pass the tile length as an asc.ConstExpr[int] kernel parameter")
             length *= e.value
-        nid = ctx.record("local_tensor", (TPosition.VECCALC, ZERO, Const(length)), loc,
+        nid = ctx.record("local_tensor", (TPosition.VECCALC, addr, Const(length)), loc,
                          attrs=make_attrs(dtype=dtype, auto=True))
         self._ref = TensorRef(nid, "ub", dtype, ZERO)
 
