@@ -280,6 +280,24 @@ class LocalTensor(_ShapeInfoMixin):
         nid = ctx.record("local_tensor", (n.args[0], addr, elems), loc, attrs=make_attrs(dtype=self._ref.dtype))
         self._ref = TensorRef(nid, "ub", self._ref.dtype, ZERO)
 
+    def set_user_tag(self, tag: Any) -> None:
+        """Refused: see get_user_tag."""
+        self._user_tag("set_user_tag")
+
+    def get_user_tag(self) -> Any:
+        """Refused: Ascend C keeps the tag in the TPipe buffer handle (`SetUserTag` / `GetUserTag` in
+        kernel_tensor_impl.h), which a static tensor has none of (the header asserts it is not null) and
+        which, for a queue tensor, is whichever buffer the queue hands out at run time."""
+        self._user_tag("get_user_tag")
+
+    def _user_tag(self, what: str) -> None:
+        n = current(f"LocalTensor.{what}").recorded()[self._ref.root]
+        if n.op == "local_tensor":
+            raise TraceError(f"{what} needs a tensor from a TQue: a static LocalTensor has no TPipe buffer to hold "
+                             "the tag (Ascend C asserts on it)", user_loc())
+        raise NotProvidedError(f"LocalTensor.{what} is not provided: the tag belongs to the queue buffer the tensor "
+                               "occupies at run time", user_loc(), hint="keep the tag in a variable next to the tensor")
+
     def set_addr_with_offset(self, src: "LocalTensor", offset: Any) -> None:
         """View `src`'s buffer from its element `offset` (`SetAddrWithOffset(src, offset)`), as this tensor's type."""
         if not isinstance(src, LocalTensor):
