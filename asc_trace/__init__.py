@@ -34,12 +34,16 @@ from .torch_library import torch_op
 from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
                          TOTAL_L0C_SIZE, TOTAL_L1_SIZE, property)  # noqa: A004 - pyasc's asc.property
 from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
-from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams,
-                                  Nd2NzParams)
+from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
+                                  MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
+from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
+
+# a pyasc name deliberately not provided is a NotProvidedError naming the alternative
+from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
 
 import types as _types  # noqa: E402
 

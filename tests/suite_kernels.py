@@ -15,7 +15,8 @@ import asc_trace as asc
 from asc_trace.toolchain.header_check import Kernel
 
 EXAMPLES = ("axpy", "leaky_relu", "softmax", "rmsnorm", "vadd_tail", "softmax_rows", "tile_range", "tail_core",
-            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum")
+            "halving", "cann_elementwise:sigmoid", "cann_elementwise:gelu", "cann_elementwise:maximum",
+            "adv_softmax", "adv_rmsnorm", "adv_quant", "adv_math")
 RANDOM_PROGRAMS = 24        # random programs checked per run (derandomized: the same ones every run)
 
 
@@ -159,7 +160,8 @@ def cube_bias_relu(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalA
             asc.load_data(b2[buf * 1024 + i * 512:], b1[buf * 1024 + i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
         asc.mmad(c1, a2[buf * 1024:], b2[buf * 1024:], bt,
                  asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=True, cmatrix_init_val=False))
-    asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=False))
+    asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, 32, 32, 32, 32, 0, 0))
+    asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=3, cmatrix_source=False, cmatrix_init_val=False))
     asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16, relu_en=True))
 
 
@@ -177,5 +179,12 @@ def extra_kernels() -> tuple[Kernel, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def adv_kernels() -> tuple[Kernel, ...]:
+    """Every asc.adv call in each of its forms (tests/adv_kernels.py)."""
+    import adv_kernels as A
+    return tuple(Kernel(ck.name, ck.source, ck.graph) for ck in A.suite())
+
+
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels()
+    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()

@@ -37,7 +37,8 @@ def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
     from .cube_graph import is_cube_graph
     steps = pipeline(options)
     if is_cube_graph(graph):
-        from .cube_sync import cube_pipeline
+        from .cube_sync import check_kernel_type, cube_pipeline
+        check_kernel_type(graph, options)
         steps = cube_pipeline(options)
     for name, fn in steps:
         graph = fn(graph)

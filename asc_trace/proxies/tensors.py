@@ -118,6 +118,11 @@ class GlobalTensor(_ShapeInfoMixin):
     def dtype(self) -> DataType:
         return self._bound().dtype
 
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a tensor forever (one view per index)
+        raise TraceError("a GlobalTensor is not iterable: copy a tile into the UB with asc.data_copy and compute on "
+                         "it, or read one element with get_value", user_loc())
+
     def __getitem__(self, key: Any) -> "GlobalTensor":
         ref = self._bound()
         view = GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
@@ -188,6 +193,11 @@ class LocalTensor(_ShapeInfoMixin):
     @property
     def dtype(self) -> DataType:
         return self._ref.dtype
+
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a tensor forever (one view per index)
+        raise TraceError("a LocalTensor is not iterable: use the vector ops on it, or get_value(i) in a loop over "
+                         "range(...) for one element at a time", user_loc())
 
     def __getitem__(self, key: Any) -> "LocalTensor":
         ref = self._ref

@@ -91,6 +91,20 @@ def precompiled_header(cache_root: str) -> Path | None:
     return path.parent
 
 
+def refuse_unmodeled(graph: KernelGraph) -> None:
+    """A high-level call (asc.adv) whose record has no C++ model cannot be built here: say so at its line
+    rather than let g++ report a missing AscendC member."""
+    from ..errors import ToolchainError
+    from ..graph.ops import NA, REGISTRY
+    for n in graph:
+        op = REGISTRY[n.op]
+        if op.family == "adv" and isinstance(op.cpp_model, NA):
+            raise ToolchainError(f"the cpp backend has no model of Ascend C {op.c_name} (asc.adv.{n.op[4:]}): "
+                                 f"{op.cpp_model.reason}", n.loc,
+                                 hint="run this kernel on backend='sim', 'eager' or 'cpu_debug' (which builds the "
+                                      "vendor's own implementation)")
+
+
 def instrument(source: str) -> str:
     """Mark every statement with its node (the model reports failures by node), the kernel seen as
     bisheng sees it (toolchain/sources.host_view)."""
@@ -190,6 +204,7 @@ class CppRuntime(Runtime):
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CppArtifact:
         cxx, version = compiler()
+        refuse_unmodeled(graph)
         source = instrument(lower(graph)) + launcher(graph)
         key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,
                          "flags": CXXFLAGS})

@@ -188,6 +188,8 @@ def vec_cost(node) -> tuple[VecCost, str, int]:
     op = REGISTRY[node.op]
     if op.cost is None:
         raise NotImplementedError(f"op {node.op!r} runs on the vector pipe but its record has no cost")
+    if hasattr(op.cost, "for_node"):     # a high-level call: the sum of the instructions it issues (adv_common)
+        return op.cost.for_node(node), "", 1
     if op.family in ("data_copy", "data_copy_pad"):     # UB -> UB: the work is in bytes
         return op.cost, "", 1
     dtype = node.attr("dtype")
@@ -201,7 +203,7 @@ def accesses(node) -> list:
     op = REGISTRY[node.op]
     if node.attr("form") == "mask":
         from .masked import mask_accesses
-        return mask_accesses(node)
+        return mask_accesses(node, reads_dst=op.reads is not None and 0 in op.reads)
     if op.accesses is not None:
         return op.accesses(node)
     count = node.args[-1] if node.args else None

@@ -84,8 +84,9 @@ void copy_pad(bool to_ub, void* dst, const void* src, uint32_t n_burst, uint32_t
 enum class VOp : uint8_t {
     Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
     Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
-    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy,                             // with a scalar
-    AddRelu,                                                             // binary, fused (vaddrelu)
+    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy, ShiftLeft, ShiftRight,      // with a scalar
+    AddRelu, SubRelu,                                                    // binary, fused (vaddrelu, vsubrelu)
+    FusedMulAdd, FusedMulAddRelu, MulAddDst,                             // read dst too (vmadd, vmaddrelu, vmla)
 };
 enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
 
@@ -102,7 +103,13 @@ void vec_cmp_scalar(Cmp op, const Operand& dst_bits, const Operand& a, uint64_t 
 void vec_select(int mode, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat);
 // kind 0 sum, 1 max, 2 min; `order` as Order_t; `accumulate`: the sum goes to ACC_VAL only.
 void vec_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat, int order, bool accumulate);
+// Block reductions (vcgadd / vcgmax / vcgmin): one result per 32-byte block, 8 per repeat, written
+// contiguously; `dst.rep` counts whole repeats' results (8 elements).
+void vec_block_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat);
 void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat);
+// vbrcb (Brcb): per repeat 8 consecutive src elements, each filling one 32-byte block of dst; blocks
+// dstBlk blocks apart, repeats dstRep blocks apart; no mask.
+void vec_brcb(void* dst, const void* src, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat);
 
 // -- host type codes -------------------------------------------------------------------------------
 template <typename T> struct dt_of;

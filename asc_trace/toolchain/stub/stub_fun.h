@@ -130,6 +130,10 @@ ASC_STUB_BINARY(vmin, Min)
 ASC_STUB_BINARY(vand, And)
 ASC_STUB_BINARY(vor, Or)
 ASC_STUB_BINARY(vaddrelu, AddRelu)
+ASC_STUB_BINARY(vsubrelu, SubRelu)
+ASC_STUB_BINARY(vmadd, FusedMulAdd)
+ASC_STUB_BINARY(vmaddrelu, FusedMulAddRelu)
+ASC_STUB_BINARY(vmla, MulAddDst)
 #undef ASC_STUB_BINARY
 
 #define ASC_STUB_UNARY(NAME, OP)                                                                                \
@@ -163,6 +167,8 @@ ASC_STUB_SCALAR(vmuls, Muls)
 ASC_STUB_SCALAR(vmaxs, Maxs)
 ASC_STUB_SCALAR(vmins, Mins)
 ASC_STUB_SCALAR(vlrelu, LeakyRelu)
+ASC_STUB_SCALAR(vshl, ShiftLeft)
+ASC_STUB_SCALAR(vshr, ShiftRight)   // roundEn (the last flag) is never set by asc_trace's emission
 ASC_STUB_SCALAR(vaxpy, Axpy)
 #undef ASC_STUB_SCALAR
 
@@ -202,6 +208,7 @@ ASC_STUB_CONV(vconv_s162f16, 0)
 ASC_STUB_CONV(vconv_s162f32, 0)
 ASC_STUB_CONV(vconv_s82f16, 0)
 ASC_STUB_CONV(vconv_u82f16, 0)
+ASC_STUB_CONV(vconv_f162s8, 0)
 ASC_STUB_CONV(vconv_f322bf16o, 6)
 ASC_STUB_CONV_MODES(vconv_f322f16)
 ASC_STUB_CONV_MODES(vconv_f322bf16)
@@ -276,6 +283,34 @@ inline void vcmin(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t src
 {
     asc_stub::vec_reduce(2, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
                          static_cast<uint32_t>(repeat), static_cast<int>(order), false);
+}
+
+// Brcb: (dst, src, dstBlkStride, dstRepStride, repeat)
+template <typename T>
+inline void vbrcb(T* dst, T* src, uint64_t dstBlk, uint64_t dstRep, uint64_t repeat)
+{
+    asc_stub::vec_brcb(dst, src, sizeof(T), static_cast<uint32_t>(dstBlk), static_cast<uint32_t>(dstRep),
+                       static_cast<uint32_t>(repeat));
+}
+
+// Block reductions (BlockReduceSum / Max / Min): (dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride)
+template <typename T>
+inline void vcgadd(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)
+{
+    asc_stub::vec_block_reduce(0, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                               static_cast<uint32_t>(repeat));
+}
+template <typename T>
+inline void vcgmax(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)
+{
+    asc_stub::vec_block_reduce(1, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                               static_cast<uint32_t>(repeat));
+}
+template <typename T>
+inline void vcgmin(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)
+{
+    asc_stub::vec_block_reduce(2, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                               static_cast<uint32_t>(repeat));
 }
 
 // ---- TPipe / TQue / TBuf bookkeeping hooks (tikicpulib's buffer checker; src/runtime.cpp) --------------

@@ -47,4 +47,37 @@ void vec_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat,
     });
 }
 
+// One result per 32-byte block of each repeat, the block's active elements reduced as a whole repeat is
+// (a pairwise tree for the sum, asc_num::repeat_result); a block with no active element writes nothing.
+void vec_block_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat)
+{
+    check_ub(a.base, 0, 32, "src");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const uint32_t per = 256 / sizeof(T), blk = 32 / sizeof(T);
+        const uint32_t reps = repeats_of(per, repeat);
+        std::vector<std::vector<T>> vals(reps, std::vector<T>(per, T(0)));
+        std::vector<std::vector<char>> on(reps, std::vector<char>(per, 0));
+        for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+            T* p = reinterpret_cast<T*>(addr_of(a, sizeof(T), r, e));
+            check_ub(p, sizeof(T), 1, "src");
+            vals[r][e] = *p;
+            on[r][e] = 1;
+        });
+        for (uint32_t r = 0; r < reps; ++r) {
+            for (uint32_t b = 0; b < 8; ++b) {
+                bool mask[32];
+                bool any = false;
+                for (uint32_t e = 0; e < blk; ++e) any |= (mask[e] = on[r][b * blk + e] != 0);
+                if (!any) continue;
+                T out[2];
+                asc_num::repeat_result(out, vals[r].data() + b * blk, mask, blk, kind, 2);
+                T* d = static_cast<T*>(dst.base) + static_cast<uint64_t>(r) * dst.rep * 8 + b;
+                check_ub(d, sizeof(T), sizeof(T), "dst");
+                *d = out[0];
+            }
+        }
+    });
+}
+
 }  // namespace asc_stub

@@ -1,0 +1,26 @@
+"""`asc.adv`: the high-level API (Ascend C `include/adv_api`) under pyasc's names, emitted as the vendor's
+own calls; docs/adv.md."""
+from __future__ import annotations
+
+from .math import (acos, acosh, asin, asinh, atan, atanh, axpy, ceil, cos, cosh, digamma, erf, erfc, exp, floor,
+                   frac, lgamma, log, power, round, sign, sin, sinh, tan, tanh, trunc, xor)  # noqa: A004
+
+from . import math as _math
+from . import tiling as _tiling
+from .activation import faster_gelu, gelu, sigmoid, silu, softmax, swiglu
+from .normalization import rmsnorm
+from .quantization import quant
+from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo,
+                     GetSoftMaxMaxTmpSize, GetSoftMaxMinTmpSize, RmsNormTiling, SoftMaxTiling, SoftMaxTilingFunc,
+                     SoftmaxTiling, get_ascend_quant_max_min_tmp_size, get_rms_norm_max_min_tmp_size,
+                     get_rms_norm_tiling_info, get_softmax_max_tmp_size, get_softmax_min_tmp_size,
+                     softmax_tiling_func)
+
+globals().update(_tiling.MATH_HELPERS)
+
+__all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu", "rmsnorm", "quant", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
+                                 "get_softmax_max_tmp_size", "get_softmax_min_tmp_size", "softmax_tiling_func",
+                                 "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
+                                 "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",
+                                 "SoftMaxTilingFunc", "GetRmsNormMaxMinTmpSize", "GetRmsNormTilingInfo",
+                                 "GetAscendQuantMaxMinTmpSize"] + sorted(_tiling.MATH_HELPERS)

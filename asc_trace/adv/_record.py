@@ -1,0 +1,54 @@
+"""Recording one high-level call (graph/ops/adv_common.py's operand layout), with the checks every adv
+call shares: LocalTensor operands, the element type the vendor supports, a uint8 temporary buffer, a count."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import DataType, uint8
+from ..errors import DTypeError, TraceError
+from ..graph.node import Pipe, make_attrs
+from ..graph.ops import REGISTRY
+from ..graph.source_loc import SourceLoc
+from ..proxies.api import count_expr, vec_operand
+from ..proxies.context import current
+from ..proxies.scalar import to_expr
+from ..proxies.source_loc import user_loc
+
+
+def record(op_name: str, outs: dict[str, Any], ins: dict[str, Any], temp_buffer: Any = None,
+           scalars: dict[str, Any] | None = None, count: Any = None, *, counted: bool = True,
+           dtype_of: str | None = None, tmp_form: bool = True, tmp_required: bool = False,
+           **attrs: Any) -> SourceLoc:
+    """Record `asc.adv.<name>`; `dtype_of`: the operand whose type is the call's T (default: the first)."""
+    name = op_name[4:]
+    ctx = current(f"asc.adv.{name}")
+    loc = user_loc()
+    op = REGISTRY[op_name]
+    refs = {k: vec_operand(t, k, f"adv.{name}", loc) for k, t in {**outs, **ins}.items()}
+    dt: DataType = refs[dtype_of or next(iter(refs))].dtype
+    if not op.supports(dt.name):
+        raise DTypeError(f"asc.adv.{name} does not support {dt} (the vendor's {op.c_name} takes "
+                         f"{', '.join(sorted(op.dtypes or ()))})", loc, hint="cast with asc.cast first")
+    args: list[Any] = list(refs.values())
+    tmp = None
+    if temp_buffer is not None and tmp_form:
+        tmp = vec_operand(temp_buffer, "temp_buffer", f"adv.{name}", loc)
+        if tmp.dtype is not uint8:
+            raise DTypeError(f"the temp_buffer of asc.adv.{name} is a LocalTensor of {tmp.dtype}; the vendor's "
+                             "sharedTmpBuffer is a LocalTensor<uint8_t>", loc,
+                             hint="tbuf.get(asc.uint8), or t.reinterpret_cast(asc.uint8)")
+        args.append(tmp)
+    elif tmp_required:
+        raise TraceError(f"asc.adv.{name} needs temp_buffer= (Ascend C {op.c_name} has no form without a "
+                         "sharedTmpBuffer)", loc, hint=f"size it with asc.adv.get_{name}_max_min_tmp_size")
+    for k, v in (scalars or {}).items():
+        e = to_expr(v, f"{k} of asc.adv.{name}")
+        args.append(e)
+    if counted:
+        if count is None:
+            raise TraceError(f"asc.adv.{name} needs the element count (count=...)", loc,
+                             hint="asc_trace does not know a LocalTensor's size from its declaration alone")
+        args.append(count_expr(count, loc))
+    ctx.record(op_name, tuple(args), loc, Pipe.V, make_attrs(dtype=dt, tmp=True if tmp is not None else None,
+                                                            **attrs))
+    return loc

@@ -1,0 +1,85 @@
+"""The executor of the high-level API calls (family "adv", graph/ops/adv_common.py): check the temporary
+buffer against the vendor's minimum and every operand's range before anything is written, then one
+vector-pipe instruction whose effect is the call's algorithm (the vendor's steps, on NumPy)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dtypes import DataType, from_compute, to_compute
+from ..errors import UBOverflowError
+from ..graph.hb import Instr, api_steps
+from ..graph.node import Node, Pipe
+from ..graph.ops import OpDef
+from ..graph.ops.adv_common import ADV, Steps, extent, operands, run_algo, tmp_extent
+from .executors import binder, efn, scalar_as
+from .machine import Machine, UbRoot
+
+Step = Callable[[Machine], Instr | None]
+
+
+def tmp_bytes_available(m: Machine, node: Node, ref, off: Any) -> int:
+    """Bytes of the temporary buffer from its start to the end of its storage (GetSize of the view)."""
+    root = m.roots.get(ref.root)
+    start = m.uniform_int(off, node, "the temporary buffer's offset") * ref.dtype.itemsize
+    return (root.nbytes if isinstance(root, UbRoot) else 0) - start
+
+
+def check_tmp(spec, node: Node, have: int, count: int) -> None:
+    need = spec.min_tmp(node, count)
+    if have < need:
+        raise UBOverflowError(
+            f"the temporary buffer of asc.adv.{node.op[4:]} holds {have} bytes; the call needs at least {need} "
+            f"(the vendor's minimum for this size and type, asc.adv.get_{node.op[4:]}_max_min_tmp_size)",
+            node=node, hint="give a larger sharedTmpBuffer (a TBuf of at least the minimum); its maximum is the "
+                            "size at which the call runs in one pass")
+
+
+@binder("adv")
+def _bind_adv(node: Node, op: OpDef) -> Step:
+    spec = ADV[node.op]
+    tens, tmp, scal, count = operands(node)
+    f_off = {n: efn(r.offset) for n, r in tens.items()}
+    f_ext = {n: efn(extent(node, n)) for n in tens}
+    f_cnt = efn(count) if count is not None else None
+    f_sc = {n: efn(v) for n, v in scal.items()}
+    f_tmp = efn(tmp.offset) if tmp is not None else None
+    f_tmp_n = efn(tmp_extent(node)) if tmp is not None else None
+    dt: DataType = node.attr("dtype")
+    sdt: DataType = node.attr("src_dtype") or dt
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        n = m.count(f_cnt(env), node) if f_cnt is not None else m.count(f_ext[spec.outs[0]](env), node)
+        if n == 0:
+            return None
+        views, ub = {}, []
+        for name, r in tens.items():
+            k = m.count(f_ext[name](env), node)
+            a, v = m.ub_access(r, f_off[name](env), k, node, name)
+            views[name] = v
+            ub.append((a, k * r.dtype.itemsize, name in spec.outs))
+        if tmp is not None:
+            off = f_tmp(env)
+            have = tmp_bytes_available(m, node, tmp, off)
+            check_tmp(spec, node, have, n)
+            used = min(have, m.count(f_tmp_n(env), node))
+            a, _ = m.ub_access(tmp, off, used // tmp.dtype.itemsize, node, "the temporary buffer")
+            ub.append((a, used, True))
+        sc = {k: scalar_as(_scalar_type(k, dt, sdt), f(env)) for k, f in f_sc.items()}
+
+        def apply() -> None:
+            ins = {name: to_compute(views[name], tens[name].dtype) for name in spec.ins}
+            outs = run_algo(node, Steps(), n, ins, sc)
+            for name, val in outs.items():
+                views[name][...] = from_compute(np.asarray(val), tens[name].dtype)
+        # the temporary buffer's contents are not the call's result: the vendor leaves it undefined
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=n,
+                     api=api_steps(node, lambda _e: n))
+    return run
+
+
+def _scalar_type(name: str, dt: DataType, sdt: DataType) -> DataType:
+    from ..dtypes import float32
+    return float32 if name in ("scale", "offset", "scalar_value") else sdt

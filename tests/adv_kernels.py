@@ -1,0 +1,202 @@
+"""Kernels that call each `asc.adv` function in each of its forms (with and without a shared temporary
+buffer), for the tests of tests/test_adv_*.py and the suite's emitted-source checks (suite_kernels.py)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+import asc_trace as asc
+from asc_trace.graph.ops.adv_math import UNARY
+
+N = 1024            # elements per launch
+TMP_BYTES = 64 * 1024
+
+
+
+def unary_kernel(name: str, with_tmp: bool, **options):
+    """x -> asc.adv.<name> -> z, one core, raw LocalTensors; `n` elements."""
+    fn = getattr(asc.adv, name)
+
+    def kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 8192, N)
+        asc.data_copy(xl, xg, n)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 16384, TMP_BYTES)
+            if name == "exp":
+                fn(zl, xl, n, 0, temp_buffer=tmp)
+            else:
+                fn(zl, xl, count=n, temp_buffer=tmp)
+        elif name == "exp":
+            fn(zl, xl, n, 0)
+        else:
+            fn(zl, xl, count=n)
+        asc.data_copy(zg, zl, n)
+    kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(kernel, **options)
+
+
+def binary_kernel(name: str, with_tmp: bool, **options):
+    """x, y -> asc.adv.<name>(z, x, y) (power, xor); axpy: z += x * 0.5."""
+    fn = getattr(asc.adv, name)
+
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        yg.set_global_buffer(y)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
+        yl = asc.LocalTensor(y.dtype, asc.TPosition.VECIN, 8192, N)
+        zl = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 16384, N)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES)
+        asc.data_copy(xl, xg, n)
+        asc.data_copy(yl, yg, n)
+        if name == "axpy":
+            asc.data_copy(zl, zg, n)
+            fn(zl, xl, 0.5, n, tmp)
+        elif with_tmp:
+            fn(zl, xl, yl, n, tmp)
+        else:
+            fn(zl, xl, yl, n)
+        asc.data_copy(zg, zl, n)
+    kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(kernel, **options)
+
+
+def math_inputs(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    x = (np.linspace(0.1, 0.9, N)).astype(dtype)
+    return x, np.zeros(N, dtype)
+
+
+@lru_cache(maxsize=1)
+def suite() -> tuple:
+    """(name, CompiledKernel) of every adv function in every form."""
+    out = []
+    for name, *_ in UNARY + [("exp",)]:
+        for with_tmp in (True, False):
+            x, z = math_inputs(np.float16)
+            out.append(asc.compile(unary_kernel(name, with_tmp), (x, z, N)))
+    for name, dt in (("power", np.float32), ("xor", np.int16), ("axpy", np.float32)):
+        for with_tmp in ((True,) if name == "axpy" else (True, False)):
+            x = np.ones(N, dt)
+            out.append(asc.compile(binary_kernel(name, with_tmp), (x, x, x.copy(), N)))
+    for with_tmp in (True, False):
+        x = np.ones((8, 64), np.float16)
+        st = np.zeros(8 * 16, np.float16)
+        out.append(asc.compile(softmax_kernel(8, 64, with_tmp=with_tmp), (x, x.copy(), st, st.copy())))
+        x = np.ones(2 * 3 * 64, np.float32)
+        out.append(asc.compile(rmsnorm_kernel(2, 3, 64, 60, 4096, 4, with_tmp=with_tmp), (x, x[:64].copy(), x.copy())))
+        out.append(asc.compile(quant_kernel(256, with_tmp=with_tmp), (x[:256].copy(), np.zeros(256, np.int8))))
+    for name in ACTIVATIONS + ("swiglu",):
+        for with_tmp in ((False,) if name == "silu" else (True, False)):
+            x = np.ones(N, np.float16)
+            out.append(asc.compile(activation_kernel(name, with_tmp), (x, x.copy(), x.copy(), N)))
+    return tuple(out)
+
+
+def softmax_kernel(m: int, k: int, float_stats: bool = False, with_tmp: bool = True, tmp_bytes: int = TMP_BYTES,
+                   type_size: int = 2, host_tiling: bool = True, **options):
+    """x [m, k] -> z = softmax rows; the row max and sum (one 32-byte block per row) to mx, sm. The tiling is
+    the host helper's for `tmp_bytes`, or (host_tiling=False) all zero with the shape given to the call."""
+    tiling = asc.adv.softmax_tiling_func([m, k], type_size, tmp_bytes) if host_tiling else asc.adv.SoftmaxTiling()
+
+    def softmax_rows(x: asc.GlobalAddress, z: asc.GlobalAddress, mx: asc.GlobalAddress, sm: asc.GlobalAddress):
+        xg, zg, mg, sg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        mg.set_global_buffer(mx)
+        sg.set_global_buffer(sm)
+        st = asc.float32 if float_stats else x.dtype
+        per = 32 // st.sizeof()
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536, m * per)
+        sl = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 4096, m * per)
+        asc.data_copy(xl, xg, m * k)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 65536 + 8192, tmp_bytes)
+            asc.adv.softmax(zl, sl, ml, xl, tiling, tmp, shape=(m, k))
+        else:
+            asc.adv.softmax(zl, sl, ml, xl, tiling, shape=(m, k))
+        asc.data_copy(zg, zl, m * k)
+        asc.data_copy(mg, ml, m * per)
+        asc.data_copy(sg, sl, m * per)
+    softmax_rows.__name__ = softmax_rows.__qualname__ = f"adv_softmax_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(softmax_rows, **options)
+
+
+def rmsnorm_kernel(b: int, s: int, h: int, oh: int, tmp_bytes: int, type_size: int, with_tmp: bool = True,
+                   tiling=None, **options):
+    """x [b, s, h], gamma [h] -> z = RmsNorm(x) * gamma, epsilon 1e-5; the tiling from the vendor's helper."""
+    tiling = tiling or asc.adv.get_rms_norm_tiling_info([b, s, h], [b, s, oh], tmp_bytes, type_size)
+
+    def rmsnorm_rows(x: asc.GlobalAddress, g: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, gg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        gg.set_global_buffer(g)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, b * s * h)
+        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, h)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 49152, b * s * h)
+        asc.data_copy(xl, xg, b * s * h)
+        asc.data_copy(gl, gg, h)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 81920, tmp_bytes)
+            asc.adv.rmsnorm(zl, xl, gl, 1e-5, tiling, tmp)
+        else:
+            asc.adv.rmsnorm(zl, xl, gl, 1e-5, tiling)
+        asc.data_copy(zg, zl, b * s * h)
+    rmsnorm_rows.__name__ = rmsnorm_rows.__qualname__ = f"adv_rmsnorm_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(rmsnorm_rows, **options)
+
+
+def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, **options):
+    """x -> int8 round(x * 2 + 0.9), computed in half (pyasc's quant sample)."""
+    def quant_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
+        zl = asc.LocalTensor(asc.int8, asc.TPosition.VECOUT, 32768, n)
+        asc.data_copy(xl, xg, n)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 49152, tmp_bytes)
+            asc.adv.quant(zl, xl, 2.0, 0.9, n, tmp)
+        else:
+            asc.adv.quant(zl, xl, 2.0, 0.9, n)
+        asc.data_copy(zg, zl, n)
+    quant_tensor.__name__ = quant_tensor.__qualname__ = f"adv_quant_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(quant_tensor, **options)
+
+
+ACTIVATIONS = ("gelu", "faster_gelu", "silu", "sigmoid")
+
+
+def activation_kernel(name: str, with_tmp: bool, **options):
+    """x -> asc.adv.<gelu|faster_gelu|silu|sigmoid> -> z; swiglu: x, y -> z = x * swish(y), beta 1.0."""
+    fn = getattr(asc.adv, name)
+
+    def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        yg.set_global_buffer(y)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
+        yl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 8192, N)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 16384, N)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES)
+        asc.data_copy(xl, xg, n)
+        asc.data_copy(yl, yg, n)
+        if name == "swiglu":
+            fn(zl, xl, yl, 1.0, n, tmp if with_tmp else None)
+        elif name == "silu":
+            fn(zl, xl, n)
+        else:
+            fn(zl, xl, n, tmp if with_tmp else None)
+        asc.data_copy(zg, zl, n)
+    kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(kernel, **options)
