@@ -155,7 +155,7 @@ def test_missing_method(mock_launcher_run):
     @asc.jit
     def kernel_length():
         t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=128)
-        n = t.get_user_tag()
+        n = t.get_buffer_handle()
 
     kernel_length[1]()
 
@@ -299,7 +299,7 @@ def _kernel(result, name):
 
 @pytest.mark.parametrize("kernel,category,name,issue", [
     ("kernel_copy", "missing-name", "copy", 21),
-    ("kernel_length", "missing-method", "LocalTensor.get_user_tag", 21),
+    ("kernel_length", "missing-method", "LocalTensor.get_buffer_handle", 21),
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
     ("kernel_softmax", "refused", "adv.softmax", 22),      # asc.adv exists; softmax refuses these operands
