@@ -10,8 +10,8 @@ from ._version import __version__
 from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
-from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, PipeID, QuePosition, ReduceOrder, RoundMode, SelMode,
-                    TPosition)
+from .enums import (CMPMODE, SELMODE, DataFormat, HardEvent, Hardware, PipeID, QuePosition, ReduceOrder, RoundMode,
+                    SelMode, TPosition)
 from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
                      NotProvidedError, OptionError, OutOfBoundsError, PathError, QueueError, RaceError, ScalarError,
                      SyncError, ToolchainError, TorchOpError, TraceError, UBOverflowError)
@@ -23,26 +23,36 @@ from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_
                           wait_flag)
 from .proxies.api_ops import data_copy_pad, dump_tensor
 from .proxies.control import cond, while_loop
-from .proxies.framework import TBuf, TPipe, TQue
+from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
 from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
 from .proxies.loops import static_range
 from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataCopyPadExtParams, DataCopyParams,
                              ShapeInfo, UnaryRepeatParams, array)
 from .proxies.scalar import Scalar
-from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor
+from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto
 from .torch_library import torch_op
 from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
                          TOTAL_L0C_SIZE, TOTAL_L1_SIZE, property)  # noqa: A004 - pyasc's asc.property
 from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
-from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams,
-                                  Nd2NzParams)
+from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
+                                  MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 
+# a pyasc name deliberately not provided is a NotProvidedError naming the alternative
+from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
+
 import types as _types  # noqa: E402
+
+
+def __getattr__(name: str):
+    """pyasc names that are deliberately absent raise a NotProvidedError saying what to use instead."""
+    from .proxies.framework import not_provided
+    return not_provided(__name__, name)
+
 
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
 # `annotations` future flag are not API.

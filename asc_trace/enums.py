@@ -146,3 +146,16 @@ class DataFormat(IntEnum):
     NCHW = 2
     NC1HWC0 = 3
     NHWC = 4
+
+
+class Hardware(IntEnum):
+    """Ascend C's physical memories (impl/utils/common_types.h), for `asc.LocalMemAllocator(hard=...)`."""
+    GM = 0
+    UB = 1
+    L1 = 2
+    L0A = 3
+    L0B = 4
+    L0C = 5
+    BIAS = 6
+    FIXBUF = 7
+    MAX = 8

@@ -6,12 +6,13 @@ import functools
 import inspect
 import typing
 import warnings
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
 
 from . import config
-from .errors import AscTraceError, AscTraceWarning, LaunchError, TraceError
+from .errors import AscTraceError, AscTraceWarning, LaunchError, OptionError, TraceError
 from .fingerprint import launch_fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
@@ -26,6 +27,7 @@ from .runtime import LaunchJob, get_runtime
 from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import ArgBinder, BoundArgs, ParamSpec, bind_args, sig_key
+from .runtime.base import written_params
 from .runtime.gm_sharing import refuse_shared_writes
 from .runtime.launch_hooks import hooks as launch_hooks
 
@@ -54,6 +56,8 @@ def _param_kind(ann: Any) -> str:
         return "const"
     if ann is GlobalAddress:
         return "gm"
+    if getattr(ann, "__asc_struct__", False):
+        return "const"      # a pyasc Struct: specialised on its values (language/core/struct.py)
     if ann in (int, bool):
         return "int"
     if ann is float:
@@ -120,6 +124,11 @@ class JitFunction:
     def __getitem__(self, cfg: Any) -> "Launcher":
         core_num, stream = _launch_config(cfg, self.name)
         return Launcher(self, core_num, stream)
+
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a kernel forever (tuple(k), `for x in k`)
+        raise LaunchError(f"{self.name} is a kernel, not a sequence: launch it with {self.name}[core_num](...)",
+                          user_loc())
 
     def launch(self, core_num: int, stream: Any, args: tuple, kwargs: dict, loc: SourceLoc | None) -> None:
         _launch(self, None, core_num, stream, args, kwargs, loc)
@@ -231,6 +240,11 @@ class CompiledKernel:
                         AscTraceWarning, r.loc.file, r.loc.line)
                     break
 
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a compiled kernel forever
+        raise LaunchError(f"{self.name} is a compiled kernel, not a sequence: call it, or launch it with "
+                          "ck[core_num](...)", user_loc())
+
     def __getitem__(self, cfg: Any) -> Callable[..., None]:
         core_num, stream = _launch_config(cfg, self.name)
 
@@ -267,18 +281,42 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
     rt = get_runtime(hooks.backend_for(jitfn.backend))
     bound = jitfn._bind(args, kwargs, loc, device_ok=rt.name == "npu")
     if ck is None:
-        ck = jitfn.compiled(bound.signature, jitfn._bind.sig_key(bound.signature))
-    elif _sig_key(bound.signature) != _sig_key(ck.signature):
+        ck = jitfn.compiled(_apart(bound.signature), jitfn._bind.sig_key(bound.signature))
+    elif _sig_key(bound.signature, sharing=False) != _sig_key(ck.signature, sharing=False):
         raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,
                           hint="compile it again for these arguments, or launch the @asc.jit kernel, which "
                                "specialises itself")
+    if _sig_key(bound.signature) != _sig_key(ck.signature) and _writes_shared(ck.graph, bound.signature):
+        # arguments sharing memory, one of them written, as the compiled kernel's did not: the schedule for
+        # this sharing (its JitFunction's cache keeps one per pattern; memory only read through two names
+        # needs no order, so those launches keep the kernel compiled for separate arrays)
+        ck = ck.jitfn.compiled(bound.signature)
     compiled = ck
     hooks.check_writes(jitfn.name, bound, lambda: compiled.graph, loc)
     compiled.run(rt, bound, core_num, stream, loc)
 
 
-def _sig_key(sig: Signature) -> tuple:
-    return sig_key(sig)
+def _apart(sig: Signature) -> Signature:
+    """The signature with no argument sharing memory."""
+    if all(p.alias is None for p in sig.params):
+        return sig
+    return Signature(tuple(replace(p, alias=None) for p in sig.params))
+
+
+def _writes_shared(graph: KernelGraph, sig: Signature) -> bool:
+    """Whether the kernel writes an argument whose memory another argument shares at this launch."""
+    groups: dict[int, set[int]] = {}
+    for p in sig.params:
+        if p.alias is not None:
+            groups.setdefault(p.alias[0], {p.alias[0]}).add(p.index)
+    if not groups:
+        return False
+    writes = written_params(graph)
+    return any(members & writes for members in groups.values())
+
+
+def _sig_key(sig: Signature, sharing: bool = True) -> tuple:
+    return sig_key(sig, sharing)
 
 
 def _launch_config(cfg: Any, name: str) -> tuple[int, Any]:
@@ -340,10 +378,14 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
     from .runtime.sim import SimRuntime, data_dependent_node
     loc = user_loc()
     try:
+        if not isinstance(timing_only, (bool, np.bool_)):
+            raise OptionError(f"asc.profile timing_only= must be True or False, got {timing_only!r}", loc)
         jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
         core_num = _check_cores(core_num, jf.name, loc)
         bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
-        ck = jf.compiled(bound.signature)
+        ck = jf.compiled(_apart(bound.signature))
+        if _writes_shared(ck.graph, bound.signature):
+            ck = jf.compiled(bound.signature)       # arguments sharing written memory: their schedule
         if timing_only:
             node = data_dependent_node(ck.graph)
             if node is not None:
@@ -353,7 +395,7 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
                                   hint="profile it with timing_only=False (on real data)")
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
-        plat = make_platform(platform or jf.options.get("platform"))
+        plat = make_platform(platform if platform is not None else jf.options.get("platform"))
         refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)
@@ -407,7 +449,9 @@ def compile(fn: Any, example_inputs: tuple = (), core_num: int | None = None, **
             raise LaunchError(f"asc.compile({jf.name}, example_inputs): example_inputs must be a tuple of launch "
                               f"arguments, got {type(example_inputs).__name__}", loc)
         bound = bind_args(jf.name, jf.specs, tuple(example_inputs), {}, loc, device_ok=True)
-        ck = jf.compiled(bound.signature)
+        # example inputs give dtypes and values, not memory: `asc.compile(k, (x, x, x, n))` compiles for
+        # separate arrays (a launch whose arguments share memory gets its own schedule)
+        ck = jf.compiled(_apart(bound.signature))
         if core_num is not None and core_num != ck.core_num:
             ck = copy.copy(ck)      # shares the graph and the built artifacts; only the default core count differs
             ck.core_num = core_num

@@ -221,11 +221,14 @@ class Autotuner:
         dtypes = tuple(str(v.dtype) for v in values.values() if hasattr(v, "dtype") and hasattr(v, "shape"))
         return tuple(norm(values[k]) for k in self.key) + (dtypes,)
 
+    def _platform_name(self) -> Any:
+        return self.platform if self.platform is not None else self.kernel.options.get("platform")
+
     def _cores(self, cfg: Config) -> int:
         if cfg.core_num is not None:
             return cfg.core_num
         from .runtime.platform import platform as make_platform
-        return int(make_platform(self.platform or self.kernel.options.get("platform")).aiv_cores)
+        return int(make_platform(self._platform_name()).aiv_cores)
 
     def _full_args(self, values: dict[str, Any], cfg: Config) -> list[Any]:
         return [cfg.kwargs[s.name] if s.name in self.tuned else values[s.name] for s in self.kernel.specs]
@@ -352,7 +355,7 @@ class Autotuner:
         if on_npu:
             target = "npu"
         else:
-            plat = make_platform(self.platform or self.kernel.options.get("platform"))
+            plat = make_platform(self._platform_name())
             target = plat.fingerprint() + repr(sorted((n, repr(op.cost)) for n, op in REGISTRY.items()))
         return cache_key({"autotune": self.kernel.name, "graphs": graphs, "key": repr(k), "target": target,
                           "configs": [repr(c) for c in self.configs]})

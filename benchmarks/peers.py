@@ -245,6 +245,34 @@ def empty_launch() -> float:
     return measure(lambda: empty[CORES](x))
 
 
+def breakdown(per_core: int = SIZES[0]) -> None:
+    """Where a warm launch of the seed vadd goes, each step timed alone (perf_counter, best of several)."""
+    from asc_trace.fingerprint import launch_fingerprint
+    from asc_trace.runtime import get_runtime
+    from asc_trace.runtime.base import LaunchJob
+    from asc_trace.runtime.gm_sharing import refuse_shared_writes
+    from asc_trace.runtime.sim import launch_key
+    k = asc.jit(vadd_kernel, backend="sim")
+    args = _vadd_args(per_core) + (per_core,)
+    k[CORES](*args)
+    bound = k._bind(args, {}, None)
+    ck = k.compiled(bound.signature)
+    art = ck.artifact(get_runtime("sim"))
+    job = LaunchJob(ck.name, k.fn, ck.graph, bound, CORES, None, None, ck.options)
+    key, _ = launch_key(job)
+    replay = art.replays[key]
+    steps = [("the whole warm launch", lambda: k[CORES](*args)),
+             ("binding the arguments (ArgBinder)", lambda: k._bind(args, {}, None)),
+             ("fingerprint check", lambda: launch_fingerprint(k.fn)),
+             ("compile-cache lookup (with the fingerprint)", lambda: k.compiled(bound.signature)),
+             ("shared-memory check", lambda: refuse_shared_writes(ck.graph, bound, None)),
+             ("launch key", lambda: launch_key(job)),
+             ("the replayed run (NumPy calls)", lambda: replay.run(bound.arrays))]
+    print(f"\nwarm launch of the seed vadd, {CORES} x {per_core:,} float32, step by step:")
+    for what, fn in steps:
+        print(f"  {what:45s} {measure(fn) * 1e6:8.1f} us")
+
+
 # -- the report ------------------------------------------------------------------------------------------
 
 def _us(t: float | None) -> str:
@@ -265,7 +293,13 @@ def _verdict(ok: bool) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--breakdown", action="store_true", help="only time the steps of a warm launch")
     opts = ap.parse_args()
+    if opts.breakdown:
+        print(f"before: {_load()}")
+        breakdown()
+        print(f"after: {_load()}")
+        return
     print(f"before: {_load()}")
     pythons, notes = {}, {}
     for name in PEERS:

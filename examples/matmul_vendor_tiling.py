@@ -4,9 +4,9 @@ them. fp16 A (M x K, row-major) times B given transposed (N x K, row-major), fp3
 
 The vendor's tiling: base block 128 x 256 x 64, L1 packets of 8 K steps of A (128 x 512) and 4 of B
 (256 x 256), ping-pong in L1 (all 512 KB of it) and in L0A / L0B, a grid of cores over M x N (4 x 6 for
-8192^3 on 24 cores: 2048 x 1536 each, the last column 512 wide). A's Nz packet goes to L0A in Zz order one
-row of fractals at a time (LoadData2D; the vendor uses one LoadData3DV2, not provided here), B's Nz packet of
-B^T is already Zn: one LoadData of 64 fractals.
+8192^3 on 24 cores: 2048 x 1536 each, the last column 512 wide). A's K step goes from its Nz packet to
+L0A in Zz order with one LoadData3DV2 (as the vendor's kernel does), B's Nz packet of B^T is already Zn:
+one LoadData of 64 fractals.
 
 Run: python examples/matmul_vendor_tiling.py   (a small shape, checked against NumPy)
 """
@@ -51,9 +51,9 @@ def matmul_vendor_tiling(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.Glo
                 for ks in range(STEP_KB):
                     step = kb * STEP_KB + ks            # K step inside the A packet
                     buf = ks % 2
-                    for i in asc.static_range(BM // 16):     # Nz -> Zz, a row of 4 fractals at a time
-                        asc.load_data(a2[buf * BM * BK + i * 4 * 256:], a_pk[step * 4 * BM * 16 + i * 256:],
-                                      asc.LoadData2DParams(0, BK // 16, BM // 16, 0, 0, False, 0))
+                    # the A packet (BM rows x BK * STEP_KA channels) -> this step's BM x BK slice in Zz, at once
+                    asc.load_data(a2[buf * BM * BK:], a_pk,
+                                  asc.LoadData3DParamsV2((0, 0, 0, 0), 1, BM, BK * STEP_KA, BK, BM, step * BK, 0))
                     asc.load_data(b2[buf * BK * BN:], b_pk[ks * 4 * BN * 16:],       # B^T's Nz is Zn already
                                   asc.LoadData2DParams(0, BK // 16 * (BN // 16), 1, 0, 0, False, 0))
                     first = (kp == 0) * (step == 0)

@@ -164,7 +164,7 @@ def cases() -> list[Case]:
     out = [_elementwise(op.name, dt) for op in REGISTRY.values()
            if op.family in ("vec_binary", "vec_unary", "vec_scalar", "vec_duplicate") for dt in sorted(op.dtypes or ())]
     for op in REGISTRY.values():
-        if op.family in ("vec_binary", "vec_unary", "vec_scalar"):
+        if op.family in ("vec_binary", "vec_unary", "vec_scalar", "vec_duplicate"):
             dt = "float16" if "float16" in (op.dtypes or ()) else sorted(op.dtypes)[0]
             out += [_masked(op.name, dt, (0xF0F0F0F0F0F0F0F0, 0x00FF00FF00FF00FF if dt in ("float16", "int16") else 0)),
                     _masked(op.name, dt, (37,))]

@@ -81,6 +81,8 @@ def masked(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, cap
         fn(c, a, b, m, repeat, asc.BinaryRepeatParams(*strides))
     elif family == "vec_unary":
         fn(c, a, m, repeat, asc.UnaryRepeatParams(strides[0], strides[1], strides[3], strides[4]))
+    elif family == "vec_duplicate":     # pyasc's keywords, the dst strides as two numbers
+        fn(c, scalar, mask=m, repeat_times=repeat, dst_block_stride=strides[0], dst_repeat_stride=strides[3])
     else:
         fn(c, a, scalar, m, repeat, asc.UnaryRepeatParams(strides[0], strides[1], strides[3], strides[4]))
     asc.data_copy(gm(z), c, cap)
@@ -93,9 +95,10 @@ def masked_reference(fn, a, b, c, dt, mask, repeat, strides, family, scalar):
     if len(mask) == 2:
         word = mask[0] | (mask[1] << 64)
         on = [e for e in range(per_rep) if (word >> e) & 1]
-    else:
-        on = list(range(mask[0]))
+    else:       # a count past the repeat selects the whole repeat (the vendor's SetMask(len))
+        on = list(range(min(mask[0], per_rep)))
     out = c.copy()
+    reads_dst = getattr(getattr(fn, "__code__", None), "co_argcount", 2) == 3 and family == "vec_binary"
     dblk, s0blk, s1blk, drep, s0rep, s1rep = strides
     for r in range(repeat):
         for e in on:
@@ -104,11 +107,14 @@ def masked_reference(fn, a, b, c, dt, mask, repeat, strides, family, scalar):
             ai = (r * s0rep + blk * s0blk) * per_block + j
             if family == "vec_binary":
                 bi = (r * s1rep + blk * s1blk) * per_block + j
-                out[di] = fn(a[ai:ai + 1], b[bi:bi + 1])[0]
+                old = (out[di:di + 1],) if reads_dst else ()     # the ops that read dst take it third
+                out[di] = fn(a[ai:ai + 1], b[bi:bi + 1], *old)[0]
             elif family == "vec_unary":
                 out[di] = fn(a[ai:ai + 1])[0]
             elif family == "vec_scalar":
                 out[di] = fn(a[ai:ai + 1], scalar, out[di:di + 1])[0]
+            elif family == "vec_duplicate":
+                out[di] = out.dtype.type(scalar)
     return out
 
 

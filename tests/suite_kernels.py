@@ -160,7 +160,8 @@ def cube_bias_relu(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalA
             asc.load_data(b2[buf * 1024 + i * 512:], b1[buf * 1024 + i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
         asc.mmad(c1, a2[buf * 1024:], b2[buf * 1024:], bt,
                  asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=True, cmatrix_init_val=False))
-    asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=False))
+    asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, 32, 32, 32, 32, 0, 0))
+    asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=3, cmatrix_source=False, cmatrix_init_val=False))
     asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16, relu_en=True))
 
 

@@ -217,3 +217,54 @@ def test_a_numpy_core_count_out_of_range_is_a_launch_error(cores):
         warnings.simplefilter("error")
         got = {b: _launch(b, cores, np.ones(4 * T, np.float32), np.zeros(4 * T, np.float32)) for b in BACKENDS}
     assert set(got.values()) == {"LaunchError"}, got
+
+
+# -- found by the adversary sweep (tests/test_error_fuzz_api.py) --------------------------------------------
+
+def test_a_platform_that_is_an_array_is_refused_without_a_truth_test():
+    x = np.ones(4 * T, np.float32)
+    with pytest.raises(asc.LaunchError, match="unknown platform"):
+        asc.profile(copy_plus_one, x, np.zeros_like(x), 4, platform=np.ones(3))
+    with pytest.raises(asc.OptionError, match="timing_only= must be True or False"):
+        asc.profile(copy_plus_one, x, np.zeros_like(x), 4, timing_only=np.ones(3))
+    with pytest.raises(asc.OptionError, match="timing_only"):
+        asc.profile(copy_plus_one, x, np.zeros_like(x), 4, timing_only="no")
+
+
+def test_retimed_with_an_int_beyond_any_float_is_an_option_error(prof):
+    with pytest.raises(asc.OptionError, match="launch_us must be a finite number"):
+        prof.retimed(launch_us=10 ** 400)
+
+
+def test_iterating_a_kernel_is_an_error_not_an_endless_loop():
+    with pytest.raises(asc.LaunchError, match="not a sequence"):
+        tuple(copy_plus_one)
+    x = np.ones(4 * T, np.float32)
+    ck = asc.compile(copy_plus_one, (x, np.zeros_like(x), 4))
+    with pytest.raises(asc.LaunchError, match="not a sequence"):
+        list(ck)
+
+
+@asc.jit
+def _iterates_a_tensor(x: asc.GlobalAddress, which: asc.ConstExpr[str]):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x, T)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
+    for _ in (a if which == "local" else xg):
+        pass
+
+
+@pytest.mark.parametrize("which, cls", [("local", "LocalTensor"), ("global", "GlobalTensor")])
+def test_iterating_a_tensor_in_a_kernel_is_a_trace_error_at_that_line(which, cls):
+    with pytest.raises(asc.TraceError, match=f"a {cls} is not iterable") as info:
+        _iterates_a_tensor[1](np.ones(T, np.float32), which)
+    assert _here(info.value) and "for _ in" in info.value.loc.code
+
+
+@pytest.mark.parametrize("call", [lambda: asc.static_range(1.5), lambda: asc.static_range("4"),
+                                  lambda: asc.static_range(0, 4, 0), lambda: asc.ShapeInfo(5),
+                                  lambda: asc.ShapeInfo(copy_plus_one), lambda: asc.array(asc.uint32, 5)])
+def test_static_range_shape_info_and_array_refuse_what_they_cannot_take(call):
+    with pytest.raises(asc.TraceError) as info:
+        call()
+    assert _here(info.value)

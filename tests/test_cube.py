@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import asc_trace as asc
 
@@ -32,7 +34,8 @@ def _nd_to_zn(b: np.ndarray) -> np.ndarray:
     return p.reshape(K1, K0, N1, 16).transpose(0, 2, 3, 1)
 
 
-def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, bias: bool = False, m=32, n=32, k=32):
+def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, bias: bool = False, m=32, n=32, k=32,
+             dt=asc.float16):
     """One m x n x k tile through every cube memory, written with its flags (auto_sync=False)."""
     M16, N16, K16 = -(-m // 16) * 16, -(-n // 16) * 16, -(-k // 16) * 16
     M1, N1, K1 = M16 // 16, N16 // 16, K16 // 16
@@ -44,10 +47,10 @@ def one_tile(relu: bool = False, out=asc.float16, quant=asc.QuantModes.F322F16, 
         gb.set_global_buffer(b)
         gc.set_global_buffer(c)
         gbias.set_global_buffer(bias_gm)
-        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, M16 * K16)
-        b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 65536, K16 * N16)
-        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, M16 * K16)
-        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, K16 * N16)
+        a1 = asc.LocalTensor(dt, asc.TPosition.A1, 0, M16 * K16)
+        b1 = asc.LocalTensor(dt, asc.TPosition.B1, 65536, K16 * N16)
+        a2 = asc.LocalTensor(dt, asc.TPosition.A2, 0, M16 * K16)
+        b2 = asc.LocalTensor(dt, asc.TPosition.B2, 0, K16 * N16)
         c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, M16 * N16)
         asc.init_const_value(a1, asc.InitConstValueParams(1, M16 * K16 * 2 // 32, 0, 0.0))
         asc.init_const_value(b1, asc.InitConstValueParams(1, K16 * N16 * 2 // 32, 0, 0.0))
@@ -179,7 +182,7 @@ def test_profile_reports_cube_pipes():
     # one 128 x 128 tile per core, K = 256: 4 Mmads of 128 x 128 x 64 = 256 cycles each
     assert prof.pipe_busy["M"] == pytest.approx(4 * 128 * 128 * 64 / 4096)
     assert prof.cycles >= max(prof.pipe_busy.values())
-    assert "slowest core" in prof.summary()
+    assert "slowest core" in prof.summary() and 0 < prof.utilization["M"] <= 1
 
 
 def test_emitted_cube_kernel_is_aic_only():
@@ -413,3 +416,178 @@ def test_cube_profile_chrome_trace(tmp_path):
     assert {e["tid"] for e in events} == {"MTE2", "MTE1", "M", "FIX"}
     mm = [e for e in events if e["name"] == "mmad"]
     assert len(mm) == 2 and all(e["dur"] == pytest.approx(128 * 128 * 64 / 4096 / 1.85e3) for e in mm)
+
+
+def test_profile_timing_only_leaves_the_arrays_alone():
+    a = np.ones(256 * 256, np.float16)
+    c = np.full(256 * 256, 7, np.float16)
+    prof = asc.profile(matmul_cube.matmul_cube, a, a, c, 256, 256, 256, core_num=2, timing_only=True)
+    assert (c == 7).all() and prof.time_us > 0 and prof.pipe_busy["M"] == 2 * 4 * 256   # 2 tiles x 4 K steps
+
+
+def test_two_cores_writing_one_tile_is_a_race():
+    """Every core computes tile 0 (the block index left out of the offsets): the cores race on C."""
+    @asc.jit
+    def same_tile(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, n: int, k: int):
+        t = matmul_cube.Tiles(a, b, c)
+        t.n = n
+        t.k_step(k, 0, 32, 32, 32, 0, 0, True)
+        asc.fixpipe(t.gc, t.c1, asc.FixpipeParamsV220(32, 32, 32, n, asc.QuantModes.F322F16))
+    a = np.ones(64 * 64, np.float16)
+    c = np.zeros(64 * 64, np.float16)
+    same_tile[1](a, a, c, 64, 64, 64)          # one core: fine
+    with pytest.raises(asc.RaceError, match="cores 0 and 1 both touch GM argument 'c'"):
+        same_tile[2](a, a, np.zeros(64 * 64, np.float16), 64, 64, 64)
+    # tiles side by side interleave in C's rows without touching: no race (matmul_cube with 4 cores)
+    got, want = matmul_cube.run(64, 256, 64, cores=2)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(m=st.integers(1, 300), n=st.integers(1, 300), k=st.integers(1, 200), cores=st.integers(1, 5))
+def test_auto_sync_is_race_free_and_right_for_any_shape(m, n, k, cores):
+    """The simulator checks every flag auto_sync placed (races, double sets, hangs) on random shapes with
+    tails in M, N and K; the results match NumPy."""
+    got, want = matmul_cube.run(m, n, k, cores, seed=m + n + k)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)
+
+
+def _two_k_steps(unit_flags: bool, fixpipe_uf: int = 3):
+    """Two K steps into one L0C tile, then Fixpipe, with no M_FIX flag: ordered by the unit flags or not at all."""
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gx, gz = asc.GlobalTensor(), asc.GlobalTensor()
+        gx.set_global_buffer(x)
+        gz.set_global_buffer(z)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 512)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 512)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+        asc.data_copy(a1, gx, asc.Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+        asc.set_flag(asc.HardEvent.MTE2_MTE1, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_MTE1, 0)
+        for s in asc.static_range(2):
+            asc.load_data(a2[s * 256:], a1, asc.LoadData2DParams(0, 1, 1, 0, 0, False, 0))
+            asc.load_data(b2[s * 256:], a1, asc.LoadData2DParams(0, 1, 1, 0, 0, True, 0))
+        asc.set_flag(asc.HardEvent.MTE1_M, 0)
+        asc.wait_flag(asc.HardEvent.MTE1_M, 0)
+        for s in asc.static_range(2):
+            uf = (2 if s == 0 else 3) if unit_flags else 0
+            asc.mmad(c1, a2[s * 256:], b2[s * 256:], asc.MmadParams(16, 16, 16, unit_flag=uf, cmatrix_source=False,
+                                                                    cmatrix_init_val=s == 0))
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant,
+                                                  unit_flag=fixpipe_uf if unit_flags else 0))
+    return k
+
+
+def test_unit_flag_orders_mmad_and_fixpipe():
+    """The vendor's protocol (ascend-cube-facts §4): unit_flag 2 on all but the last K step, 3 on the last
+    and on the Fixpipe, and no M_FIX flag. Without the unit flags the same kernel is a race."""
+    x = np.random.default_rng(5).standard_normal(256).astype(np.float16)
+    z = np.zeros(256, np.float32)
+    _two_k_steps(True)[1](x, z)
+    a = x.reshape(16, 16).astype(np.float32)
+    np.testing.assert_allclose(z.reshape(16, 16), 2 * (a @ a), rtol=1e-5, atol=1e-5)
+    with pytest.raises(asc.RaceError, match="race on L0C"):
+        _two_k_steps(False)[1](x, np.zeros(256, np.float32))
+    with pytest.raises(asc.SyncError, match="unit flag"):       # Fixpipe waits for a bit no Mmad sets: mode 2 keeps it
+        _unit_hang()[1](x, np.zeros(256, np.float32))
+
+
+def _unit_hang():
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        gz = asc.GlobalTensor()
+        gz.set_global_buffer(z)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 256)
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(16, 16, 16, 16, asc.QuantModes.NoQuant, unit_flag=3))
+    return k
+
+
+def test_bfloat16_inputs_and_output():
+    """bfloat16 x bfloat16 -> fp32 in L0C -> bfloat16 (F322BF16, round to nearest even) in GM."""
+    torch = pytest.importorskip("torch")
+    m, n, k = 20, 40, 24
+    a, b = _data(m, n, k, 6)
+    ta, tb = torch.from_numpy(a.astype(np.float32)).bfloat16(), torch.from_numpy(b.astype(np.float32)).bfloat16()
+    tc = torch.zeros(m * n, dtype=torch.bfloat16)
+    one_tile(out=asc.bfloat16, quant=asc.QuantModes.F322BF16, m=m, n=n, k=k, dt=asc.bfloat16)[1](
+        ta.reshape(-1), tb.reshape(-1), tc, np.zeros(64, np.float32))
+    want = (ta.float() @ tb.float()).bfloat16().float().numpy()
+    np.testing.assert_allclose(tc.float().numpy().reshape(m, n), want, rtol=1e-2, atol=1e-2)
+    assert (tc.float().numpy().reshape(m, n) == want).mean() > 0.9      # RNE of the same fp32 sums, mostly equal
+
+
+def test_load_data_3dv2_is_the_2d_loads_in_one_instruction():
+    """The vendor's fast A load: LoadData3DParamsV2{l1_h=1, l1_w=M, channel_size=K, k_extension, m_extension,
+    k_start_pt, m_start_pt} leaves in L0A what M / 16 LoadData2D calls leave (checked through an Mmad by I)."""
+    m, k, k0 = 48, 64, 16        # a 48 x 32 slice of a 48 x 64 A, starting at column 16
+
+    @asc.jit(auto_sync=True)
+    def k3(a: asc.GlobalAddress, eye: asc.GlobalAddress, z: asc.GlobalAddress):
+        ga, ge, gz = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        ge.set_global_buffer(eye)
+        gz.set_global_buffer(z)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, m * k)
+        b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 8192, 32 * 32)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, m * 32)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 32 * 32)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, m * 32)
+        asc.data_copy(a1, ga, asc.Nd2NzParams(1, m, k, 0, k, m, 1, 0))
+        asc.data_copy(b1, ge, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, m, k, 32, m, k0, 0))
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, 4, 1, 0, 0, True, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(m, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gz, c1, asc.FixpipeParamsV220(32, m, m, 32, asc.QuantModes.NoQuant))
+    a = np.random.default_rng(7).standard_normal((m, k)).astype(np.float16)
+    z = np.zeros((m, 32), np.float32)
+    k3[1](a.ravel(), np.eye(32, dtype=np.float16).ravel(), z.ravel())
+    np.testing.assert_array_equal(z, a[:, k0:k0 + 32].astype(np.float32))
+
+
+def test_load_data_3dv2_refuses_a_convolution():
+    def k(x: asc.GlobalAddress):
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 1024)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 1024)
+        asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 4, 4, 16, 16, 16, 0, 0, 1, 1, 3, 3))
+    e = _trace(k)
+    assert isinstance(e, asc.NotProvidedError) and "filter_w" in str(e)
+
+
+def test_a_cube_kernel_declared_vector_is_refused():
+    a = np.zeros(64 * 64, np.float16)
+    from asc_trace.runtime.config import KernelType
+    with pytest.raises(asc.OptionError, match="runs on the cube core"):
+        asc.jit(matmul_cube.matmul_cube, kernel_type=KernelType.AIV_ONLY)[1](a, a, a.copy(), 64, 64, 64)
+
+
+def test_int8_matmul_with_b_given_transposed():
+    """int32 = int8 x int8 (k0 = 32: 16 x 32 fractals); B given transposed, whose Nz is L0B's Zn already."""
+    m, n, k = 32, 48, 64
+
+    @asc.jit
+    def i8(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddress):
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(bt)
+        gc.set_global_buffer(c)
+        a1 = asc.LocalTensor(asc.int8, asc.TPosition.A1, 0, m * k)
+        b1 = asc.LocalTensor(asc.int8, asc.TPosition.B1, 8192, n * k)
+        a2 = asc.LocalTensor(asc.int8, asc.TPosition.A2, 0, m * k)
+        b2 = asc.LocalTensor(asc.int8, asc.TPosition.B2, 0, n * k)
+        c1 = asc.LocalTensor(asc.int32, asc.TPosition.CO1, 0, m * n)
+        asc.data_copy(a1, ga, asc.Nd2NzParams(1, m, k, 0, k, m, 1, 0))
+        asc.data_copy(b1, gb, asc.Nd2NzParams(1, n, k, 0, k, n, 1, 0))
+        for i in asc.static_range(m // 16):      # Nz -> Zz: K1 = k / 32 fractals a row, M1 apart
+            asc.load_data(a2[i * (k // 32) * 512:], a1[i * 512:], asc.LoadData2DParams(0, k // 32, m // 16, 0, 0,
+                                                                                       False, 0))
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, (k // 32) * (n // 16), 1, 0, 0, False, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(m, n, k, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(n, m, m, n, asc.QuantModes.NoQuant))
+    rng = np.random.default_rng(8)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    c = np.zeros((m, n), np.int32)
+    i8[1](a.ravel(), np.ascontiguousarray(b.T).ravel(), c.ravel())
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))

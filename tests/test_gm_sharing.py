@@ -1,14 +1,17 @@
-"""GM arguments that share memory at launch (issue 18): when the kernel writes one of two arguments that
-partly overlap, the launch is refused on every backend before anything runs (the schedule treats each
-argument as its own memory); arguments that only read shared memory, disjoint views of one array and
-one array passed whole twice (in place) run and give NumPy's bytes in program order."""
+"""GM arguments that share memory at launch (issue 18): one array passed twice, or two overlapping views
+of one array, are one memory for the scheduler, the proof and the race checker (the kernel is compiled
+per sharing pattern: graph/signature.py `Param.alias`), so a write through one argument and an access
+through the other are ordered, and every backend gives program order's bytes (cpu_debug too, which
+runs on a copy of the arguments: it copies shared memory once)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import asc_trace as asc
-from helpers import assert_points_at, every_backend
+from asc_trace.graph.sync_proof import prove
+from asc_trace.runtime.args import bind_args
+from helpers import every_backend
 
 BACKENDS = every_backend()
 T = 64
@@ -40,15 +43,87 @@ def add2(a: asc.GlobalAddress, b: asc.GlobalAddress, z: asc.GlobalAddress):
     asc.data_copy(zg, s, T)
 
 
+def _inc_in_program_order(x: np.ndarray, y: np.ndarray, tiles: int) -> None:
+    for i in range(tiles):
+        y[i * T:(i + 1) * T] = x[i * T:(i + 1) * T] + 1
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_written_argument_sharing_memory_is_refused(backend):
+def test_written_argument_sharing_memory_is_one_memory(backend):
+    """y is x shifted by one tile: each tile reads what the previous iteration wrote through y."""
     base = np.arange(5 * T, dtype=np.float32)
-    a = base.copy()
-    with pytest.raises(asc.LaunchError) as ei:
-        asc.jit(inc, backend=backend)[1](a[:4 * T], a[T:], 4)  # MARK-shifted
-    assert_points_at(ei.value, "MARK-shifted")
-    assert "'x' and 'y' partly overlap in memory and the kernel writes 'y'" in str(ei.value)
-    np.testing.assert_array_equal(a, base)          # refused before anything ran
+    a, want = base.copy(), base.copy()
+    _inc_in_program_order(want[:4 * T], want[T:], 4)
+    asc.jit(inc, backend=backend)[1](a[:4 * T], a[T:], 4)
+    np.testing.assert_array_equal(a, want)
+    np.testing.assert_array_equal(a[4 * T:], base[:T] + 4)      # the chain went through every tile
+
+
+def _launch_graph(k, *args):
+    """The graph a launch with these arguments runs (asc.compile takes example inputs as shapes only)."""
+    return k.compiled(bind_args(k.name, k.specs, args, {}, None).signature).graph
+
+
+def test_the_schedule_orders_accesses_through_the_two_names():
+    a = np.zeros(5 * T, np.float32)
+    shared = _launch_graph(inc, a[:4 * T], a[T:], 4)
+    apart = _launch_graph(inc, a[:4 * T], np.zeros(4 * T, np.float32), 4)
+    assert "shares the memory" not in str(asc.compile(inc, (a, a, 4)).graph)     # examples: shapes only
+    assert "shares the memory of parameter 0, +256 bytes" in str(shared)
+    # the copy-out through y must finish before the next copy-in through x reads the same bytes: a RAW
+    # through GM (apart, the copy-in only waits for the UB tile's copy-out: a WAR)
+    def gm_raw(g) -> bool:
+        return any(n.op == "set_flag" and n.args[0] == asc.HardEvent.MTE3_MTE2
+                   and n.attr("why", "").startswith("auto: RAW") for n in g)
+    assert gm_raw(shared) and not gm_raw(apart)
+    assert prove(shared) == [] and prove(apart) == []
+
+
+@asc.jit(auto_sync=False)
+def inc_hand_synced(x: asc.GlobalAddress, y: asc.GlobalAddress, tiles: int):
+    """Flags for one tile's chain only: right for separate arrays, a race when y overlaps x."""
+    xg, yg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    yg.set_global_buffer(y)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
+    u = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * T, T)
+    for i in range(tiles):
+        asc.data_copy(t, xg[i * T:], T)
+        asc.set_flag(asc.HardEvent.MTE2_V, 0)
+        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
+        asc.adds(u, t, 1.0, T)
+        asc.set_flag(asc.HardEvent.V_MTE2, 0)       # t may be loaded again
+        asc.wait_flag(asc.HardEvent.V_MTE2, 0)
+        asc.set_flag(asc.HardEvent.V_MTE3, 0)
+        asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+        asc.data_copy(yg[i * T:], u, T)
+        asc.set_flag(asc.HardEvent.MTE3_V, 0)       # u is free again (not: y's bytes are written)
+        asc.wait_flag(asc.HardEvent.MTE3_V, 0)
+
+
+def test_the_race_checker_sees_the_shared_memory():
+    x = np.arange(4 * T, dtype=np.float32)
+    y = np.zeros(4 * T, np.float32)
+    inc_hand_synced[1](x, y, 4)                      # separate arrays: no race
+    np.testing.assert_array_equal(y, x + 1)
+    a = np.arange(5 * T, dtype=np.float32)
+    with pytest.raises(asc.RaceError):
+        inc_hand_synced[1](a[:4 * T], a[T:], 4)      # y's copy-out vs the next copy-in through x
+
+
+def test_one_kernel_is_compiled_per_sharing_pattern():
+    a = np.arange(5 * T, dtype=np.float32)
+    asc.jit(inc, backend="sim")[1](a[:4 * T], a[T:], 4)
+    x = np.arange(4 * T, dtype=np.float32)
+    y = np.zeros(4 * T, np.float32)
+    asc.jit(inc, backend="sim")[1](x, y, 4)          # the same kernel, arguments apart again
+    np.testing.assert_array_equal(y, x + 1)
+    # a kernel compiled from example inputs, launched on arguments that share memory: their schedule
+    ck = asc.compile(inc, (x, y, 4), core_num=1)
+    b, want = np.arange(5 * T, dtype=np.float32), np.arange(5 * T, dtype=np.float32)
+    _inc_in_program_order(want[:4 * T], want[T:], 4)
+    ck(b[:4 * T], b[T:], 4)
+    np.testing.assert_array_equal(b, want)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

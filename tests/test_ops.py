@@ -18,6 +18,10 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 NUMPY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
     "add_relu": lambda a, b: np.maximum(a + b, a.dtype.type(0)),
+    "sub_relu": lambda a, b: np.maximum(a - b, a.dtype.type(0)),
+    # the ops that read dst: (src0, src1, old dst)
+    "fused_mul_add": lambda a, b, d: a * d + b, "mul_add_dst": lambda a, b, d: a * b + d,
+    "fused_mul_add_relu": lambda a, b, d: np.maximum(a * d + b, a.dtype.type(0)),
     "max": np.maximum, "min": np.minimum, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
     "exp": np.exp, "ln": np.log, "abs": np.abs, "sqrt": np.sqrt, "bitwise_not": np.invert,
     "relu": lambda a: np.where(a > 0, a, 0).astype(a.dtype),
@@ -27,8 +31,14 @@ NUMPY = {
     "maxs": lambda a, s, c: np.maximum(a, a.dtype.type(s)), "mins": lambda a, s, c: np.minimum(a, a.dtype.type(s)),
     "leaky_relu": lambda a, s, c: np.where(a >= 0, a, a * a.dtype.type(s)).astype(a.dtype),
     "axpy": lambda a, s, c: (c + a * a.dtype.type(s)).astype(c.dtype),
+    # the case's scalar is 3: a left shift loses the top bits (on the unsigned view), a right shift of a
+    # signed type keeps the sign (Python's >> on the values, independent of NumPy's shift ufuncs)
+    "shift_left": lambda a, s, c: np.array([(int(v) << s) & ((1 << 8 * a.itemsize) - 1) for v in a.view(
+        f"u{a.itemsize}")], dtype=f"u{a.itemsize}").view(a.dtype),
+    "shift_right": lambda a, s, c: np.array([int(v) >> s for v in a], dtype=a.dtype),
 }
 POSITIVE = {"ln", "sqrt", "rsqrt"}
+READS_DST = {"fused_mul_add", "fused_mul_add_relu", "mul_add_dst"}
 FAMILIES = ("vec_binary", "vec_unary", "vec_scalar", "vec_duplicate")
 ELEMENTWISE = sorted((op.name, dt) for op in REGISTRY.values() if op.family in FAMILIES
                      for dt in sorted(op.dtypes or ()))
@@ -59,7 +69,9 @@ def test_elementwise(op, dt, n, seed):
     zarg = C.as_arg(z0.copy(), dt)
     C.elementwise[1](C.as_arg(a, dt), C.as_arg(b, dt), zarg, n, cap, op, fam, scalar)
     z = C.bits_of(zarg, dt)
-    if fam == "vec_binary":
+    if op in READS_DST:
+        want = NUMPY[op](a[:n], b[:n], z0[:n])
+    elif fam == "vec_binary":
         want = NUMPY[op](a[:n], b[:n])
     elif fam == "vec_unary":
         with np.errstate(all="ignore"):
@@ -74,7 +86,8 @@ def test_elementwise(op, dt, n, seed):
 
 
 MASKED = sorted((op.name, sorted(op.dtypes)[0]) for op in REGISTRY.values()
-                if op.family in ("vec_binary", "vec_unary", "vec_scalar") and op.name in NUMPY)
+                if op.family in ("vec_binary", "vec_unary", "vec_scalar") and op.name in NUMPY) + [
+    ("duplicate", "float16"), ("duplicate", "int32")]
 
 
 @pytest.mark.parametrize("op,dt", MASKED)
@@ -84,8 +97,8 @@ def test_mask_form(op, dt, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
     fam = REGISTRY[op].family
     per_rep = 256 // np.dtype(C.NP[dt]).itemsize
-    if data.draw(st.booleans()):
-        mask = (data.draw(st.integers(1, per_rep)),)
+    if data.draw(st.booleans()):      # counts past the repeat too: they select the whole repeat
+        mask = (data.draw(st.integers(1, 2 * per_rep + 8)),)
     else:
         words = data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=2, max_size=2))
         mask = (words[0], words[1] if per_rep > 64 else 0)
@@ -104,7 +117,7 @@ def test_mask_form(op, dt, data):
     z = z0.copy()
     C.masked[1](a, b, z, cap, op, fam, scalar, mask, repeat, strides)
     with np.errstate(all="ignore"):
-        want = C.masked_reference(NUMPY[op], a, b, z0, dt, mask, repeat, strides, fam, scalar)
+        want = C.masked_reference(NUMPY.get(op), a, b, z0, dt, mask, repeat, strides, fam, scalar)
     _close(z, want.astype(C.NP[dt]), op, dt)
 
 

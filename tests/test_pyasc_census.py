@@ -95,7 +95,12 @@ def _add_forms():
 def test_check_overload_names_what_differs():
     import inspect
     count, mask = _add_forms()
-    sig = inspect.signature(asc.add)
+    assert check_overload(inspect.signature(asc.add), count) == []
+    assert check_overload(inspect.signature(asc.add), mask) == []      # pyasc's keywords are taken
+
+    def positional_only_mask_form(dst, src0, src1, count, *rest, is_set_mask=True):
+        pass
+    sig = inspect.signature(positional_only_mask_form)
     assert check_overload(sig, count) == []
     problems = check_overload(sig, mask)
     assert "keywords not taken: mask, repeat_times, repeat_params" in problems
@@ -105,8 +110,9 @@ def test_check_overload_names_what_differs():
         pass
     assert check_overload(inspect.signature(ours), count) == ["default is_set_mask=False here, True in pyasc"]
     entry = {"path": "asc.add", "kind": "function", "overloads": [count, mask]}
-    assert status(entry)["status"] == "different"
-    assert status({**entry, "overloads": [count]})["status"] == "present"
+    assert status(entry)["status"] == "present"
+    bad_default = {"params": count["params"][:4] + [{**count["params"][4], "default": "False"}], "returns": "None"}
+    assert status({**entry, "overloads": [count, bad_default]})["status"] == "different"
     assert status({**entry, "path": "asc.no_such_op"})["status"] == "missing"
 
 
@@ -149,7 +155,7 @@ def test_missing_method(mock_launcher_run):
     @asc.jit
     def kernel_length():
         t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=128)
-        n = t.get_length()
+        n = t.get_user_tag()
 
     kernel_length[1]()
 
@@ -158,7 +164,8 @@ def test_signature(mock_launcher_run):
     @asc.jit
     def kernel_mask():
         t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=128)
-        asc.add(t, t, t, mask=128, repeat_times=1, repeat_params=asc.BinaryRepeatParams())
+        asc.add(t, t, t, mask=128, repeat_times=1, repeat_params=asc.BinaryRepeatParams())   # taken now
+        asc.get_block_num(0)       # a call whose arguments asc_trace does not take
 
     kernel_mask[1]()
 
@@ -292,11 +299,11 @@ def _kernel(result, name):
 
 @pytest.mark.parametrize("kernel,category,name,issue", [
     ("kernel_copy", "missing-name", "copy", 21),
-    ("kernel_length", "missing-method", "LocalTensor.get_length", 21),
-    ("kernel_mask", "signature", "add", 21),
+    ("kernel_length", "missing-method", "LocalTensor.get_user_tag", 21),
+    ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
     ("kernel_softmax", "missing-name", "adv.softmax", 22),
-    ("kernel_l1", "refused", "LocalTensor", 23),
+    ("kernel_l1", "refused", "mmad", 23),       # A1 tensors exist now; mmad refuses A1 operands
 ])
 def test_the_census_classifies_each_refusal(census, kernel, category, name, issue):
     k = _kernel(census, kernel)

@@ -173,6 +173,12 @@ def test_a_warm_kernel_still_refuses_bad_arguments():
     z16 = np.zeros(8 * 2048, np.float16)      # another dtype: another signature, traced for it
     with pytest.raises(asc.AscTraceError):
         k[8](x, y, z16, 2048)
+    x16, y16 = x.astype(np.float16), y.astype(np.float16)
+    for _ in range(2):                        # all float16: checked, recorded, then replayed
+        k[8](x16, y16, z16, 2048)
+        assert z16.tobytes() == (x16 + y16).tobytes()
+    k[8](x, y, z, 2048)                       # and the float32 replay is still the float32 one
+    np.testing.assert_array_equal(z, x + y)
 
 
 def test_a_warm_kernel_still_finds_a_race_that_another_value_makes():
@@ -457,3 +463,18 @@ def test_a_warm_kernel_sees_a_global_changed_in_place_and_a_rebinding():
         COEF = 2.0
     scaled_by_coef[1](x4, z4, 4)
     np.testing.assert_array_equal(z4, x4 * np.float32(2.0))
+
+
+@pytest.mark.parametrize("per_core,tile", [(256, 256), (1024, 256)])
+def test_the_flag_free_vadd_replays_one_iteration_and_several(per_core, tile):
+    """auto_sync's double buffering and events, a loop of one iteration (batched only to be replayed)."""
+    from vadd_noflags import vadd_noflags
+    k = vadd_noflags
+    for seed in (1, 2, 3):
+        x, y = rand(8 * per_core, np.float32, seed), rand(8 * per_core, np.float32, seed + 5)
+        z, z_ref = np.zeros_like(x), np.zeros_like(x)
+        k[8](x, y, z, per_core, tile)
+        _slow(k, (x, y, z_ref, per_core, tile), 8)
+        assert z.tobytes() == z_ref.tobytes() == (x + y).tobytes()
+    reps = [r for r in _replays(k, (x, y, z, per_core, tile)).values() if r is not None]
+    assert any([count for _, steps in r.groups for _, _, count in steps] == [per_core // tile] for r in reps)

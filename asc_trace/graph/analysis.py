@@ -262,7 +262,8 @@ class _AbstractRun:
         if op == "local_tensor":
             self.roots[n.id] = ("ub", self.ev(n.args[1]))
         elif op == "global_tensor":
-            self.roots[n.id] = ("gm", n.args[0].index, self.ev(n.args[1]))
+            home, delta = self.g.signature.gm_home(n.args[0].index)     # shared memory: one space
+            self.roots[n.id] = ("gm", home, self.ev(n.args[1]), delta)
         elif op == "tque":
             self.ques[n.id] = {"pos": n.args[0], "num": None, "free": [], "inq": [], "reused": set()}
         elif op == "tbuf":
@@ -395,7 +396,8 @@ def _access(ref: TensorRef, offset: Expr, nelem: Expr, write: bool, root: tuple)
         start = linearize(binop("+", root[1], off))
         space: tuple = ("ub",)
     elif root[0] == "gm":
-        start = linearize(binop("+", binop("*", root[2], Const(size)), off))
+        # root[3]: the parameter's first byte in the memory it shares with another (0 alone)
+        start = linearize(binop("+", binop("*", root[2], Const(size)), binop("+", off, Const(root[3]))))
         space = ("gm", root[1])
     elif root[0] == "que":
         start = linearize(off)

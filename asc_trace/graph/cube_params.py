@@ -69,3 +69,31 @@ class InitConstValueParams:
     block_num: Expr
     dst_gap: Expr
     init_value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class LoadData3DParamsV2:
+    """img2col of a feature map in L1 (NC1HWC0) into L0A; asc_trace models the matmul case the vendor's
+    fast sample uses (a 1 x 1 filter, stride and dilation 1, no padding): the Zz layout of the slice
+    [m_start_pt, + m_extension) x [k_start_pt, + k_extension) of the L1 matrix (l1_h * l1_w rows,
+    channel_size columns, in Nz)."""
+
+    pad_list: tuple
+    l1_h: Expr
+    l1_w: Expr
+    channel_size: Expr
+    k_extension: Expr
+    m_extension: Expr
+    k_start_pt: Expr
+    m_start_pt: Expr
+    stride_w: Expr
+    stride_h: Expr
+    filter_w: Expr
+    filter_h: Expr
+    dilation_filter_w: Expr
+    dilation_filter_h: Expr
+    en_transpose: Expr
+    pad_value: Expr
+    filter_size_w: Expr
+    filter_size_h: Expr
+    f_matrix_ctrl: Expr

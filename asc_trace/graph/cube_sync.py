@@ -72,6 +72,18 @@ def cube_pipeline(options: dict[str, Any]) -> list:
     return passes
 
 
+def check_kernel_type(g: KernelGraph, options: dict[str, Any]) -> None:
+    """A cube kernel given a vector kernel type (kernel_type=KernelType.AIV_ONLY, "aiv", "vector") is refused:
+    it is an AIC_ONLY kernel (recognised from its calls)."""
+    from ..errors import OptionError
+    kt = options.get("kernel_type")
+    if kt is not None and kt in ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY"):
+        first = next(n for n in g if REGISTRY[n.op].family == "cube" or n.op == "local_tensor")
+        raise OptionError(f"kernel_type={kt!r} says this is a vector kernel, but it runs on the cube core (its "
+                          "L1 / L0 tensors and cube instructions make it AIC_ONLY)", first.loc,
+                          hint="leave kernel_type unset: asc_trace recognises a cube kernel from its calls")
+
+
 def _footprints(g: KernelGraph, n: Node, roots: dict[int, Node]) -> list[Foot]:
     out = []
     for ref, first, count, write in op_accesses(n):

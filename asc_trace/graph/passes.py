@@ -16,7 +16,9 @@ Pass = Callable[[KernelGraph], KernelGraph]
 
 
 def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
-    passes: list[tuple[str, Pass]] = [("verify", verify)]
+    from .auto_place import auto_place
+    # LocalTensorAuto tensors get their UB addresses first, so every later pass sees fixed ones
+    passes: list[tuple[str, Pass]] = [("auto_place", auto_place), ("verify", verify)]
     if options.get("auto_sync", option_default("auto_sync")):
         from .multi_buffer import multi_buffer
         from .schedule_sync import insert_sync
@@ -35,7 +37,8 @@ def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
     from .cube_graph import is_cube_graph
     steps = pipeline(options)
     if is_cube_graph(graph):
-        from .cube_sync import cube_pipeline
+        from .cube_sync import check_kernel_type, cube_pipeline
+        check_kernel_type(graph, options)
         steps = cube_pipeline(options)
     for name, fn in steps:
         graph = fn(graph)

@@ -13,6 +13,10 @@ class Param:
 
     kind: "gm" (a GlobalAddress; `dtype` from the launch argument), "int" / "float" (a runtime scalar
     passed to the kernel), "const" (an `asc.ConstExpr`, baked into the graph; `value` holds it).
+    alias: for a GM parameter whose memory overlaps another one's at this launch (`k(x, x)`, or two
+    views of one array), (that parameter's index, this one's first byte minus that one's, >= 0): the
+    scheduler and the checkers then see one memory (graph/analysis.py, graph/sync_proof.py); the
+    kernel is compiled per sharing pattern.
     """
 
     index: int
@@ -20,10 +24,14 @@ class Param:
     kind: str
     dtype: DataType | None = None
     value: Any = None
+    alias: tuple[int, int] | None = None
 
     def __str__(self) -> str:
         if self.kind == "gm":
-            return f"{self.name}: gm {self.dtype.short if self.dtype else '?'}*"
+            shared = ""
+            if self.alias is not None:
+                shared = f" (shares the memory of parameter {self.alias[0]}, +{self.alias[1]} bytes)"
+            return f"{self.name}: gm {self.dtype.short if self.dtype else '?'}*{shared}"
         if self.kind == "const":
             return f"{self.name}: const = {self.value!r}"
         return f"{self.name}: {self.kind}"
@@ -44,6 +52,14 @@ class Signature:
 
     def __str__(self) -> str:
         return "(" + ", ".join(str(p) for p in self.params) + ")"
+
+    def gm_home(self, index: int) -> tuple[int, int]:
+        """(the parameter whose memory GM parameter `index` lies in, the byte offset in it): itself and
+        0 unless it shares memory with another argument at this launch."""
+        p = self.params[index] if 0 <= index < len(self.params) else None
+        if p is None or p.alias is None:
+            return index, 0
+        return p.alias
 
     def __iter__(self):
         return iter(self.params)

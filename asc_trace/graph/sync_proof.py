@@ -316,7 +316,8 @@ class Prover:
         if op == "local_tensor":
             self.roots[n.id] = ("ub", self.ev(n.args[1]))
         elif op == "global_tensor":
-            self.roots[n.id] = ("gm", n.args[0].index, self.ev(n.args[1]))
+            home, delta = self.g.signature.gm_home(n.args[0].index)     # shared memory: one space
+            self.roots[n.id] = ("gm", home, self.ev(n.args[1]), delta)
         elif op == "tque":
             self.que_info[n.id] = {"pos": n.args[0]}
         elif op == "init_buffer":

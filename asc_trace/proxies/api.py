@@ -19,6 +19,7 @@ from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
 from ..graph.ops.debug import FLOAT_CONV, INT_CONV, PRINTF_CONV, printf_conversions  # noqa: F401 (re-exported)
 from ..graph.source_loc import SourceLoc
+from .api_forms import BINARY_FORMS, DUPLICATE_FORMS, UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
@@ -85,8 +86,10 @@ def mask_arg(mask: Any, dtype: DataType, loc: SourceLoc) -> Mask:
     e = to_expr(mask, "the mask")
     if e.type != "int":
         raise TraceError(f"a mask count must be an integer, got `{e}`", loc)
-    if isinstance(e, Const) and not 1 <= e.value <= per_repeat:
-        raise TraceError(f"a mask count for {dtype} is 1..{per_repeat} elements per repeat, got {e.value}", loc)
+    # a count past the repeat's {per_repeat} elements selects them all (the vendor's SetMask(len) sets the
+    # full mask for len >= 128), so only a count below 1 is refused
+    if isinstance(e, Const) and e.value < 1:
+        raise TraceError(f"a mask count selects 1 or more elements per repeat, got {e.value}", loc)
     return Mask(count=e)
 
 
@@ -97,30 +100,24 @@ def _repeat(rep: Any, loc: SourceLoc) -> Expr:
     return e
 
 
-def _tail(kind: str, rest: tuple, params_type: type, loc: SourceLoc) -> tuple[Any, Any] | None:
-    """(repeat_time, repeat_params) of a mask-form call, or None for the count form."""
-    if not rest:
-        return None
-    if len(rest) != 2 or not isinstance(rest[1], params_type):
-        raise TraceError(f"the mask form of this op is (..., mask, repeat_time, asc.{params_type.__name__}(...))",
-                         loc)
-    return _repeat(rest[0], loc), rest[1]
-
-
-def _record_vector(op: OpDef, head: tuple, count: Any, rest: tuple, params_type: type, mask_dtype: DataType,
-                   loc: SourceLoc, **attrs: Any) -> None:
+def _record_vector(op: OpDef, head: tuple, form: str, bound: dict[str, Any], params_type: type,
+                   mask_dtype: DataType, loc: SourceLoc, **attrs: Any) -> None:
     """Record a vector op in its count form `(*head, count)` or its mask form
-    `(*head, mask, repeat_time, params)`."""
+    `(*head, mask, repeat_times, params)` (`bound`: the form's arguments by name, api_forms.bind_form)."""
     ctx = current(f"asc.{op.name}")
-    form = _tail(op.name, rest, params_type, loc)
-    if form is None:
-        ctx.record(op.name, (*head, count_expr(count, loc)), loc, Pipe.V, make_attrs(**attrs))
-    else:
-        ctx.record(op.name, (*head, mask_arg(count, mask_dtype, loc), *form), loc, Pipe.V,
-                   make_attrs(form="mask", **attrs))
+    check_set_mask(op.name, form, bound["is_set_mask"], loc)
+    if form == "count":
+        ctx.record(op.name, (*head, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(**attrs))
+        return
+    params = bound["repeat_params"]
+    if not isinstance(params, params_type):
+        raise TraceError(f"repeat_params of asc.{op.name} is an asc.{params_type.__name__}(...), got "
+                         f"{type(params).__name__}", loc)
+    ctx.record(op.name, (*head, mask_arg(bound["mask"], mask_dtype, loc), _repeat(bound["repeat_times"], loc), params),
+               loc, Pipe.V, make_attrs(form="mask", **attrs))
 
 
-def _record_elementwise(op: OpDef, operands: dict[str, Any], count: Any, rest: tuple,
+def _record_elementwise(op: OpDef, operands: dict[str, Any], args: tuple, kw: dict[str, Any],
                         params_type: type) -> None:
     """Record a same-dtype elementwise op (binary or unary)."""
     current(f"asc.{op.name}")
@@ -128,28 +125,36 @@ def _record_elementwise(op: OpDef, operands: dict[str, Any], count: Any, rest: t
     refs = [vec_operand(t, n, op.name, loc) for n, t in operands.items()]
     dtype = check_same_dtype(op.name, refs, list(operands), loc)
     check_supported(op, dtype, loc)
-    _record_vector(op, tuple(refs), count, rest, params_type, dtype, loc, dtype=dtype)
+    form, bound = bind_form(op.name, ", ".join(operands), args, kw, BINARY_FORMS, loc)
+    _record_vector(op, tuple(refs), form, bound, params_type, dtype, loc, dtype=dtype)
 
 
 def _make_binary(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: Any, *rest: Any,
-           is_set_mask: bool = True) -> None:
-        _record_elementwise(op, {"dst": dst, "src0": src0, "src1": src1}, count, rest, BinaryRepeatParams)
+    def fn(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, *args: Any, count: Any = None, mask: Any = None,
+           repeat_times: Any = None, repeat_params: Any = None, is_set_mask: bool = True) -> None:
+        _record_elementwise(op, {"dst": dst, "src0": src0, "src1": src1}, args,
+                            given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
+                                  is_set_mask=is_set_mask), BinaryRepeatParams)
     fn.__doc__ = (f"`dst[i] = {op.name}(src0[i], src1[i])` (Ascend C {op.c_name}): count form "
-                  f"`(dst, src0, src1, count)` or mask form `(dst, src0, src1, mask, repeat_time, BinaryRepeatParams)`.")
+                  f"`(dst, src0, src1, count)` or mask form `(dst, src0, src1, mask, repeat_times, "
+                  f"BinaryRepeatParams)`, positionally or by pyasc's keywords.")
     return fn
 
 
 def _make_unary(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src: LocalTensor, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
-        _record_elementwise(op, {"dst": dst, "src": src}, count, rest, UnaryRepeatParams)
+    def fn(dst: LocalTensor, src: LocalTensor, *args: Any, count: Any = None, mask: Any = None,
+           repeat_times: Any = None, repeat_params: Any = None, is_set_mask: bool = True) -> None:
+        _record_elementwise(op, {"dst": dst, "src": src}, args,
+                            given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
+                                  is_set_mask=is_set_mask), UnaryRepeatParams)
     fn.__doc__ = (f"`dst[i] = {op.name}(src[i])` (Ascend C {op.c_name}): count form `(dst, src, count)` or mask "
-                  f"form `(dst, src, mask, repeat_time, UnaryRepeatParams)`.")
+                  f"form `(dst, src, mask, repeat_times, UnaryRepeatParams)`, positionally or by pyasc's keywords.")
     return fn
 
 
 def _make_scalar(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, count: Any, *rest: Any, is_set_mask: bool = True) -> None:
+    def fn(dst: LocalTensor, src: LocalTensor, scalar: Any, *args: Any, count: Any = None, mask: Any = None,
+           repeat_times: Any = None, repeat_params: Any = None, is_set_mask: bool = True) -> None:
         current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"))]
@@ -162,22 +167,53 @@ def _make_scalar(op: OpDef) -> Callable[..., None]:
             dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
         check_supported(op, refs[0].dtype, loc)
         s = scalar_for(dtype, scalar, op.name, loc)
-        _record_vector(op, (*refs, s), count, rest, UnaryRepeatParams, dtype, loc, dtype=refs[0].dtype,
+        if op.name in ("shift_left", "shift_right"):
+            _check_shift(op.name, s, dtype, loc)
+        form, bound = bind_form(op.name, "dst, src, scalar", args,
+                                given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
+                                      is_set_mask=is_set_mask), UNARY_FORMS, loc)
+        _record_vector(op, (*refs, s), form, bound, UnaryRepeatParams, dtype, loc, dtype=refs[0].dtype,
                        src_dtype=dtype if dtype is not refs[0].dtype else None)
     fn.__doc__ = (f"Ascend C {op.c_name}: count form `(dst, src, scalar, count)` or mask form "
-                  f"`(dst, src, scalar, mask, repeat_time, UnaryRepeatParams)`.")
+                  f"`(dst, src, scalar, mask, repeat_times, UnaryRepeatParams)`, positionally or by pyasc's keywords.")
     return fn
 
 
+def _check_shift(opname: str, s: Expr, dtype: DataType, loc: SourceLoc) -> None:
+    """A shift is a Python int in 0 .. bits-1 (vshl / vshr of a wider shift is not defined: the vendor's
+    CheckValueRange refuses it in CPU-debug mode)."""
+    bits = dtype.itemsize * 8
+    if not isinstance(s, Const):
+        raise TraceError(f"the shift of asc.{opname} must be known while tracing (a Python int), got `{s}`", loc,
+                         hint="pass the shift as an asc.ConstExpr[int] parameter or a literal")
+    if not 0 <= s.value < bits:
+        raise TraceError(f"asc.{opname} on {dtype} shifts by 0..{bits - 1} bits, got {s.value}", loc)
+
+
 def _make_duplicate(op: OpDef) -> Callable[..., None]:
-    def fn(dst: LocalTensor, scalar: Any, count: Any) -> None:
+    def fn(dst: LocalTensor, scalar: Any, *args: Any, count: Any = None, mask: Any = None, repeat_times: Any = None,
+           dst_block_stride: Any = None, dst_repeat_stride: Any = None, is_set_mask: bool = True) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
         d = vec_operand(dst, "dst", op.name, loc)
         check_supported(op, d.dtype, loc)
         s = scalar_for(d.dtype, scalar, op.name, loc)
-        ctx.record(op.name, (d, s, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
-    fn.__doc__ = "`dst[i] = scalar` for the first `count` elements (Ascend C Duplicate)."
+        form, bound = bind_form(op.name, "dst, scalar", args,
+                                given(count=count, mask=mask, repeat_times=repeat_times,
+                                      dst_block_stride=dst_block_stride, dst_repeat_stride=dst_repeat_stride,
+                                      is_set_mask=is_set_mask), DUPLICATE_FORMS, loc)
+        check_set_mask(op.name, form, bound["is_set_mask"], loc)
+        if form == "count":
+            ctx.record(op.name, (d, s, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
+            return
+        # Duplicate's mask form takes the dst strides as two numbers; they are a UnaryRepeatParams's dst half
+        blk = count_expr(bound["dst_block_stride"], loc, "dst_block_stride")
+        rep = count_expr(bound["dst_repeat_stride"], loc, "dst_repeat_stride")
+        params = UnaryRepeatParams(blk, blk, rep, rep)
+        ctx.record(op.name, (d, s, mask_arg(bound["mask"], d.dtype, loc), _repeat(bound["repeat_times"], loc), params),
+                   loc, Pipe.V, make_attrs(dtype=d.dtype, form="mask"))
+    fn.__doc__ = ("`dst[i] = scalar` (Ascend C Duplicate): count form `(dst, scalar, count)` or mask form "
+                  "`(dst, scalar, mask, repeat_times, dst_block_stride, dst_repeat_stride)`.")
     return fn
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from ..cube_enums import CO2Layout, FixpipeConfig, QuantModes
 from ..errors import DTypeError, NotProvidedError, OutOfBoundsError, TraceError
-from ..graph.cube_params import FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams, Nd2NzParams
+from ..graph.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
+                                 MmadParams, Nd2NzParams)
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef, make_attrs
 from ..graph.ops.cube import MMAD_DTYPES
@@ -36,9 +37,12 @@ def _at(t: Any, what: str, api: str, spaces: tuple[str, ...], loc: SourceLoc) ->
     r = tensor_ref(t, f"{what} of {api}")
     if r.space not in spaces:
         want = " or ".join(_WHERE[s] for s in spaces)
-        raise TraceError(f"{what} of {api} is in {_WHERE[r.space]}, but {api} takes it in {want}", loc,
-                         hint="create the tensor at the position the API expects, e.g. "
-                              "asc.LocalTensor(asc.float16, asc.TPosition.A2, addr, length)")
+        hint = ("create the tensor at the position the API expects, e.g. "
+                "asc.LocalTensor(asc.float16, asc.TPosition.A2, addr, length)")
+        if r.space == "ub":
+            hint += ("; TQue / TBuf tensors live in the Unified Buffer whatever their position: cube memories take "
+                     "static LocalTensors for now")
+        raise TraceError(f"{what} of {api} is in {_WHERE[r.space]}, but {api} takes it in {want}", loc, hint=hint)
     return r
 
 
@@ -115,6 +119,8 @@ def load_data(dst: Any, src: Any, params: Any) -> None:
     """
     ctx = current("asc.load_data")
     loc = user_loc()
+    if isinstance(params, LoadData3DParamsV2):
+        return _load_data_3dv2(ctx, dst, src, params, loc)
     if not isinstance(params, LoadData2DParams):
         raise NotProvidedError(f"asc.load_data takes asc.LoadData2DParams here; {type(params).__name__} (3D, V2) "
                                "is not provided yet", loc)
@@ -127,6 +133,29 @@ def load_data(dst: Any, src: Any, params: Any) -> None:
         raise DTypeError(f"LoadData2DParams.if_transpose works on 16-bit types only, not {d.dtype}", loc,
                          hint="transpose int8 with load_data_with_transpose, float with LoadData3DV2 (not provided)")
     ctx.record("load_data", (d, s, params), loc, Pipe.MTE1, make_attrs(dtype=d.dtype))
+
+
+def _load_data_3dv2(ctx: Any, dst: Any, src: Any, p: LoadData3DParamsV2, loc: SourceLoc) -> None:
+    """The matmul case of LoadData with LoadData3DParamsV2: a 1 x 1 filter, stride 1, no padding, into L0A."""
+    d = _at(dst, "dst", "asc.load_data with LoadData3DParamsV2", ("l0a",), loc)
+    s = _at(src, "src", "asc.load_data with LoadData3DParamsV2", ("l1",), loc)
+    _same(d, s, "asc.load_data", loc)
+    unit = {"filter_w": 1, "filter_h": 1, "stride_w": 1, "stride_h": 1, "dilation_filter_w": 1,
+            "dilation_filter_h": 1, "en_transpose": 0, "filter_size_w": 0, "filter_size_h": 0, "f_matrix_ctrl": 0}
+    for f, want in unit.items():
+        if _const(getattr(p, f)) != want:
+            raise NotProvidedError(f"asc.load_data with LoadData3DParamsV2.{f} other than {want} (a convolution's "
+                                   "img2col) is not provided yet; the matmul case (1 x 1 filter, stride 1) is", loc)
+    if any(_const(x) != 0 for x in p.pad_list):
+        raise NotProvidedError("asc.load_data with a non-zero LoadData3DParamsV2.pad_list is not provided yet", loc)
+    c0 = 32 // d.dtype.itemsize
+    # MMB:210-218: k in whole 32-byte columns, m in whole 16-row fractals
+    for f, mult in (("k_extension", c0), ("k_start_pt", c0), ("m_extension", 16), ("m_start_pt", 16)):
+        v = _const(getattr(p, f))
+        if v is not None and v % mult:
+            from ..errors import AlignmentError
+            raise AlignmentError(f"LoadData3DParamsV2.{f} is {v}: it must be a multiple of {mult} for {d.dtype}", loc)
+    ctx.record("load_data_3dv2", (d, s, p), loc, Pipe.MTE1, make_attrs(dtype=d.dtype))
 
 
 def mmad(dst: Any, fm: Any, filter: Any, *args: Any) -> None:  # noqa: A002 - pyasc's name
@@ -224,6 +253,9 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     _range(p.n_size, 1, 4095, "FixpipeParamsV220.n_size", loc)
     _range(p.m_size, 1, 8192, "FixpipeParamsV220.m_size", loc)
     _range(p.dst_stride, 1, 1 << 32, "FixpipeParamsV220.dst_stride", loc)
+    uf = _const(p.unit_flag)
+    if uf is not None and uf not in (0, 2, 3):
+        raise TraceError(f"FixpipeParamsV220.unit_flag is {uf}; it is 0, 2 or 3", loc)
     if _const(p.nd_num) != 1 or _const(p.is_channel_split):
         raise NotProvidedError("asc.fixpipe with nd_num != 1 or is_channel_split is not provided yet", loc)
     ss, m = _const(p.src_stride), _const(p.m_size)

@@ -41,3 +41,20 @@ def InitConstValueParams(repeat_times: Any = 1, block_num: Any = 0, dst_gap: Any
                          init_value: Any = 0) -> P.InitConstValueParams:
     """Fill of an L1 / L0A / L0B tensor: `repeat_times` x `block_num` blocks of `init_value`."""
     return _struct(P.InitConstValueParams, locals(), any_type=("init_value",))
+
+
+def LoadData3DParamsV2(pad_list: Any = (0, 0, 0, 0), l1_h: Any = 1, l1_w: Any = 1, channel_size: Any = 1,
+                       k_extension: Any = 1, m_extension: Any = 1, k_start_pt: Any = 0, m_start_pt: Any = 0,
+                       stride_w: Any = 1, stride_h: Any = 1, filter_w: Any = 1, filter_h: Any = 1,
+                       dilation_filter_w: Any = 1, dilation_filter_h: Any = 1, en_transpose: Any = False,
+                       pad_value: Any = 0, filter_size_w: Any = False, filter_size_h: Any = False,
+                       f_matrix_ctrl: Any = False) -> P.LoadData3DParamsV2:
+    """L1 -> L0A with img2col (the vendor's fast matmul load: one instruction for a whole m x k slice)."""
+    from ..errors import TraceError
+    from .params import _e
+    from .source_loc import user_loc
+    if not isinstance(pad_list, (tuple, list)) or len(pad_list) != 4:
+        raise TraceError("LoadData3DParamsV2.pad_list is four integers (left, right, top, bottom)", user_loc())
+    values = dict(locals())
+    fields = {f: _e(values[f], f) for f in P.LoadData3DParamsV2.__dataclass_fields__ if f != "pad_list"}
+    return P.LoadData3DParamsV2(pad_list=tuple(_e(v, "pad_list") for v in pad_list), **fields)

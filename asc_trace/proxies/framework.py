@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import TPosition
-from ..errors import TraceError
-from ..graph.expr import Const
+from ..enums import Hardware, TPosition
+from ..errors import NotProvidedError, TraceError
+from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
 from .source_loc import user_loc
+from .scalar import wrap
 from .tensors import LocalTensor, _int_expr, _position
 
 
@@ -22,14 +23,22 @@ class TPipe:
     def __init__(self) -> None:
         self._obj = ObjRef(current("asc.TPipe").record("tpipe", (), user_loc()), "pipe")
 
-    def init_buffer(self, que: Any, num: Any = None, len: Any = None) -> None:  # noqa: A002 - pyasc name
-        """`init_buffer(que, num, len_bytes)` for a TQue, `init_buffer(tbuf, len_bytes)` for a TBuf.
+    def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name
+                    buf: Any = None) -> None:
+        """`init_buffer(que, num, len_bytes)` for a TQue, `init_buffer(tbuf, len_bytes)` for a TBuf (pyasc's
+        keyword form: `init_buffer(buf=tbuf, num=len_bytes)`).
 
         Raises:
             TraceError: `que` is neither a TQue nor a TBuf, or a size is missing.
         """
         ctx = current("TPipe.init_buffer")
         loc = user_loc()
+        if buf is not None:
+            if que is not None:
+                raise TraceError("init_buffer takes either que= or buf=, not both", loc)
+            if not isinstance(buf, TBuf):
+                raise TraceError(f"init_buffer(buf=...) takes a TBuf, got {type(buf).__name__}", loc)
+            que = buf
         if isinstance(que, TBuf):
             length = num if len is None else len
             if length is None:
@@ -40,11 +49,35 @@ class TPipe:
             raise TraceError(f"init_buffer takes a TQue or a TBuf, got {type(que).__name__}", loc)
         if num is None or len is None:
             raise TraceError("init_buffer(que, num, len_bytes) needs the buffer count and the length in bytes", loc)
-        ctx.record("init_buffer", (que._obj, _int_expr(num, "the buffer count"), _int_expr(len, "the buffer length")),
-                   loc)
+        num_e = _int_expr(num, "the buffer count")
+        ctx.record("init_buffer", (que._obj, num_e, _int_expr(len, "the buffer length")), loc)
+        que._num = num_e.value if isinstance(num_e, Const) and not ctx.loops else None
 
     initBuffer = init_buffer
     InitBuffer = init_buffer
+
+    def init(self) -> None:
+        """Refused: `TPipe()` already runs Ascend C's `TPipe::Init()`, which asserts (in debug builds) that no
+        TPipe is constructed yet (kernel_tpipe_impl.h), so a second call is a bug there."""
+        raise TraceError("TPipe.init(): the TPipe() constructor has already initialised the pipe (Ascend C's "
+                         "constructor calls Init, and Init refuses a pipe that exists)", user_loc(),
+                         hint="drop the call")
+
+    def destroy(self) -> None:
+        """Not provided: the TPipe is destroyed when the kernel ends (Ascend C's destructor calls Destroy)."""
+        raise NotProvidedError("TPipe.destroy() is not provided: asc_trace's TPipe lives for the whole kernel and is "
+                               "destroyed at its end, as Ascend C's destructor does", user_loc(),
+                               hint="drop the call; one TPipe per kernel")
+
+    def reset(self) -> None:
+        """Not provided: re-dividing the UB between queues in one kernel."""
+        raise NotProvidedError("TPipe.reset() is not provided: a kernel's queues and TBufs keep the UB that "
+                               "init_buffer gave them", user_loc(),
+                               hint="size every queue and TBuf for the whole kernel, or reuse one TBuf's memory")
+
+    Init = init
+    Destroy = destroy
+    Reset = reset
 
 
 class TQue:
@@ -54,7 +87,9 @@ class TQue:
     inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
     """
 
-    __slots__ = ("_obj", "pos", "_dtype")
+    # _queued / _taken / _num: the queue's usedCount / bufUsedCount / bufNum as Ascend C keeps them, known
+    # while tracing straight-line code (None once a loop or branch has used the queue, or for a runtime num)
+    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num")
 
     def __init__(self, pos: Any = TPosition.VECIN, depth: Any = 1, mask: Any = 0) -> None:
         loc = user_loc()
@@ -67,6 +102,50 @@ class TQue:
             raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
         self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
         self._dtype: DataType | None = None
+        self.depth = depth
+        self._queued: int | None = 0
+        self._taken: int | None = 0
+        self._num: int | None = 0
+
+    def _count(self, ctx: Any, queued: int = 0, taken: int = 0) -> None:
+        if self._queued is None or ctx.loops:
+            self._queued = self._taken = None
+            return
+        self._queued += queued
+        self._taken += taken
+
+    def _state(self, what: str) -> tuple[int, int]:
+        ctx = current(f"TQue.{what}")
+        if ctx.loops or self._queued is None:
+            raise TraceError(f"TQue.{what}() is known here only in straight-line code: inside (or after) a runtime loop "
+                             "or branch that uses the queue its value can differ from iteration to iteration", user_loc(),
+                             hint="keep the count in a variable of your own, or restructure the loop")
+        return self._queued, self._taken
+
+    def vacant_in_que(self) -> bool:
+        """Whether another tensor can be enqueued (Ascend C `VacantInQue`: usedCount < depth)."""
+        return self._state("vacant_in_que")[0] < self.depth
+
+    def has_tensor_in_que(self) -> bool:
+        """Whether a tensor is waiting to be dequeued (`HasTensorInQue`: usedCount > 0)."""
+        return self._state("has_tensor_in_que")[0] > 0
+
+    def get_tensor_count_in_que(self) -> int:
+        """How many tensors are waiting to be dequeued (`GetTensorCountInQue`: usedCount)."""
+        return self._state("get_tensor_count_in_que")[0]
+
+    def has_idle_buffer(self) -> bool:
+        """Whether alloc_tensor finds a free buffer (`HasIdleBuffer`: bufUsedCount < bufNum)."""
+        taken = self._state("has_idle_buffer")[1]
+        if self._num is None:
+            raise TraceError("TQue.has_idle_buffer() needs the buffer count of init_buffer known while tracing",
+                             user_loc())
+        return taken < self._num
+
+    VacantInQue = vacant_in_que
+    HasTensorInQue = has_tensor_in_que
+    GetTensorCountInQue = get_tensor_count_in_que
+    HasIdleBuffer = has_idle_buffer
 
     def alloc_tensor(self, dtype: DataType | None = None) -> LocalTensor:
         """Take a free buffer of the queue as a LocalTensor of `dtype`."""
@@ -74,6 +153,7 @@ class TQue:
         loc = user_loc()
         dtype = self._dtype_or(dtype, loc, "alloc_tensor")
         nid = ctx.record("alloc_tensor", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        self._count(ctx, taken=1)
         self._dtype = dtype
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
@@ -82,6 +162,7 @@ class TQue:
         ctx = current("TQue.enque")
         loc = user_loc()
         ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
+        self._count(ctx, queued=1)
 
     def deque(self, dtype: DataType | None = None) -> LocalTensor:
         """Take the oldest enqueued tensor (waits for its producer)."""
@@ -89,6 +170,7 @@ class TQue:
         loc = user_loc()
         dtype = self._dtype_or(dtype, loc, "deque")
         nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        self._count(ctx, queued=-1)
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
     def free_tensor(self, tensor: LocalTensor) -> None:
@@ -96,6 +178,7 @@ class TQue:
         ctx = current("TQue.free_tensor")
         loc = user_loc()
         ctx.record("free_tensor", (self._obj, _whole(tensor, loc, "free_tensor")), loc)
+        self._count(ctx, taken=-1)
 
     def _dtype_or(self, dtype: Any, loc, what: str) -> DataType:
         if dtype is None:
@@ -115,6 +198,26 @@ class TQue:
     EnQue = enque
     DeQue = deque
     FreeTensor = free_tensor
+
+
+def TQueBind(src: Any = TPosition.VECIN, dst: Any = TPosition.VECIN, depth: Any = 0,  # noqa: N802 - pyasc's class
+             mask: Any = 0) -> TQue:
+    """pyasc's `TQueBind(src, dst, depth)`. Ascend C's `TQue<pos, depth>` is `TQueBind<src, dst, depth>` with
+    the pair its position implies (GM->VECIN for VECIN, VECOUT->GM for VECOUT; kernel_tpipe.h), so
+    `TQueBind(VECIN, VECIN, d)` and `TQueBind(VECOUT, VECOUT, d)` are asc_trace's TQue of that position.
+
+    Raises:
+        NotProvidedError: any other pair (a queue between two UB positions synchronises MTE2 with MTE3 in
+            Ascend C, which asc_trace does not model).
+        TraceError: depth 0 (pyasc's in-place queue) or a position outside the UB.
+    """
+    loc = user_loc()
+    s_pos, d_pos = _position(src, loc), _position(dst, loc)
+    if s_pos != d_pos or s_pos == TPosition.VECCALC:
+        raise NotProvidedError(f"TQueBind({s_pos.name}, {d_pos.name}) is not provided: asc_trace's queues are "
+                               "TQueBind(VECIN, VECIN) and TQueBind(VECOUT, VECOUT), i.e. TQue(VECIN) and TQue(VECOUT)",
+                               loc, hint="use asc.TQue(asc.TPosition.VECIN, depth) or asc.TQue(asc.TPosition.VECOUT, depth)")
+    return TQue(s_pos, depth, mask)
 
 
 class TBuf:
@@ -140,6 +243,73 @@ class TBuf:
 
     Get = get
 
+    def get_with_offset(self, size: Any, buf_offset: Any, dtype: DataType) -> LocalTensor:
+        """`size` elements of `dtype` starting `buf_offset` bytes into the buffer (`GetWithOffset<T>(size,
+        buf_offset)`), emitted as `Get<T>(end)[buf_offset / sizeof(T)]`: the same bytes, checked to the same end."""
+        loc = user_loc()
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"get_with_offset takes an element type such as asc.float32, got {dtype!r}", loc)
+        off = _int_expr(buf_offset, "the byte offset")
+        if isinstance(off, Const) and off.value % dtype.itemsize:
+            raise TraceError(f"get_with_offset's byte offset {off.value} is not a whole number of {dtype.name} "
+                             "elements", loc)
+        first = binop("//", off, Const(dtype.itemsize))
+        whole = self.get(dtype, binop("+", first, _int_expr(size, "the element count")))
+        return whole[wrap(first)]
+
+    GetWithOffset = get_with_offset
+
+    def alloc_tensor(self, dtype: DataType) -> LocalTensor:
+        """The whole buffer as a LocalTensor: Ascend C's `TBuf::AllocTensor<T>()` is `Get<T>()` (kernel_tbuf_impl.h)."""
+        return self.get(dtype)
+
+    def free_tensor(self, tensor: LocalTensor) -> None:
+        """Nothing to give back: Ascend C's `TBuf::FreeTensor` does nothing (kernel_tbuf_impl.h)."""
+        if not isinstance(tensor, LocalTensor):
+            raise TraceError(f"free_tensor takes a LocalTensor, got {type(tensor).__name__}", user_loc())
+
+    AllocTensor = alloc_tensor
+    FreeTensor = free_tensor
+
+
+class LocalMemAllocator:
+    """`asc.LocalMemAllocator(hard=asc.Hardware.UB)`: static-tensor programming's bump allocator. Each
+    `alloc(pos, dtype, tile_size)` is a static `LocalTensor(pos, head, tile_size)` and moves the head by the
+    tensor's bytes, with no rounding, as Ascend C's `LocalMemAllocator<Hardware::UB>::Alloc` does (it starts
+    at byte 0 on the vector core); the address checks of a static LocalTensor then apply."""
+
+    __slots__ = ("_head",)
+
+    def __init__(self, hard: Any = Hardware.UB) -> None:
+        loc = user_loc()
+        current("asc.LocalMemAllocator")
+        try:
+            h = Hardware(hard)
+        except (ValueError, TypeError):
+            raise TraceError(f"not an asc.Hardware: {hard!r}", loc) from None
+        if h != Hardware.UB:
+            raise NotProvidedError(f"LocalMemAllocator(Hardware.{h.name}) is not provided: the vector core's "
+                                   "allocator is Hardware.UB (L1 / L0 memories are the cube's)", loc)
+        self._head: Any = Const(0)
+
+    def get_cur_addr(self) -> Any:
+        """The byte address the next `alloc` returns."""
+        current("LocalMemAllocator.get_cur_addr")
+        return wrap(self._head)
+
+    def alloc(self, pos: Any, data_type: DataType, tile_size: Any) -> LocalTensor:
+        """A LocalTensor of `tile_size` elements at the current head; the head moves past it."""
+        current("LocalMemAllocator.alloc")
+        if not isinstance(data_type, DataType):
+            raise TraceError(f"alloc takes an element type such as asc.float32, got {data_type!r}", user_loc())
+        size = _int_expr(tile_size, "the tile size")
+        t = LocalTensor(data_type, pos, wrap(self._head), wrap(size))
+        self._head = binop("+", self._head, binop("*", size, Const(data_type.itemsize)))
+        return t
+
+    GetCurAddr = get_cur_addr
+    Alloc = alloc
+
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:
     if not isinstance(tensor, LocalTensor):
@@ -148,3 +318,26 @@ def _whole(tensor: Any, loc, what: str) -> TensorRef:
     if not (isinstance(ref.offset, Const) and ref.offset.value == 0):
         raise TraceError(f"{what} takes the whole queue tensor, not a slice of it", loc)
     return ref
+
+
+# pyasc framework names asc_trace does not provide, each with why and what to use instead; the package's
+# module __getattr__ raises these (a NotProvidedError is an AttributeError too, so hasattr stays False)
+_NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "TensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                   "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "ListTensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                       "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "TBufPool": ("sub-pools of the TPipe's memory that are reset and reused",
+                 "give each stage its own TQue / TBuf, or reuse one TBuf's memory with tbuf.get_with_offset"),
+    "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
+                      "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
+                      "asc.wait_flag with your own ids"),
+}
+
+
+def not_provided(module: str, name: str) -> Any:
+    """Raise the NotProvidedError of a known pyasc name, else the AttributeError of a missing one."""
+    if name in _NOT_PROVIDED:
+        what, hint = _NOT_PROVIDED[name]
+        raise NotProvidedError(f"asc.{name} is not provided: {what}", user_loc(), hint=hint)
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")

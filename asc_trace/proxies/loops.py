@@ -101,7 +101,11 @@ def static_range(*args: Any) -> _py_range:
             raise TraceError(f"asc.static_range needs bounds known while tracing, but `{a.expr}` is a runtime value",
                              user_loc(), hint="use `range(...)` for a runtime loop, or make the bound an "
                                               "asc.ConstExpr parameter")
-    return _py_range(*args)
+    try:
+        return _py_range(*args)
+    except (TypeError, ValueError, OverflowError) as e:     # a float, a str, a step of 0, a bound past C's
+        raise TraceError(f"asc.static_range{args!r}: {e}", user_loc(),
+                         hint="static_range takes 1 to 3 int bounds known while tracing, as Python's range") from None
 
 
 def intercepting_range(*args: Any) -> Any:

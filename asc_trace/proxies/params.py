@@ -62,6 +62,8 @@ class Array(tuple):
 def array(dtype: DataType, values: Sequence[int]) -> Array:
     if not isinstance(dtype, DataType):
         raise TraceError(f"asc.array takes an element type first, got {dtype!r}", user_loc())
+    if not isinstance(values, (list, tuple, range)):
+        raise TraceError(f"asc.array takes its values as a list, got {type(values).__name__} {values!r}", user_loc())
     vals = []
     for v in values:
         if not isinstance(v, int):
@@ -76,7 +78,7 @@ def ShapeInfo(shape: Any = None, original_shape: Any = None, data_format: Any = 
     """The shape DumpTensor prints a tensor in (a list of ints or asc.array)."""
     if shape is None:
         return P.ShapeInfo(())
-    dims = tuple(shape)
+    dims = tuple(shape) if isinstance(shape, (list, tuple)) else ()   # anything else is refused below
     if not dims or any(not isinstance(d, int) or d < 1 for d in dims):
         raise TraceError(f"a ShapeInfo shape is a list of positive ints known while tracing, got {shape!r}",
                          user_loc())

@@ -6,9 +6,10 @@ from typing import Any
 from ..dtypes import DataType
 from ..cube_enums import CUBE_MEMORY
 from ..enums import UB_POSITIONS, TPosition
-from ..errors import TraceError
+from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import ParamRef, TensorRef, make_attrs
+from ..graph.params import ShapeInfo as GraphShapeInfo
 from .context import current
 from .scalar import Scalar, to_expr, wrap
 from .source_loc import user_loc
@@ -61,10 +62,30 @@ def _start_of(key: Any, kind: str) -> Expr:
     return e
 
 
-class GlobalTensor:
+class _ShapeInfoMixin:
+    """pyasc's `set_shape_info` / `get_shape_info`: a ShapeInfo the tensor carries, known while tracing (Ascend C
+    keeps it in the tensor object; a view `t[off:]` copies it, as operator[] copies the tensor)."""
+
+    __slots__ = ()
+
+    def set_shape_info(self, shape_info: Any) -> None:
+        if not isinstance(shape_info, GraphShapeInfo):
+            raise TraceError(f"set_shape_info takes an asc.ShapeInfo, got {type(shape_info).__name__}", user_loc())
+        self._shape = shape_info
+
+    def get_shape_info(self) -> Any:
+        """The ShapeInfo set on this tensor, or an empty asc.ShapeInfo() (Ascend C's default)."""
+        shape = getattr(self, "_shape", None)
+        return shape if shape is not None else GraphShapeInfo(())
+
+    SetShapeInfo = set_shape_info
+    GetShapeInfo = get_shape_info
+
+
+class GlobalTensor(_ShapeInfoMixin):
     """`asc.GlobalTensor()`; bind it with `.set_global_buffer(addr, length)`, then slice `g[off:]`."""
 
-    __slots__ = ("_ref",)
+    __slots__ = ("_ref", "_shape")
 
     def __init__(self, _ref: TensorRef | None = None) -> None:
         self._ref = _ref
@@ -97,15 +118,50 @@ class GlobalTensor:
     def dtype(self) -> DataType:
         return self._bound().dtype
 
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a tensor forever (one view per index)
+        raise TraceError("a GlobalTensor is not iterable: copy a tile into the UB with asc.data_copy and compute on "
+                         "it, or read one element with get_value", user_loc())
+
     def __getitem__(self, key: Any) -> "GlobalTensor":
         ref = self._bound()
-        return GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
+        view = GlobalTensor(TensorRef(ref.root, "gm", ref.dtype, binop("+", ref.offset, _start_of(key, "GlobalTensor"))))
+        view._shape = getattr(self, "_shape", None)
+        return view
+
+    def get_value(self, offset: Any) -> Any:
+        """The element at `offset`, read by the scalar unit (Ascend C `GlobalTensor::GetValue`)."""
+        from .api_ops import get_value
+        return get_value(self._bound(), offset)
+
+    def set_value(self, offset: Any, value: Any) -> None:
+        """Write one element from the scalar unit (Ascend C `GlobalTensor::SetValue`)."""
+        from .api_ops import set_value
+        set_value(self._bound(), offset, value)
+
+    __call__ = get_value       # pyasc's `g(i)`: Ascend C's operator() read as a value
+    GetValue = get_value
+    SetValue = set_value
+
+    def get_size(self) -> Any:
+        """The element count of the `set_global_buffer` window (`GetSize()`; a view `g[off:]` keeps it, as
+        Ascend C's operator[] copies bufferSize unchanged).
+
+        Raises:
+            TraceError: the GlobalTensor was bound without a size (its window is the whole argument,
+                which is only known at launch).
+        """
+        ref = self._bound()
+        size = current("GlobalTensor.get_size").recorded()[ref.root].args[2]
+        if size is None:
+            raise TraceError("get_size() needs the window size: bind with set_global_buffer(addr, length)", user_loc())
+        return wrap(size)      # Ascend C's operator[] keeps bufferSize: a view reports the whole window
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"
 
 
-class LocalTensor:
+class LocalTensor(_ShapeInfoMixin):
     """A typed view of the Unified Buffer.
 
     `asc.LocalTensor(dtype, asc.TPosition.VECIN, byte_addr, length)` places one at a fixed byte
@@ -113,7 +169,7 @@ class LocalTensor:
     `off` elements. Tensors that overlap in the UB alias, as on hardware.
     """
 
-    __slots__ = ("_ref",)
+    __slots__ = ("_ref", "_shape")
 
     def __init__(self, dtype: Any = None, pos: Any = TPosition.VECIN, addr: Any = 0, tile_size: Any = 0,
                  *, _ref: TensorRef | None = None) -> None:
@@ -138,10 +194,17 @@ class LocalTensor:
     def dtype(self) -> DataType:
         return self._ref.dtype
 
+    def __iter__(self) -> Any:
+        # without this, __getitem__ makes Python iterate a tensor forever (one view per index)
+        raise TraceError("a LocalTensor is not iterable: use the vector ops on it, or get_value(i) in a loop over "
+                         "range(...) for one element at a time", user_loc())
+
     def __getitem__(self, key: Any) -> "LocalTensor":
         ref = self._ref
-        return LocalTensor(_ref=TensorRef(ref.root, ref.space, ref.dtype,
+        view = LocalTensor(_ref=TensorRef(ref.root, ref.space, ref.dtype,
                                           binop("+", ref.offset, _start_of(key, "LocalTensor"))))
+        view._shape = getattr(self, "_shape", None)
+        return view
 
     def reinterpret_cast(self, dtype: DataType) -> "LocalTensor":
         """The same bytes seen as another element type (Ascend C `ReinterpretCast<U>()`)."""
@@ -165,6 +228,73 @@ class LocalTensor:
 
     GetValue = get_value
     SetValue = set_value
+    __call__ = get_value       # pyasc's `t(i)`: Ascend C's operator() read as a value
+
+    def get_position(self) -> TPosition:
+        """The tensor's logical position (`GetPosition()`), known while tracing."""
+        nodes = current("LocalTensor.get_position").recorded()
+        n = nodes[self._ref.root]
+        if n.op == "local_tensor":
+            return n.args[0]
+        return nodes[n.args[0].root].args[0]         # the TQue / TBuf that handed it out
+
+    def get_size(self) -> Any:
+        """The element count from this view's start to the end of its buffer (`GetSize()`)."""
+        nodes = current("LocalTensor.get_size").recorded()
+        n = nodes[self._ref.root]
+        if n.op == "local_tensor":
+            total: Expr = n.args[2]
+        elif n.op == "tbuf_get" and n.args[1] is not None:
+            total = n.args[1]
+        else:
+            init = next((m for m in nodes.values() if m.op == "init_buffer" and m.args[0].root == n.args[0].root), None)
+            if init is None:
+                raise TraceError("get_size() of a queue / TBuf tensor needs pipe.init_buffer for it first", user_loc())
+            total = binop("//", init.args[2], Const(self._ref.dtype.itemsize))
+        return wrap(binop("-", total, self._ref.offset))
+
+    def get_length(self) -> Any:
+        """The length in bytes from this view's start to the end of its buffer (`GetLength()`)."""
+        return wrap(binop("*", to_expr(self.get_size()), Const(self._ref.dtype.itemsize)))
+
+    def get_phy_addr(self, offset: Any = 0) -> Any:
+        """The UB byte address of element `offset` of this view (`GetPhyAddr(offset)` on the vector core).
+
+        Raises:
+            TraceError: the tensor comes from a TQue / TBuf, whose address the TPipe gives out at run time.
+        """
+        n = current("LocalTensor.get_phy_addr").recorded()[self._ref.root]
+        if n.op != "local_tensor" or n.attr("auto"):
+            raise TraceError("get_phy_addr() is known for a static LocalTensor(dtype, pos, addr, length) only; a "
+                             "queue, TBuf or LocalTensorAuto tensor is placed later", user_loc())
+        elems = binop("+", self._ref.offset, _int_expr(offset, "the get_phy_addr offset"))
+        return wrap(binop("+", n.args[1], binop("*", elems, Const(self._ref.dtype.itemsize))))
+
+    def set_size(self, size: Any) -> None:
+        """Make this static LocalTensor `size` elements long (`SetSize`); later accesses are checked against it."""
+        self._resize(_int_expr(size, "the size"), "set_size")
+
+    def set_buffer_len(self, length: Any) -> None:
+        """Make this static LocalTensor `length` bytes long (`SetBufferLen`)."""
+        self._resize(binop("//", _int_expr(length, "the buffer length"), Const(self._ref.dtype.itemsize)),
+                     "set_buffer_len")
+
+    def _resize(self, elems: Expr, what: str) -> None:
+        ctx = current(f"LocalTensor.{what}")
+        loc = user_loc()
+        n = ctx.recorded()[self._ref.root]
+        if n.op != "local_tensor" or n.attr("auto"):
+            raise TraceError(f"{what} is provided for a static LocalTensor(dtype, pos, addr, length); a queue or TBuf "
+                             "tensor's size is its buffer's", loc, hint="size the buffer in pipe.init_buffer instead")
+        addr = binop("+", n.args[1], binop("*", self._ref.offset, Const(self._ref.dtype.itemsize)))
+        nid = ctx.record("local_tensor", (n.args[0], addr, elems), loc, attrs=make_attrs(dtype=self._ref.dtype))
+        self._ref = TensorRef(nid, "ub", self._ref.dtype, ZERO)
+
+    def set_addr_with_offset(self, src: "LocalTensor", offset: Any) -> None:
+        """View `src`'s buffer from its element `offset` (`SetAddrWithOffset(src, offset)`), as this tensor's type."""
+        if not isinstance(src, LocalTensor):
+            raise TraceError(f"set_addr_with_offset takes a LocalTensor, got {type(src).__name__}", user_loc())
+        self._ref = src[offset:].reinterpret_cast(self._ref.dtype)._ref
 
     def numpy(self, count: Any = None) -> Any:
         """A copy of the tensor's current contents (eager backend only; for print / pdb debugging)."""
@@ -172,6 +302,40 @@ class LocalTensor:
 
     def __repr__(self) -> str:
         return f"LocalTensor({self._ref}: {self._ref.dtype})"
+
+
+class LocalTensorAuto(LocalTensor):
+    """pyasc's compiler-managed tensor: `asc.LocalTensorAuto(dtype, length)` (or a shape whose product is the
+    length). It has no address here: graph/auto_place.py gives it one by liveness after tracing, and the
+    scheduler derives the synchronisation (pyasc's insert_sync)."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype: Any = None, shape: Any = None, *, _ref: TensorRef | None = None) -> None:
+        if _ref is not None:
+            self._ref = _ref
+            return
+        ctx = current("asc.LocalTensorAuto")
+        loc = user_loc()
+        if ctx.eager:
+            # eager runs each call as it is made, before the tensor's last use (which places it) is known
+            raise NotProvidedError("asc.LocalTensorAuto is not available on the eager backend: its UB address is "
+                                   "planned from the whole kernel's liveness", loc,
+                                   hint="run it on sim, cpp or cpu_debug (backend='sim')")
+        if not isinstance(dtype, DataType):
+            raise TraceError(f"LocalTensorAuto's first argument is the element type (e.g. asc.float32), got {dtype!r}",
+                             loc, hint="asc.LocalTensorAuto(asc.float32, length)")
+        dims = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        length = 1
+        for d in dims:
+            e = to_expr(d, "a LocalTensorAuto dimension")
+            if not (isinstance(e, Const) and e.type == "int" and e.value > 0):
+                raise TraceError(f"a LocalTensorAuto's size must be a positive integer known while tracing, got `{e}`",
+                                 loc, hint="pass the tile length as an asc.ConstExpr[int] kernel parameter")
+            length *= e.value
+        nid = ctx.record("local_tensor", (TPosition.VECCALC, ZERO, Const(length)), loc,
+                         attrs=make_attrs(dtype=dtype, auto=True))
+        self._ref = TensorRef(nid, "ub", dtype, ZERO)
 
 
 def _position(pos: Any, loc) -> TPosition:
@@ -204,4 +368,4 @@ def tensor_ref(t: Any, what: str) -> TensorRef:
     raise TraceError(f"{what} must be a LocalTensor or GlobalTensor, got {type(t).__name__}", user_loc())
 
 
-__all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "Scalar", "tensor_ref", "wrap"]
+__all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "LocalTensorAuto", "Scalar", "tensor_ref", "wrap"]

@@ -59,6 +59,10 @@ class TraceContext(Context):
         self.check_pending()
         return self.graph.add(op, args, loc, self._scope(), pipe, attrs)
 
+    def recorded(self) -> Any:
+        """The nodes recorded so far, by id (for metadata such as a tensor's size or position)."""
+        return {n.id: n for n in self.graph}
+
     def block_idx(self) -> Scalar:
         return Scalar(BLOCK_IDX)
 

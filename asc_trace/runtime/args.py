@@ -4,7 +4,7 @@ until the kernel has run without error (`BoundArgs.commit`)."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -117,6 +117,8 @@ def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc:
             continue
         arrays.append(None)
         if kind == "const":
+            if getattr(v, "__asc_struct__", False):
+                v = v.__asc_frozen__()    # a pyasc Struct: a read-only snapshot of its values
             try:
                 hash(v)
             except TypeError:
@@ -132,7 +134,35 @@ def bind_args(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc:
         else:
             raise LaunchError(f"argument {spec.name!r} of type {type(v).__name__} cannot be passed to a kernel", loc,
                               hint="kernels take arrays/tensors (GlobalAddress), ints, floats and ConstExpr values")
-    return BoundArgs(Signature(tuple(params)), arrays, scalars, values)
+    return BoundArgs(Signature(tuple(_shared_memory(params, arrays))), arrays, scalars, values)
+
+
+def _overlapping(arrays: list[np.ndarray]) -> bool:
+    """Whether two of the arrays share a byte."""
+    if len(arrays) < 2:
+        return False
+    spans = sorted((a.__array_interface__["data"][0], a.nbytes) for a in arrays if a.nbytes)
+    return any(lo < plo + pn for (plo, pn), (lo, _n) in zip(spans, spans[1:]))
+
+
+def _shared_memory(params: list[Param], arrays: list[np.ndarray | None]) -> list[Param]:
+    """`params` with `alias` set on every GM parameter whose bytes overlap another's (graph/signature.py):
+    groups of overlapping arrays, each member placed by its first byte relative to the group's lowest
+    (ties: the earlier parameter is the home)."""
+    spans = [(a.__array_interface__["data"][0], a.nbytes, i) for i, a in enumerate(arrays)
+             if isinstance(a, np.ndarray) and a.nbytes]
+    if len(spans) < 2:
+        return params
+    spans.sort()
+    out = list(params)
+    home, end = spans[0], spans[0][0] + spans[0][1]
+    for lo, n, i in spans[1:]:
+        if lo < end:
+            out[i] = replace(out[i], alias=(home[2], lo - home[0]))
+            end = max(end, lo + n)
+        else:
+            home, end = (lo, n, i), lo + n
+    return out
 
 
 class ArgBinder:
@@ -173,6 +203,9 @@ class ArgBinder:
                 parts.append((cls, repr(v)) if spec.kind == "const" else cls)
             else:
                 return bind_args(self.name, specs, args, kwargs, loc, device_ok)
+        if _overlapping([v for v in args if v.__class__ is np.ndarray]):
+            # arguments sharing memory: the signature records it (and is not remembered)
+            return bind_args(self.name, specs, args, kwargs, loc, device_ok)
         key = tuple(parts)
         sig = self.sigs.get(key)
         if sig is None:
@@ -198,10 +231,11 @@ class ArgBinder:
         return BoundArgs(sig, arrays, scalars, list(args))
 
 
-def sig_key(sig: Signature) -> tuple:
-    """What a compilation depends on in a signature: kinds, dtypes, and the constants by their repr."""
-    return tuple((p.kind, p.dtype.name if p.dtype else None, repr(p.value) if p.kind == "const" else None)
-                 for p in sig.params)
+def sig_key(sig: Signature, sharing: bool = True) -> tuple:
+    """What a compilation depends on in a signature: kinds, dtypes, the constants by their repr and (with
+    `sharing`) which arguments share memory."""
+    return tuple((p.kind, p.dtype.name if p.dtype else None, repr(p.value) if p.kind == "const" else None,
+                  p.alias if sharing else None) for p in sig.params)
 
 
 def _match(name: str, specs: list[ParamSpec], args: tuple, kwargs: dict, loc: SourceLoc | None) -> list[Any]:
@@ -235,6 +269,8 @@ def _infer_kind(v: Any) -> str:
         return "int"
     if isinstance(v, (float, np.floating)):
         return "float"
+    if getattr(v, "__asc_struct__", False):
+        return "const"
     return "?"
 
 

@@ -9,14 +9,17 @@ when that gives the same bytes:
 
 - every UB read of the body is either written earlier in the same iteration by one node that covers
   it (the value is taken from that node's result: the UB buffers a loop reuses are renamed per
-  iteration), or not written by the loop at all (read from the UB as it is);
+  iteration), or not written by the loop at all (read from the UB as it is), or an element-wise
+  node's read of its own destination that no other node writes (an accumulator: that node alone runs
+  iteration after iteration, with program order's arithmetic);
 - on each GM argument the loop writes, the bytes each iteration touches are disjoint from those of
   every other iteration (so no iteration sees another's writes whatever the order).
 
 Any other loop, or a loop whose addresses do not fit these rules at run time, runs iteration by
 iteration (runtime/interpreter.py). After a batch the UB holds what program order leaves in it (each
 node's last write of each address is put back), so the code after the loop sees the same bytes.
-Iterations run in chunks whose results take at most CHUNK_BYTES, to bound the extra memory.
+Iterations run in chunks whose results take at most CHUNK_BYTES, to bound the extra memory. An
+element-wise node whose only reader is a store to a strided GM range computes straight into it.
 """
 from __future__ import annotations
 
@@ -54,9 +57,12 @@ class Plan:
 
 class LoopBatch:
     """The static half: whether a loop's body is made of batchable nodes, with their compiled operands;
-    and the plans made for it, by what the addresses depend on (PLANS of them at most)."""
+    and the plans made for it, by what the addresses depend on (PLANS of them at most, and as many as
+    hold PLAN_ELEMENTS per-iteration addresses and starts together: a nest's inner loop has a plan per
+    outer iteration, a long loop large ones)."""
 
     PLANS = 64
+    PLAN_ELEMENTS = 1 << 22
 
     def __init__(self, st: LoopStep, data_keys: frozenset[str] = frozenset()) -> None:
         self.step = st
@@ -87,6 +93,7 @@ class LoopBatch:
         self.env_keys = tuple(sorted(env_keys - {st.key}))
         self.root_ids = tuple(sorted(roots - local))
         self.plans: dict[tuple, Plan] = {}
+        self._held = 0              # elements of the plans kept (see PLAN_ELEMENTS)
 
     # -- the dynamic half --------------------------------------------------------------------------------
     def _key(self, m: Machine, bounds: tuple) -> tuple:
@@ -116,9 +123,12 @@ class LoopBatch:
                 p = self._plan(m, values)
             except NotBatchable:
                 p = None
-            if len(self.plans) >= self.PLANS:
+            size = len(values) * m.C * max(1, len(self.nodes))      # about what the plan's arrays hold
+            if len(self.plans) >= self.PLANS or self._held + size > self.PLAN_ELEMENTS:
                 self.plans.clear()
+                self._held = 0
             self.plans[key] = p
+            self._held += size
         if p is None:
             raise NotBatchable
         return p
@@ -443,6 +453,8 @@ class BatchInterpreter(Interpreter):
                         plan = lb.run(m, values, (start, stop, step))
                     if self.record is not None:
                         self.record.append((lb, plan, len(values)))
+                        if lb.revalue:          # its scalars come from this launch's data
+                            self.replayable = False
                     return
                 except NotBatchable:
                     pass

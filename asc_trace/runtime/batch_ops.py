@@ -153,6 +153,8 @@ def binder(n: Node) -> Callable:
         compute = None
     else:
         d, *srcs, cnt = n.args
+        if fam == "vec_binary" and op.reads is not None and 0 in op.reads:
+            srcs = [*srcs, d]           # FusedMulAdd, MulAddDst: the old dst is the third input
         sc_expr = None
         compute = None
     fd, fsrc, fc = efn(d.offset), [efn(t.offset) for t in srcs], efn(cnt)
@@ -171,7 +173,7 @@ def binder(n: Node) -> Callable:
                 return from_compute(ref(to_compute(ins[0], srcs[0].dtype), sc), dt)
         elif fam == "vec_binary":
             def compute(ins: list, sc: Any) -> np.ndarray:
-                return from_compute(ref(to_compute(ins[0], srcs[0].dtype), to_compute(ins[1], srcs[1].dtype)), dt)
+                return from_compute(ref(*(to_compute(x, t.dtype) for x, t in zip(ins, srcs))), dt)
         else:
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(ref(to_compute(ins[0], srcs[0].dtype)), dt)

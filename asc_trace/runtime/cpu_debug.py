@@ -194,10 +194,21 @@ class CpuDebugRuntime(Runtime):
         bound = job.bound
         offsets: dict[int, int] = {}
         size = 0
+        sig = bound.signature
         for p in art.params:
-            if p.kind == "gm":
+            if p.kind == "gm" and sig.gm_home(p.index)[0] == p.index:
+                # one region per memory: arguments that share it at this launch (graph/signature.py alias)
+                # get offsets into their home's region, so that a write through one is seen through the other
+                span = max([bound.arrays[p.index].nbytes] +
+                           [delta + bound.arrays[q.index].nbytes for q in sig.params
+                            if q.kind == "gm" and q.alias is not None
+                            for home, delta in [q.alias] if home == p.index])
                 offsets[p.index] = size
-                size += -(-bound.arrays[p.index].nbytes // _GM_ALIGN) * _GM_ALIGN + _GM_ALIGN
+                size += -(-span // _GM_ALIGN) * _GM_ALIGN + _GM_ALIGN
+        for p in art.params:
+            if p.kind == "gm" and p.index not in offsets:
+                home, delta = sig.gm_home(p.index)
+                offsets[p.index] = offsets[home] + delta
         argv = []
         for p in art.params:
             if p.kind == "gm":

@@ -27,6 +27,7 @@ from . import cube_timing as T
 from .machine import Machine
 
 POISON = 0xFF
+_ROW0 = np.zeros(1, np.int64)
 BINDERS: dict[str, Callable[[Node], Callable[[Machine], Any]]] = {}
 
 
@@ -68,10 +69,14 @@ class Operand:
         self.what = what
         self.off = _f(ref.offset)
         self.size = ref.dtype.itemsize
+        self.np = ref.dtype.np
+        self.root_id = ref.root
 
     def at(self, m: Machine, node: Node, align: int = 32) -> tuple[CubeRoot, int]:
-        root: CubeRoot = m.roots[self.ref.root]
-        off = _int(m, self.off(m.env), node, f"the offset of {self.what}")
+        root: CubeRoot = m.roots[self.root_id]
+        off = self.off(m.env)
+        if off.__class__ is not int:
+            off = _int(m, off, node, f"the offset of {self.what}")
         if off < 0:
             raise OutOfBoundsError(f"{self.what} starts {-off} element(s) before its tensor", node=node)
         addr = root.addr + off * self.size
@@ -84,7 +89,7 @@ class Operand:
     def elems(self, m: Machine, root: CubeRoot) -> np.ndarray:
         """The whole tensor as elements (a live view of the memory)."""
         mem = m.cube[root.space]
-        return mem[root.addr:root.addr + root.nbytes - root.nbytes % self.size].view(self.ref.dtype.np)
+        return mem[root.addr:root.addr + root.nbytes - root.nbytes % self.size].view(self.np)
 
     def span(self, m: Machine, node: Node, root: CubeRoot, off: int, idx_max: int) -> None:
         have = root.nbytes // self.size
@@ -149,6 +154,13 @@ def _compile_params(p: Any, skip: tuple[str, ...] = ()) -> tuple:
     return consts, tuple(live)
 
 
+def _gm_rows(info: tuple, rows: np.ndarray, length: int) -> tuple:
+    """What an instruction touches in GM, row by row, for the check across cores: (parameter, element
+    starts of the rows, elements per row, element size, is_write)."""
+    param, start, _count, size, write = info[:5]
+    return (param, int(np.asarray(start).flat[0]) + rows, length, size, write)
+
+
 def _gm_key(info: tuple, lo: int, hi: int) -> tuple:
     param, start, _count, size, write = info[:5]
     s = int(np.asarray(start).flat[0])
@@ -165,7 +177,8 @@ def _nd2nz_index(nd: int, n: int, d: int, src_ms: int, src_d: int, dst_ms: int, 
     c = np.arange(d)[None, None, :]
     sidx = mats * src_ms + r * src_d + c
     didx = mats * dst_ms + (c // C0) * c0s * C0 + r * ns * C0 + c % C0
-    return sidx, didx, int(didx.min()), int(didx.max()) + 1, int(sidx.max()) + 1
+    rows = (mats * src_ms + r * src_d).ravel()
+    return sidx, didx, int(didx.min()), int(didx.max()) + 1, int(sidx.max()) + 1, rows
 
 
 @lru_cache(maxsize=256)
@@ -184,7 +197,7 @@ def _fixpipe_index(M: int, N: int, ss: int, ds: int) -> tuple:
     col = np.arange(N)[None, :]
     sidx = (col // 16) * ss * 16 + r * 16 + col % 16
     didx = (r * ds + col).ravel()
-    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1, int(didx.max()) + 1, r.ravel() * ds
 
 
 # -- GM -> L1 ----------------------------------------------------------------------------------------
@@ -203,7 +216,7 @@ def bind_nd2nz(node: Node) -> Callable[[Machine], Instr | None]:
             return None
         root, off = dst.at(m, node)
         nd = q["nd_num"]
-        sidx, didx, d_lo, d_hi, s_ext = _nd2nz_index(nd, n, d, q["src_nd_matrix_stride"], q["src_d_value"],
+        sidx, didx, d_lo, d_hi, s_ext, rows = _nd2nz_index(nd, n, d, q["src_nd_matrix_stride"], q["src_d_value"],
                                                      q["dst_nz_matrix_stride"], q["dst_nz_c0_stride"],
                                                      q["dst_nz_n_stride"], C0)
         dst.span(m, node, root, off, d_hi - 1)
@@ -213,7 +226,8 @@ def bind_nd2nz(node: Node) -> Callable[[Machine], Instr | None]:
         def apply() -> None:
             view[off + didx] = src[0][sidx]
         acc = (dst.key(root, off, d_lo, d_hi, True), _gm_key(info, 0, s_ext))
-        return Instr(node, Pipe.MTE2, "op", apply=apply, ub=acc, work=T.mte2(nd * n * d * dst_r.dtype.itemsize))
+        return Instr(node, Pipe.MTE2, "op", apply=apply, ub=acc, gm=_gm_rows(info, rows, d),
+                     work=T.mte2(nd * n * d * dst_r.dtype.itemsize))
     return run
 
 
@@ -233,7 +247,7 @@ def bind_copy_gm_l1(node: Node) -> Callable[[Machine], Instr | None]:
         def apply() -> None:
             view[off:off + n] = src[0]
         return Instr(node, Pipe.MTE2, "op", apply=apply, ub=(dst.key(root, off, 0, n, True), _gm_key(info, 0, n)),
-                     work=T.mte2(n * dst_r.dtype.itemsize))
+                     gm=_gm_rows(info, _ROW0, n), work=T.mte2(n * dst_r.dtype.itemsize))
     return run
 
 
@@ -265,6 +279,54 @@ def bind_load2d(node: Node) -> Callable[[Machine], Instr | None]:
             dv[doff + didx] = frag
         acc = (dst.key(droot, doff, 0, d_hi, True), src.key(sroot, soff, s_lo, s_hi, False))
         return Instr(node, Pipe.MTE1, "op", apply=apply, ub=acc, work=T.mte1(reps * FRACTAL_BYTES, droot.space))
+    return run
+
+
+@lru_cache(maxsize=256)
+def _load3d_index(m_ext: int, k_ext: int, m0: int, k0: int, plane: int, C0: int) -> tuple:
+    """(source elements, destination elements, source [lo, hi)) of the matmul case of LoadData3DV2:
+    element (i, j) of the slice is row m0 + i, column k0 + j of the Nz matrix in L1 (`plane` elements per
+    C0-wide column block), and lands in L0A's Zz order."""
+    i = np.arange(m_ext)[:, None]
+    j = np.arange(k_ext)[None, :]
+    col = k0 + j
+    sidx = (col // C0) * plane + (m0 + i) * C0 + col % C0
+    didx = ((i // 16) * (k_ext // C0) + j // C0) * (16 * C0) + (i % 16) * C0 + j % C0
+    return sidx, didx, int(sidx.min()), int(sidx.max()) + 1
+
+
+@cube_binder("load_data_3dv2")
+def bind_load3d(node: Node) -> Callable[[Machine], Instr | None]:
+    dst_r, src_r, p = node.args
+    dst, src = Operand(dst_r, "dst of asc.load_data"), Operand(src_r, "src of asc.load_data")
+    fs = _compile_params(p, skip=("pad_list",))
+    C0 = c0(dst_r.dtype.itemsize)
+
+    def run(m: Machine) -> Instr | None:
+        q = _params(p, m, node, fs)
+        m_ext, k_ext = q["m_extension"], q["k_extension"]
+        if m_ext == 0 or k_ext == 0:
+            return None
+        if m_ext % 16 or k_ext % C0 or q["m_start_pt"] % 16 or q["k_start_pt"] % C0:
+            raise AlignmentError("LoadData3DParamsV2: m_extension and m_start_pt must be multiples of 16, "
+                                 f"k_extension and k_start_pt of {C0} (32 bytes)", node=node)
+        if q["m_start_pt"] + m_ext > q["l1_h"] * q["l1_w"] or q["k_start_pt"] + k_ext > -(-q["channel_size"] // C0) * C0:
+            raise OutOfBoundsError(f"LoadData3DParamsV2 takes rows [{q['m_start_pt']}, {q['m_start_pt'] + m_ext}) and "
+                                   f"columns [{q['k_start_pt']}, {q['k_start_pt'] + k_ext}) of a {q['l1_h'] * q['l1_w']} x "
+                                   f"{q['channel_size']} feature map", node=node)
+        droot, doff = dst.at(m, node, 512)
+        sroot, soff = src.at(m, node, 32)
+        plane = q["l1_h"] * q["l1_w"] * C0
+        sidx, didx, s_lo, s_hi = _load3d_index(m_ext, k_ext, q["m_start_pt"], q["k_start_pt"], plane, C0)
+        src.span(m, node, sroot, soff, s_hi - 1)
+        dst.span(m, node, droot, doff, m_ext * k_ext - 1)
+        sv, dv = src.elems(m, sroot), dst.elems(m, droot)
+
+        def apply() -> None:
+            dv[doff + didx] = sv[soff + sidx]
+        acc = (dst.key(droot, doff, 0, m_ext * k_ext, True), src.key(sroot, soff, s_lo, s_hi, False))
+        return Instr(node, Pipe.MTE1, "op", apply=apply, ub=acc,
+                     work=T.mte1(m_ext * k_ext * dst_r.dtype.itemsize, droot.space))
     return run
 
 
@@ -332,7 +394,8 @@ def _acc_dtype(dt_name: str) -> Any:
 def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
     refs = node.args[:-1]
     p = node.args[-1]
-    c, a, b = Operand(refs[0], "dst of asc.mmad"), Operand(refs[1], "fm of asc.mmad"), Operand(refs[2], "filter of asc.mmad")
+    c, a = Operand(refs[0], "dst of asc.mmad"), Operand(refs[1], "fm of asc.mmad")
+    b = Operand(refs[2], "filter of asc.mmad")
     bias = Operand(refs[3], "bias of asc.mmad") if len(refs) == 4 else None
     fs = _compile_params(p)
     adt, cdt = refs[1].dtype, refs[0].dtype
@@ -369,8 +432,11 @@ def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
             acc.append(bias.key(broot2, boff2, 0, nbias, False))
 
         def apply() -> None:
-            A = to_compute(av[aoff:aoff + na], adt).reshape(M1, K1, 16, k0).transpose(0, 2, 1, 3).reshape(M1 * 16, K1 * k0)
-            B = to_compute(bv[boff:boff + nb], adt).reshape(K1, N1, 16, k0).transpose(0, 3, 1, 2).reshape(K1 * k0, N1 * 16)
+            # L0A's Zz (M1, K1, 16, k0) and L0B's Zn (K1, N1, 16 n, k0) as the matrices they hold
+            A = to_compute(av[aoff:aoff + na], adt).reshape(M1, K1, 16, k0).transpose(0, 2, 1, 3)
+            A = A.reshape(M1 * 16, K1 * k0)
+            B = to_compute(bv[boff:boff + nb], adt).reshape(K1, N1, 16, k0).transpose(0, 3, 1, 2)
+            B = B.reshape(K1 * k0, N1 * 16)
             prod = A.astype(acc_t) @ B.astype(acc_t)
             out = cv[coff:coff + nc]
             if bview is not None:
@@ -384,7 +450,9 @@ def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
             if acc_t is np.int64:
                 res = res.astype(np.int64).astype(np.int32)     # wraps as the 32-bit accumulator does
             out[...] = res.astype(cv.dtype)
-        return Instr(node, Pipe.M, "op", apply=apply, ub=tuple(acc), work=T.mmad(M, N, K, adt.name))
+        uf = q["unit_flag"]
+        key = ("uf", croot.addr + coff * 4, 0, uf == 3) if uf in (2, 3) else None
+        return Instr(node, Pipe.M, "op", key=key, apply=apply, ub=tuple(acc), work=T.mmad(M, N, K, adt.name))
     return run
 
 
@@ -403,7 +471,7 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
         if M == 0 or N == 0:
             return None
         sroot, soff = src.at(m, node, 64)
-        sidx, didx, s_lo, s_hi, ext = _fixpipe_index(M, N, ss, ds)
+        sidx, didx, s_lo, s_hi, ext, rows = _fixpipe_index(M, N, ss, ds)
         src.span(m, node, sroot, soff, s_hi - 1)
         info, store = m.gm_access(dst_r, fdst(m.env), ext, node, "the destination of asc.fixpipe", write=True)
         sv = src.elems(m, sroot)
@@ -417,5 +485,8 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
                 v = from_compute(v.astype(np.float32), ddt)      # round to nearest even
             store(v.reshape(1, -1).astype(ddt.np, copy=False), didx)
         acc = (src.key(sroot, soff, s_lo, s_hi, False), _gm_key(info, 0, ext))
-        return Instr(node, Pipe.FIX, "op", apply=apply, ub=acc, work=T.fixpipe(M, N))
+        uf = q["unit_flag"]
+        key = ("uf", sroot.addr + soff * 4, 1, uf == 3) if uf in (2, 3) else None
+        return Instr(node, Pipe.FIX, "op", key=key, apply=apply, ub=acc, gm=_gm_rows(info, rows, N),
+                     work=T.fixpipe(M, N))
     return run

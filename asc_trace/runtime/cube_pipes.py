@@ -43,6 +43,8 @@ class Flag:
 
 
 def _key_text(key: Any) -> str:
+    if key[0] == "uf":
+        return f"the unit flag of L0C byte {key[1]} (waiting for it to be {key[2]})"
     ev, i = key
     return f"HardEvent.{ev.name} id {i}" if isinstance(ev, HardEvent) else str(key)
 
@@ -56,6 +58,7 @@ def _mem_text(mem: Any) -> str:
 class CubePipes:
     def __init__(self, check: bool = True, trace: bool = False) -> None:
         self.log: list[tuple[int, float, float, Node]] | None = [] if trace else None   # (pipe, start, end, node)
+        self.gm_log: list[tuple[tuple, Node]] | None = [] if check else None   # GM rows touched, for across cores
         self.vc = [[0] * NP for _ in range(NP)]
         self.queues: list[deque] = [deque() for _ in range(NP)]
         self.flags: dict[Any, Flag] = {}
@@ -65,6 +68,9 @@ class CubePipes:
         self.history: dict[Any, list[Access]] = {}
         self.free = [0.0] * NP          # when each pipe is free
         self.busy = [0.0] * NP
+        # unitFlag: L0C base address -> (bit, clock and time of the instruction that last flipped it). Mmad
+        # writes when the bit is 0, Fixpipe reads when it is 1; mode 3 flips it (Mmad -> 1, Fixpipe -> 0).
+        self.unit: dict[int, tuple[int, list[int] | None, float]] = {}
         self.t_issue = 0.0
         self.end = 0.0
 
@@ -87,14 +93,23 @@ class CubePipes:
                     self._hang(ins)
             self._execute(ins, 0)
             return
-        if self.queues[p] or (ins.kind == "wait" and ins.key not in self.flags):
+        if self.queues[p] or not self._ready(ins):
             ins.issue_vc = self.vc[0][:]
             self.queues[p].append(ins)
             self.backlog += 1
             return
         self._execute(ins, p)
-        if self.backlog and ins.kind == "set":
+        if self.backlog and (ins.kind == "set" or ins.key is not None):
             self.drain()
+
+    def _ready(self, ins: Instr) -> bool:
+        """Whether a pipe's head instruction can run: a wait once its flag is set; an Mmad / Fixpipe with a
+        unit flag once its L0C block's bit has the value it needs (ascend-cube-facts §4, unitFlag)."""
+        if ins.kind == "wait":
+            return ins.key in self.flags
+        if ins.key is not None and ins.kind == "op":
+            return self.unit.get(ins.key[1], (0,))[0] == ins.key[2]
+        return True
 
     def drain(self) -> None:
         progress = True
@@ -104,7 +119,7 @@ class CubePipes:
                 q = self.queues[p]
                 while q:
                     head = q[0]
-                    if head.kind == "wait" and head.key not in self.flags:
+                    if not self._ready(head):
                         break
                     q.popleft()
                     self.backlog -= 1
@@ -131,6 +146,13 @@ class CubePipes:
             self.waited[ins.key] = (p, vc[p], ins.node)
         elif kind == "set":
             self._check_set(ins, vc)
+        elif kind == "op" and ins.key is not None:       # a unit flag: ordered after the last flip
+            _bit, fvc, ftime = self.unit.get(ins.key[1], (0, None, 0.0))
+            if fvc is not None:
+                for i in range(NP):
+                    if fvc[i] > vc[i]:
+                        vc[i] = fvc[i]
+                start = max(start, ftime)
         elif kind == "barrier_all":
             t = max(self.free)
             for q in range(NP):
@@ -149,12 +171,16 @@ class CubePipes:
         if kind == "op":
             if self.log is not None:
                 self.log.append((p, ins.start, ins.end, ins.node))
+            if self.gm_log is not None and ins.gm:
+                self.gm_log.append((ins.gm, ins.node))
             if self.check and ins.ub:
                 self._check_races(ins, p, vc)
             if ins.apply is not None:
                 ins.apply()
         if kind == "set":
             self.flags[ins.key] = Flag(vc[:], ins.node, ins.end)
+        elif kind == "op" and ins.key is not None and ins.key[3]:
+            self.unit[ins.key[1]] = (1 - ins.key[2], vc[:], ins.end)
 
     def _check_set(self, ins: Instr, vc: list[int]) -> None:
         prev = self.flags.get(ins.key)
@@ -172,8 +198,9 @@ class CubePipes:
 
     def _hang(self, ins: Instr, barrier: Instr | None = None) -> None:
         extra = [("the PIPE_ALL barrier that cannot pass it", barrier.node.loc)] if barrier is not None else []
-        raise SyncError(f"wait_flag of {_key_text(ins.key)} is never satisfied: no set_flag of that event and id can "
-                        "run before it, so on the NPU the kernel would hang here", node=ins.node, related=extra,
+        what = "this instruction's wait for" if ins.kind == "op" else "wait_flag of"
+        raise SyncError(f"{what} {_key_text(ins.key)} is never satisfied: nothing that can run before it sets it, "
+                        "so on the NPU the kernel would hang here", node=ins.node, related=extra,
                         hint="add the matching set_flag on the source pipe (a 'buffer free' flag is set once "
                              "before the loop), or remove this wait")
 
@@ -191,8 +218,10 @@ class CubePipes:
                 ordered = a.epoch <= vc[a.pipe]
                 if not ordered and (write or a.write):
                     self._race(a, ins, p, mem, max(lo, a.lo), min(hi, a.hi), write)
-                if not (ordered and lo <= a.lo and a.hi <= hi):
-                    keep.append(a)       # an access before this one, inside its range, is covered by it
+                # an access before this one and inside its range is covered by it: a write covers anything,
+                # a read covers reads (a write it does not cover still conflicts with later reads)
+                if not (ordered and lo <= a.lo and a.hi <= hi and (write or not a.write)):
+                    keep.append(a)
             keep.append(Access(lo, hi, write, p, vc[p], ins.node))
             self.history[mem] = keep
 

@@ -84,6 +84,11 @@ class CubeProfile:
         self.pipe_busy = dict(self.core_busy[i]) if self.core_busy else {}
 
     @property
+    def utilization(self) -> dict[str, float]:
+        """Pipe name -> busy cycles of the slowest core over its cycles."""
+        return {k: (v / self.cycles if self.cycles else 0.0) for k, v in self.pipe_busy.items()}
+
+    @property
     def time_us(self) -> float:
         return self.cycles / self.clock_hz * 1e6
 
@@ -162,6 +167,10 @@ class CubeArtifact:
                 finally:
                     out.append((core, m.out[0]))
                     m.release()
+            if check:
+                from .cube_cores import check_across_cores
+                names = {p.index: p.name for p in self.graph.signature.runtime if p.kind == "gm"}
+                check_across_cores([(c, mo.gm_log or []) for c, mo in enumerate(models)], names)
         except BaseException:
             journal.rollback()
             raise

@@ -42,12 +42,15 @@ class EagerContext(TraceContext):
         self.m = m
         self._next = 0
         self._depth = 0
+        self._nodes: dict[int, Node] = {}    # for tensor metadata (LocalTensor.get_size, ...)
 
     def record(self, op: str, args: tuple[Any, ...], loc: SourceLoc, pipe: Pipe | None = None,
                attrs: tuple[tuple[str, Any], ...] = ()) -> int:
         nid = self._next
         self._next += 1
         node = Node(nid, op, tuple(args), loc, (), pipe, attrs)
+        if pipe is None:                     # bookkeeping nodes only: those define tensors and buffers
+            self._nodes[nid] = node
         try:
             with np.errstate(all="ignore"):
                 ins = bind(node)(self.m)
@@ -56,6 +59,9 @@ class EagerContext(TraceContext):
         except ScalarFault as exc:
             raise ScalarError(str(exc), node=node) from None
         return nid
+
+    def recorded(self) -> dict[int, Node]:
+        return self._nodes
 
     def block_idx(self) -> Scalar:
         return Scalar(BLOCK_IDX)

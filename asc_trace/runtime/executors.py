@@ -103,6 +103,8 @@ def _bind_binary(node: Node, op: OpDef) -> Step:
         return executors_ops.bind_masked(node, op)
     d, a, b, n = node.args
     ref = op.ref
+    if op.reads is not None and 0 in op.reads:     # FusedMulAdd, MulAddDst: the old dst is an input too
+        return bind_elementwise(node, d, [a, b, d], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], ins[2]))
     return bind_elementwise(node, d, [a, b], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1]))
 
 
@@ -128,6 +130,8 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
 
 @binder("vec_duplicate")
 def _bind_duplicate(node: Node, op: OpDef) -> Step:
+    if node.attr("form") == "mask":
+        return executors_ops.bind_masked(node, op)
     d, s, n = node.args
     return bind_elementwise(node, d, [], n, lambda ins, sc, cnt, C: np.broadcast_to(sc, (C, cnt)), scalar=s)
 

@@ -19,7 +19,7 @@ from ..graph.ops.vec_reduce import whole_result_width
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executors import bind_elementwise, binder, efn, scalar_as
-from .machine import Machine
+from .machine import Machine, gm_rows
 
 Step = Callable[[Machine], Instr | None]
 
@@ -32,9 +32,11 @@ def mask_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int) 
         word = mask.bits[0] | (mask.bits[1] << 64)
         return np.array([e for e in range(per_rep) if (word >> e) & 1], dtype=np.int64)
     n = m.uniform_int(efn(mask.count)(env), node, "the mask count")
-    if not 1 <= n <= per_rep:
-        raise OutOfBoundsError(f"a mask count must be 1..{per_rep}, got {n}", node=node)
-    return np.arange(n, dtype=np.int64)
+    if n < 1:
+        raise OutOfBoundsError(f"a mask count must be at least 1, got {n}", node=node)
+    # a count past the repeat selects the whole repeat (asc-devkit kernel_utils_base.h SetMask(len):
+    # len >= 128 or len == elements per repeat sets the full mask)
+    return np.arange(min(n, per_rep), dtype=np.int64)
 
 
 def masked_index(pos: np.ndarray, repeat: int, blk: int, rep: int, per_block: int) -> np.ndarray:
@@ -49,7 +51,7 @@ def bind_masked(node: Node, op: OpDef) -> Step:
     stride_fns = [(efn(b), efn(r)) for b, r in strides(node)]
     offs = [efn(t.offset) for t in tensors]
     fr = efn(repeat_e)
-    scalar_e = node.args[len(tensors)] if op.family == "vec_scalar" else None
+    scalar_e = node.args[len(tensors)] if op.family in ("vec_scalar", "vec_duplicate") else None
     fs = efn(scalar_e) if scalar_e is not None else None
     dt: DataType = tensors[0].dtype
     sdt: DataType = node.attr("src_dtype") or dt
@@ -57,6 +59,7 @@ def bind_masked(node: Node, op: OpDef) -> Step:
     ref = op.ref
     family = op.family
     is_axpy = node.op == "axpy"
+    old_dst = is_axpy or (family == "vec_binary" and op.reads is not None and 0 in op.reads)
 
     def run(m: Machine) -> Instr | None:
         env = m.env
@@ -68,11 +71,12 @@ def bind_masked(node: Node, op: OpDef) -> Step:
         for t, off, (fb, frp) in zip(tensors, offs, stride_fns):
             blk = m.uniform_int(fb(env), node, "a block stride")
             rep = m.uniform_int(frp(env), node, "a repeat stride")
-            n = (repeat - 1) * rep + (BLOCKS - 1) * blk + 1
-            nel = n * (32 // t.dtype.itemsize)
+            idx = masked_index(pos, repeat, blk, rep, 32 // t.dtype.itemsize)
+            # only the lanes the mask selects are accessed: the span ends at the last selected element
+            nel = int(idx.max()) + 1 if len(idx) else 0
             addr, view = m.ub_access(t, off(env), nel, node, "an operand")
             views.append(view)
-            idxs.append(masked_index(pos, repeat, blk, rep, 32 // t.dtype.itemsize))
+            idxs.append(idx)
             ub.append((addr, nel * t.dtype.itemsize, False))
         ub[0] = (ub[0][0], ub[0][1], True)
         scalar = scalar_as(sdt, fs(env)) if fs is not None else None
@@ -83,8 +87,12 @@ def bind_masked(node: Node, op: OpDef) -> Step:
             d = idxs[0][sel]
             if is_axpy:
                 out = ref(to_compute(views[0][:, d], dt), srcs[0], scalar)
+            elif old_dst:           # FusedMulAdd, MulAddDst: ref(src0, src1, old dst)
+                out = ref(*srcs, to_compute(views[0][:, d], dt))
             elif family == "vec_scalar":
                 out = ref(srcs[0], scalar)
+            elif family == "vec_duplicate":
+                out = np.broadcast_to(scalar, (views[0].shape[0], len(d)))
             else:
                 out = ref(*srcs)
             views[0][:, d] = from_compute(out, dt)
@@ -97,7 +105,7 @@ def bind_masked(node: Node, op: OpDef) -> Step:
         else:
             def apply() -> None:
                 compute(slice(None))
-        if is_axpy:
+        if old_dst:
             ub.append((ub[0][0], ub[0][1], False))
         # a repeat takes its time whatever the mask selects
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=repeat * BLOCKS * per_block)
@@ -187,12 +195,13 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
         blk = m.uniform_int(fsb(env), node, "src_blk_stride")
         rep = m.uniform_int(fsr(env), node, "src_rep_stride")
         pos = mask_positions(mask, env, m, node, per_rep)
-        n_src = ((repeat - 1) * rep + (BLOCKS - 1) * blk + 1) * per_block
+        idx = masked_index(pos, repeat, blk, rep, per_block)
+        n_src = int(idx.max()) + 1          # only the selected lanes are read
+        idx = idx.reshape(repeat, len(pos))
         width = whole_result_width(kind, order, dt.itemsize)
         n_dst = ((repeat - 1) * dst_rep + 1) * width
         aa, va = m.ub_access(s, fs(env), n_src, node, "src")
         ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
-        idx = masked_index(pos, repeat, blk, rep, per_block).reshape(repeat, len(pos))
         out_at = np.arange(repeat) * dst_rep * width
 
         def apply() -> None:
@@ -430,6 +439,8 @@ def _bind_scalar_access(node: Node, op: OpDef) -> Step:
     fo, fi = efn(ref.offset), efn(index)
     dt: DataType = ref.dtype
     key = f"v{node.id}"
+    if ref.space == "gm":
+        return _gm_scalar_access(node, fo, fi)
     if node.op == "get_value":
         def run(m: Machine) -> Instr:
             env = m.env
@@ -453,6 +464,38 @@ def _bind_scalar_access(node: Node, op: OpDef) -> Step:
         def apply() -> None:
             view[:, 0] = from_compute(np.broadcast_to(value, (m.C, 1))[:, 0], dt)
         return Instr(node, Pipe.S, "op", apply=apply, ub=((addr, dt.itemsize, True),), work=1)
+    return run
+
+
+def _gm_scalar_access(node: Node, fo, fi) -> Step:
+    """GlobalTensor.get_value / set_value: one element of global memory through the scalar unit."""
+    ref = node.args[0]
+    dt: DataType = ref.dtype
+    key = f"v{node.id}"
+    write = node.op == "set_value"
+    fv = efn(node.args[2]) if write else None
+
+    def run(m: Machine) -> Instr:
+        env = m.env
+        off = fo(env) + m.uniform_int(fi(env), node, "the index")
+        info, io = m.gm_access(ref, off, 1, node, "the element", write=write)
+        if write:
+            value = scalar_as(dt, fv(env))
+
+            def apply() -> None:
+                io(from_compute(np.broadcast_to(np.asarray(value), (m.C, 1)), dt))
+            return _copy_instr(node, Pipe.S, ("gm", info), ("none", None), apply if io is not None else None, 1)
+        if io is None:
+            # a run that checks without data effects still needs the value (later addresses may use it):
+            # reading the caller's array changes nothing
+            arr, start = m.gm_span(ref, off, 1, node, "the element")
+            io = gm_rows(arr, start, 1, m.C)
+
+        def read() -> None:
+            v = to_compute(np.asarray(io)[:, 0], dt)
+            vals = v.astype(np.float64) if dt.is_float else v.astype(np.int64)
+            env[key] = vals if m.C > 1 else vals[0].item()
+        return _copy_instr(node, Pipe.S, ("gm", info), ("none", None), read, 1)
     return run
 
 

@@ -1,16 +1,10 @@
 """GM arguments that share memory at launch, when the kernel writes one of them.
 
-The scheduler and the simulator's race checker treat each GM parameter as its own memory (graph/
-analysis.py: one space per parameter; runtime/race_check.py: one shadow per parameter), so an access
-through `x` and one through `y` are never a dependence. When `y` is `x`, or a view overlapping it,
-and the kernel writes either, a write through one and an access through the other may run in any
-order across the pipes: the bytes would depend on timing on the NPU while the CPU backends compute
-program order. Until the schedule is made per sharing pattern (issue 18), a launch where a written
-argument *partly* overlaps another (`k(a[:n], a[64:])`) is refused on every backend, before anything
-runs. Still let through, as before: arguments that only read shared memory (`add(z, x, x)`), and the
-exact in-place form, one array passed twice whole (`vadd(x, y, x)`, which tests/test_sim_fast_path.py
-relies on). That form is not proven race-free: it is as safe as the kernel's own ordering of each
-element's read before its write through the other name (docs/scheduler-aliasing.md).
+Arguments that share memory at a launch (`k(x, x)`, two overlapping views of one array) are recorded
+in the signature (runtime/args.py: `Param.alias`), so the kernel is compiled per sharing pattern and
+the scheduler, the proof and the race checker see one memory (graph/signature.py `gm_home`). What is
+left here is a safety net: two written-to arguments that overlap in memory without the graph having
+been scheduled for it (memory the launch could not see as shared) are refused, before anything runs.
 """
 from __future__ import annotations
 
@@ -36,9 +30,12 @@ def refuse_shared_writes(graph: KernelGraph, bound: BoundArgs, loc: SourceLoc | 
     spans = [(i, _span(a)) for i, a in enumerate(bound.arrays) if a is not None and a.nbytes]
     writes = written_params(graph)
     names = [p.name for p in bound.signature.params]
+    sig = graph.signature
     for k, (i, (lo_i, hi_i)) in enumerate(spans):
         for j, (lo_j, hi_j) in spans[k + 1:]:
-            if (i in writes or j in writes) and lo_i < hi_j and lo_j < hi_i and (lo_i, hi_i) != (lo_j, hi_j):
+            if sig.gm_home(i)[0] == sig.gm_home(j)[0]:
+                continue        # the graph was scheduled for this sharing: one memory (graph/signature.py)
+            if (i in writes or j in writes) and lo_i < hi_j and lo_j < hi_i:
                 w = names[i] if i in writes else names[j]
                 raise LaunchError(f"arguments {names[i]!r} and {names[j]!r} partly overlap in memory and the kernel writes "
                                   f"{w!r}: the scheduler orders accesses per argument, so a write through one and an "

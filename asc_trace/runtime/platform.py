@@ -8,6 +8,7 @@ here. Platform presets override the chip-level figures.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -159,8 +160,11 @@ def platform(name: str | None = None, **overrides: float) -> Platform:
     """A preset (Ascend910B1-B4; None: the one `asc_trace.runtime.config.set_platform` chose, else the
     default), optionally with parameters overridden (e.g. flag_latency=20)."""
     from ..config import process_platform
+    if name is not None and not isinstance(name, str):    # before any truth test: an array has none
+        from ..errors import LaunchError
+        raise LaunchError(f"unknown platform {name!r} (a {type(name).__name__}); presets: {', '.join(PRESETS)}", None)
     name = name or process_platform() or DEFAULT_PLATFORM
-    if not isinstance(name, str) or name not in PRESETS:
+    if name not in PRESETS:
         from ..errors import LaunchError
         raise LaunchError(f"unknown platform {name!r}; presets: {', '.join(PRESETS)}", None)
     values = {**_BASE, **PRESETS[name], **check_overrides(overrides)}
@@ -176,6 +180,13 @@ _FRACTIONS = frozenset({"copy_best_efficiency", "gm_unaligned_efficiency"})
 _COUNTS = frozenset({"aiv_cores", "gm_align_bytes"})
 
 
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:       # an int beyond any float
+        return False
+
+
 def check_overrides(kw: dict[str, Any], loc: Any = None) -> dict[str, float]:
     """Parameter overrides a user gave (Profile.retimed, platform()): known names, finite real numbers in
     each parameter's range; an OptionError naming the first that is not."""
@@ -189,7 +200,7 @@ def check_overrides(kw: dict[str, Any], loc: Any = None) -> dict[str, float]:
             want = "an int of at least 1"
         else:
             ok = (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-                  and bool(np.isfinite(value)) and (value > 0 if name in _POSITIVE else value >= 0)
+                  and _finite(value) and (value > 0 if name in _POSITIVE else value >= 0)
                   and (value <= 1 if name in _FRACTIONS else True))
             want = ("a number in (0, 1]" if name in _FRACTIONS else "a finite number above 0" if name in _POSITIVE
                     else "a finite number of at least 0")

@@ -67,7 +67,8 @@ class Profile:
         Which copies were gm_align_bytes-aligned, and the vector instructions' costs (op records), are
         as recorded."""
         loc = user_loc()
-        plat = platform if isinstance(platform, Platform) else (make_platform(platform) if platform else self.platform)
+        plat = (platform if isinstance(platform, Platform)
+                else self.platform if platform is None else make_platform(platform))
         if overrides:
             plat = replace(plat, **check_overrides(overrides, loc))
         return Profile(self.kernel, plat, self.core_num, self.record, self.executed)

@@ -134,6 +134,8 @@ class RaceContext:
     event_ids: dict[HardEvent, set[int]] = field(default_factory=dict)   # constant ids the kernel uses
     pos: dict[int, int] = field(default_factory=dict)                     # node id -> place in program order
     own_pipe: bool = False                        # the kernel creates its TPipe (graph/hb.py API_EVENT_ID)
+    homes: dict[int, tuple[int, int]] = field(default_factory=dict)   # GM argument sharing another's memory
+                                                  # at this launch -> (that argument, byte offset in it)
 
     @property
     def full_events(self) -> frozenset[HardEvent]:
@@ -149,8 +151,12 @@ class RaceContext:
                 names[n.args[0].index] = n.args[0].name
             elif n.op in ("set_flag", "wait_flag") and isinstance(n.args[1], Const):
                 ids.setdefault(n.args[0], set()).add(n.args[1].value)
-        return cls({n.id: n for n in graph}, frozenset(written_params(graph)), names, ids,
-                   {nid: i for i, nid in enumerate(graph.order)}, any(n.op == "tpipe" for n in graph))
+        sig = graph.signature
+        homes = {p.index: p.alias for p in sig.params if p.alias is not None}
+        # arguments sharing memory are one memory to the checker: accesses through either are compared
+        tracked = {sig.gm_home(i)[0] for i in written_params(graph)}
+        return cls({n.id: n for n in graph}, frozenset(tracked), names, ids,
+                   {nid: i for i, nid in enumerate(graph.order)}, any(n.op == "tpipe" for n in graph), homes)
 
 
 class GmLog:
@@ -171,11 +177,11 @@ class GmLog:
     def add(self, g: tuple, ins: Instr) -> None:
         size = g[3]
         if g[5] is None:
-            self.irregular[len(self.s0)] = np.asarray(g[1], dtype=np.int64) * size
+            self.irregular[len(self.s0)] = np.asarray(g[1], dtype=np.int64) * size + (g[7] if len(g) > 7 else 0)
             self.s0.append(0)
             self.step.append(0)
         else:
-            self.s0.append(g[5] * size)
+            self.s0.append(g[5] * size + (g[7] if len(g) > 7 else 0))
             self.step.append(g[6] * size)
         self.nbytes.append(g[2] * size)
         self.write.append(g[4])
@@ -245,9 +251,13 @@ class RaceChecker:
                 found[k] += (write, ("ub",), 0)
         gm_spaces = []
         for g in ins.gm:
-            param = g[0]
+            param, delta = self.ctx.homes.get(g[0], (g[0], 0))
             if param not in self.ctx.tracked:
                 continue
+            if delta:
+                g = (param, g[1], g[2], g[3], g[4], g[5], g[6], delta)
+            elif param != g[0]:
+                g = (param, *g[1:])
             for core, space, lo in self._gm_spaces(g):
                 hi = lo + g[2] * g[3]
                 n0 = len(found)
@@ -274,20 +284,21 @@ class RaceChecker:
     def _gm_spaces(self, g: tuple) -> list[tuple[int, Space, int]]:
         """(core index in the group, Space, first byte in that Space's coordinates) for a GM access
         g = (param, element starts, count, itemsize, write, first start if they are regular, step)."""
-        param, start, _count, size, _write, s0, step = g
+        param, start, _count, size, _write, s0, step = g[:7]
+        delta = g[7] if len(g) > 7 else 0       # the argument's first byte in the memory it shares
         sh = self.gm.get(param)
         if sh is None:
             sh = self.gm[param] = GmShadow()
         C = self.C
         if C == 1:
-            return [(0, sh.one, int(s0 if s0 is not None else np.asarray(start).flat[0]) * size)]
+            return [(0, sh.one, int(s0 if s0 is not None else np.asarray(start).flat[0]) * size + delta)]
         if s0 is not None and sh.per_core is None:
             if sh.step is None:
                 sh.step = step * size
             if sh.step == step * size:
-                return [(0, sh.one, s0 * size)]
+                return [(0, sh.one, s0 * size + delta)]
         spaces = sh.explode(C)
-        starts = np.broadcast_to(np.asarray(start, dtype=np.int64), (C,)) * size
+        starts = np.broadcast_to(np.asarray(start, dtype=np.int64), (C,)) * size + delta
         return [(c, spaces[c], int(starts[c])) for c in range(C)]
 
     def _find(self, space: Space, lo: int, hi: int, write: bool, p: int, vc: list[int], found: list) -> None:

@@ -37,10 +37,11 @@ class _Memory:
 class Replay:
     """The batched loops of a recorded launch, per group of cores (`groups`: (core count, steps))."""
 
-    __slots__ = ("groups", "uses_ub", "ub_hi")
+    __slots__ = ("groups", "uses_ub", "ub_hi", "empty")
 
     def __init__(self, groups: list[tuple[int, list[Step]]]) -> None:
         self.groups = groups
+        self.empty = not any(steps for _, steps in groups)     # a kernel with nothing to compute
         plans = [p for _, steps in groups for _, p, _ in steps]
         self.uses_ub = any(src[0] in ("ub", "carry") for p in plans for srcs in p.sources for src in srcs)
         # the UB bytes the write-backs may touch: poisoned again when the UB goes back to the pool
@@ -48,6 +49,8 @@ class Replay:
                           if op.kind in ("load", "ub_copy", "elementwise")), default=0)
 
     def run(self, arrays: list[np.ndarray | None]) -> None:
+        if self.empty:
+            return
         with np.errstate(all="ignore"):
             for C, steps in self.groups:
                 ub = UB_POOL.take(C) if self.uses_ub else None

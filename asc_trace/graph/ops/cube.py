@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cube_params import FixpipeParamsV220, InitConstValueParams, LoadData2DParams, MmadParams, Nd2NzParams
+from ..cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2, MmadParams,
+                           Nd2NzParams)
 from ..expr import Const, Expr, binop
 from ..node import Pipe
 from .opdef import NA, OpDef, register
@@ -58,7 +59,8 @@ def _minus1(x: Expr) -> Expr:
 def nd2nz_extent(node) -> list:
     dst, src, p = node.args
     C0 = c0(dst.dtype.itemsize)
-    d = _add(_mul(_minus1(p.nd_num), p.dst_nz_matrix_stride), _mul(_minus1(_ceil(p.d_value, C0)), p.dst_nz_c0_stride, C0),
+    d = _add(_mul(_minus1(p.nd_num), p.dst_nz_matrix_stride),
+             _mul(_minus1(_ceil(p.d_value, C0)), p.dst_nz_c0_stride, C0),
              _mul(_minus1(p.n_value), p.dst_nz_n_stride, C0), C0)
     s = _add(_mul(_minus1(p.nd_num), p.src_nd_matrix_stride), _mul(_minus1(p.n_value), p.src_d_value), p.d_value)
     return [(dst, Const(0), d, True), (src, Const(0), s, False)]
@@ -69,6 +71,15 @@ def load2d_extent(node) -> list:
     fs = FRACTAL_BYTES // dst.dtype.itemsize
     d = _add(_mul(_minus1(p.repeat_times), _add(p.dst_gap, 1), fs), fs)
     s = _add(_mul(p.start_index, fs), _mul(_minus1(p.repeat_times), p.src_stride, fs), fs)
+    return [(dst, Const(0), d, True), (src, Const(0), s, False)]
+
+
+def load3d_extent(node) -> list:
+    dst, src, p = node.args
+    C0 = c0(dst.dtype.itemsize)
+    plane = _mul(p.l1_h, p.l1_w, C0)          # one C0-wide channel block of the feature map
+    d = _mul(p.m_extension, p.k_extension)
+    s = _add(_mul(_ceil(_add(p.k_start_pt, p.k_extension), C0), plane))
     return [(dst, Const(0), d, True), (src, Const(0), s, False)]
 
 
@@ -138,13 +149,26 @@ _MMAD_FIELDS = [("m", "m", "uint16_t"), ("n", "n", "uint16_t"), ("k", "k", "uint
                 ("cmatrix_init_val", "cmatrixInitVal", "bool")]
 
 
+_L3_FIELDS = [("l1_h", "l1H", "uint16_t"), ("l1_w", "l1W", "uint16_t"), ("channel_size", "channelSize", "uint16_t"),
+              ("k_extension", "kExtension", "uint16_t"), ("m_extension", "mExtension", "uint16_t"),
+              ("k_start_pt", "kStartPt", "uint16_t"), ("m_start_pt", "mStartPt", "uint16_t")]
+
+
+def _load3d(ctx, n) -> str:
+    dst, src, p = n.args
+    var = f"asct_l3{n.id}"
+    decl = _struct(ctx, var, f"LoadData3DParamsV2<{dst.dtype.c_name}>", p, _L3_FIELDS)
+    return "{\n" + decl + f"\nAscendC::LoadData({ctx.ref(dst)}, {ctx.ref(src)}, {var});\n}}"
+
+
 def _mmad(ctx, n) -> str:
     var = f"asct_mp{n.id}"
     ops = ", ".join(ctx.ref(a) for a in n.args[:-1])
     return "{\n" + _struct(ctx, var, "MmadParams", n.args[-1], _MMAD_FIELDS) + f"\nAscendC::Mmad({ops}, {var});\n}}"
 
 
-_FIX_FIELDS = [("n_size", "nSize", "uint16_t"), ("m_size", "mSize", "uint16_t"), ("src_stride", "srcStride", "uint16_t"),
+_FIX_FIELDS = [("n_size", "nSize", "uint16_t"), ("m_size", "mSize", "uint16_t"),
+               ("src_stride", "srcStride", "uint16_t"),
                ("dst_stride", "dstStride", "uint32_t"), ("relu_en", "reluEn", "bool"),
                ("unit_flag", "unitFlag", "uint8_t"), ("nd_num", "ndNum", "uint16_t")]
 _QUANT_C = {0: "NoQuant", 1: "F322F16", 2: "F322BF16"}
@@ -182,6 +206,7 @@ _MI, _SM = "include/basic_api/kernel_operator_mm_intf.h", "include/basic_api/ker
 _FI, _SF = "include/basic_api/kernel_operator_fixpipe_intf.h", "include/basic_api/kernel_struct_fixpipe.h"
 D_ND2NZ = {"Nd2NzParams/8": ("include/basic_api/kernel_struct_data_copy.h:286", "-")}
 D_LOAD = {"LoadData/3": (f"{_MI}:64", "-"), "LoadData2DParams/7": (f"{_SM}:45", "-")}
+D_LOAD3 = {"LoadData3DParamsV2": (f"{_SM}:226", "-")}
 D_MMAD = {"Mmad/4": (f"{_MI}:281", "-"), "Mmad/5": (f"{_MI}:285", "-"), "MmadParams": (f"{_SM}:392", "-")}
 D_FIX = {"Fixpipe<>/3": (f"{_FI}:93", "-"), "FixpipeParamsV220": (f"{_SF}:106", "-"),
          "CFG_ROW_MAJOR": (f"{_SF}:102", "-")}
@@ -189,9 +214,14 @@ D_INIT = {"InitConstValue/2": (f"{_MI}:384", "-"), "InitConstValueParams<>/4": (
 
 register(
     OpDef("data_copy_nd2nz", "cube", Pipe.MTE2, "DataCopy", emit=_nd2nz, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(1,), accesses=nd2nz_extent, declared=D_ND2NZ, doc="GM (ND) -> L1 (Nz) with asc.Nd2NzParams"),
+          writes=(0,), reads=(1,), accesses=nd2nz_extent, declared=D_ND2NZ,
+          doc="GM (ND) -> L1 (Nz) with asc.Nd2NzParams"),
     OpDef("load_data", "cube", Pipe.MTE1, "LoadData", emit=_load2d, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(1,), accesses=load2d_extent, declared=D_LOAD, doc="L1 -> L0A / L0B with asc.LoadData2DParams"),
+          writes=(0,), reads=(1,), accesses=load2d_extent, declared=D_LOAD,
+          doc="L1 -> L0A / L0B with asc.LoadData2DParams"),
+    OpDef("load_data_3dv2", "cube", Pipe.MTE1, "LoadData", emit=_load3d, cpp_model=_NO_CPP, printer="dst",
+          writes=(0,), reads=(1,), accesses=load3d_extent, declared=D_LOAD3,
+          doc="L1 -> L0A with asc.LoadData3DParamsV2 (the matmul case: one instruction per m x k slice)"),
     OpDef("data_copy_bias", "cube", Pipe.MTE1, "DataCopy", emit=_bias_copy, cpp_model=_NO_CPP, printer="dst",
           writes=(0,), reads=(1,), accesses=bias_copy_extent, doc="L1 (C1) -> bias table (C2), 64-byte blocks"),
     OpDef("mmad", "cube", Pipe.M, "Mmad", emit=_mmad, cpp_model=_NO_CPP, printer="dst", writes=(0,),
@@ -199,7 +229,8 @@ register(
     OpDef("fixpipe", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe, cpp_model=_NO_CPP, printer="dst", writes=(0,),
           reads=(1,), accesses=fixpipe_extent, declared=D_FIX, doc="L0C (Nz) -> GM (ND), with conversion and ReLU"),
     OpDef("init_const_value", "cube", Pipe.MTE2, "InitConstValue", emit=_init, cpp_model=_NO_CPP, printer="dst",
-          writes=(0,), reads=(), accesses=init_extent, declared=D_INIT, doc="fill an L1 / L0A / L0B tensor with a constant"),
+          writes=(0,), reads=(), accesses=init_extent, declared=D_INIT,
+          doc="fill an L1 / L0A / L0B tensor with a constant"),
 )
 
-PARAM_TYPES = (Nd2NzParams, LoadData2DParams, MmadParams, FixpipeParamsV220, InitConstValueParams)
+PARAM_TYPES = (Nd2NzParams, LoadData2DParams, LoadData3DParamsV2, MmadParams, FixpipeParamsV220, InitConstValueParams)

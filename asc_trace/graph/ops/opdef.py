@@ -203,7 +203,7 @@ def accesses(node) -> list:
     op = REGISTRY[node.op]
     if node.attr("form") == "mask":
         from .masked import mask_accesses
-        return mask_accesses(node)
+        return mask_accesses(node, reads_dst=op.reads is not None and 0 in op.reads)
     if op.accesses is not None:
         return op.accesses(node)
     count = node.args[-1] if node.args else None

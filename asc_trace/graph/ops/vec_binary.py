@@ -24,13 +24,51 @@ def binary_fields(ctx, n) -> dict[str, str]:
 
 
 def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None, *,
-           cpp: str, declared: dict[str, tuple[str, str]] | None = None) -> OpDef:
+           cpp: str, declared: dict[str, tuple[str, str]] | None = None, reads_dst: bool = False) -> OpDef:
     """A record of the family: `c_name(dst, src0, src1, count)` and its mask form; `cpp` is the C++
-    expression of one element from `a` and `b` (toolchain/include/kernel_operator.h's detail:: helpers)."""
+    expression of one element from `a` and `b` (and the old `d` for an op that reads dst, `reads_dst`:
+    then `ref(a, b, d)`) with toolchain/include/kernel_operator.h's detail:: helpers."""
     return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", emit_fields=binary_fields,
                  emit_mask=BINARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
-                 tol=tol or {}, writes=(0,), declared=declared or {})
+                 tol=tol or {}, writes=(0,), reads=(0, 1, 2) if reads_dst else None, declared=declared or {})
+
+
+def reads_dst(op: OpDef) -> bool:
+    """Whether a vector op's result depends on dst's old value (FusedMulAdd, MulAddDst, Axpy)."""
+    return op.reads is not None and 0 in op.reads
+
+
+def _declared(c_name: str, devkit: tuple[int, int], cann81: tuple[int, int]) -> dict[str, tuple[str, str]]:
+    """The count form (/4) and the mask form (/6) of a binary op: (count line, first mask line) in each
+    generation's kernel_operator_vec_binary_intf.h."""
+    d, c = "include/basic_api/kernel_operator_vec_binary_intf.h", "interface/kernel_operator_vec_binary_intf.h"
+    return {f"{c_name}/4": (f"{d}:{devkit[0]}", f"{c}:{cann81[0]}"),
+            f"{c_name}/6": (f"{d}:{devkit[1]}", f"{c}:{cann81[1]}")}
+
+
+def _sub_relu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    diff = subtract(a, b)
+    return maximum(diff, diff.dtype.type(0))
+
+
+def _fused_mul_add(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """dst = src0 * dst + src1, rounded after the multiply and after the add."""
+    return add(multiply(a, d), b)
+
+
+def _fused_mul_add_relu(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
+    r = _fused_mul_add(a, b, d)
+    return maximum(r, r.dtype.type(0))
+
+
+def _mul_add_dst(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """dst = src0 * src1 + dst, rounded after the multiply and after the add."""
+    return add(multiply(a, b), d)
+
+
+# vmadd / vmla / vmaddrelu may round once (fused) where the reference rounds twice: allow an ulp
+_FMA_TOL = {"float16": (1e-3, 1e-3), "float32": (1e-6, 1e-6)}
 
 
 register(
@@ -52,4 +90,17 @@ register(
                                    "interface/kernel_operator_vec_binary_intf.h:440"),
                      "AddRelu/6": ("include/basic_api/kernel_operator_vec_binary_intf.h:489",
                                    "interface/kernel_operator_vec_binary_intf.h:422")}),
+    # SubRelu (vsubrelu), FusedMulAdd (vmadd: dst = src0 * dst + src1), FusedMulAddRelu (vmaddrelu) and
+    # MulAddDst (vmla: dst = src0 * src1 + dst); dtypes from asc-devkit
+    # impl/basic_api/dav_c220/kernel_operator_vec_binary_impl.h's SupportType checks (MulAddDst's mixed
+    # float dst / half sources is not offered: the family takes one element type)
+    binary("sub_relu", "SubRelu", _sub_relu, frozenset({"int16", "float16", "float32"}),
+           cpp="detail::relu_(detail::wrap_sub(a, b))", declared=_declared("SubRelu", (716, 705), (604, 594))),
+    binary("fused_mul_add", "FusedMulAdd", _fused_mul_add, FLOATS, tol=_FMA_TOL, reads_dst=True,
+           cpp="detail::wrap_add(detail::wrap_mul(a, d), b)", declared=_declared("FusedMulAdd", (617, 597), (532, 514))),
+    binary("fused_mul_add_relu", "FusedMulAddRelu", _fused_mul_add_relu, FLOATS, tol=_FMA_TOL, reads_dst=True,
+           cpp="detail::relu_(detail::wrap_add(detail::wrap_mul(a, d), b))",
+           declared=_declared("FusedMulAddRelu", (682, 656), (572, 554))),
+    binary("mul_add_dst", "MulAddDst", _mul_add_dst, FLOATS, tol=_FMA_TOL, reads_dst=True,
+           cpp="detail::wrap_add(detail::wrap_mul(a, b), d)", declared=_declared("MulAddDst", (268, 249), (240, 222))),
 )

@@ -12,7 +12,7 @@ from ..expr import Const
 from ..node import Pipe
 from ..numerics import add, maximum, minimum, multiply
 from .opdef import ARITH, FLOATS, MUL, UNARY_LIKE, UNARY_SIMPLE, CppModel, OpDef, VecCost, register
-from .masked import SCALAR_MASK_EMIT
+from .masked import DUPLICATE_MASK_EMIT, SCALAR_MASK_EMIT
 
 
 def _scalar_fields(ctx, n) -> dict[str, str]:
@@ -38,6 +38,32 @@ def _leaky_relu(x: np.ndarray, alpha) -> np.ndarray:
     return np.where(x >= x.dtype.type(0), x, multiply(x, alpha).astype(x.dtype))
 
 
+def _unsigned(dtype: np.dtype) -> np.dtype:
+    return np.dtype(f"uint{dtype.itemsize * 8}")
+
+
+def _shift_left(x: np.ndarray, s) -> np.ndarray:
+    """vshl: a logical left shift in the element's width (bits past the top are lost)."""
+    u = _unsigned(x.dtype)
+    return np.left_shift(x.view(u), np.asarray(s).astype(u)).view(x.dtype)
+
+
+def _shift_right(x: np.ndarray, s) -> np.ndarray:
+    """vshr: arithmetic for signed types, logical for unsigned ones (NumPy's right_shift does both)."""
+    return np.right_shift(x, np.asarray(s).astype(x.dtype)).astype(x.dtype)
+
+
+def _shift_declared(c_name: str, devkit: tuple[int, int], cann81: tuple[int, int]) -> dict[str, tuple[str, str]]:
+    """Count form (/4) and first mask form (/6) in each generation's kernel_operator_vec_binary_scalar_intf.h."""
+    d = "include/basic_api/kernel_operator_vec_binary_scalar_intf.h"
+    c = "interface/kernel_operator_vec_binary_scalar_intf.h"
+    return {f"{c_name}/4": (f"{d}:{devkit[0]}", f"{c}:{cann81[0]}"),
+            f"{c_name}/6": (f"{d}:{devkit[1]}", f"{c}:{cann81[1]}")}
+
+
+SHIFT_TYPES = frozenset({"int16", "uint16", "int32", "uint32"})
+
+
 def _axpy_accesses(node) -> list:
     dst, src, _scalar_, count = node.args
     return [(dst, Const(0), count, True), (dst, Const(0), count, False), (src, Const(0), count, False)]
@@ -54,9 +80,19 @@ register(
             cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
             accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)},
             cpp=CppModel(header="Axpy")),
+    # ShiftLeft (vshl) / ShiftRight (vshr, roundEn false): SupportType<T, int16_t, uint16_t, int32_t, uint32_t>
+    # in asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_binary_scalar_impl.h; the front end checks the
+    # shift is 0 .. bits-1 (the impl's CheckValueRange)
+    _scalar("shift_left", "ShiftLeft", _shift_left, SHIFT_TYPES, cpp=CppModel("detail::shl_(a, s)"),
+            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263))),
+    _scalar("shift_right", "ShiftRight", _shift_right, SHIFT_TYPES, cpp=CppModel("detail::shr_(a, s)"),
+            declared=_shift_declared("ShiftRight", (516, 478), (340, 314))),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),
           cost=UNARY_LIKE, emit="AscendC::Duplicate({dst}, {scalar}, {count});", emit_fields=_duplicate_fields,
-          cpp_model=CppModel(header="Duplicate"), printer="dst", values=(1,), writes=(0,)),
+          emit_mask=DUPLICATE_MASK_EMIT, cpp_model=CppModel(header="Duplicate"), printer="dst", values=(1,),
+          writes=(0,),
+          declared={"Duplicate/6": ("include/basic_api/kernel_operator_vec_duplicate_intf.h:53",
+                                    "interface/kernel_operator_vec_duplicate_intf.h:56")}),
 )

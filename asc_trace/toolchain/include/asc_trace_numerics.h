@@ -133,6 +133,22 @@ template <typename T> inline T exp_(T a) { return from_double<T>(std::exp(to_dou
 template <typename T> inline T ln_(T a) { return from_double<T>(std::log(to_double(a))); }
 template <typename T> inline T sqrt_(T a) { return static_cast<T>(std::sqrt(static_cast<typename Calc<T>::type>(a))); }
 template <typename T> inline T relu_(T a) { return max_(a, static_cast<T>(0)); }
+// vshl: a logical left shift (bits past the top are lost); vshr: arithmetic for signed T, logical for
+// unsigned. The shift is 0 .. bits-1 (the front end refuses others); integer types only.
+template <typename T> inline T shl_(T a, T s)
+{
+    if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        return static_cast<T>(static_cast<U>(static_cast<U>(a) << static_cast<unsigned>(s)));
+    } else {
+        return a;
+    }
+}
+template <typename T> inline T shr_(T a, T s)
+{
+    if constexpr (std::is_integral<T>::value) return static_cast<T>(a >> static_cast<unsigned>(s));
+    else return a;
+}
 // CMPMODE LT, GT, EQ, LE, GE, NE (0..5), compared in the compute type (NaN compares unequal).
 template <typename T> inline bool compare(int mode, T a, T b)
 {

@@ -510,7 +510,7 @@ inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const Loc
     const T* pb = b.span(n, "src1");
     T* pd = dst.span(n, "dst");
     std::vector<T> tmp(n);
-    for (uint32_t i = 0; i < n; ++i) tmp[i] = f(pa[i], pb[i]);
+    for (uint32_t i = 0; i < n; ++i) tmp[i] = f(pa[i], pb[i], pd[i]);   // pd[i]: the ops that read dst
     std::memcpy(pd, tmp.data(), n * sizeof(T));
 }
 template <typename T, typename F>
@@ -613,8 +613,9 @@ struct MaskSel {
 };
 inline MaskSel mask_of(uint64_t count, uint32_t perRepeat)
 {
-    if (count < 1 || count > perRepeat) fail("bounds", "a mask count must be 1..%u, got %llu", perRepeat,
-                                             static_cast<unsigned long long>(count));
+    if (count < 1) fail("bounds", "a mask count must be at least 1, got %llu", static_cast<unsigned long long>(count));
+    // a count past the repeat selects the whole repeat, as the real SetMask(len) does
+    if (count > perRepeat) count = perRepeat;
     MaskSel m;
     for (uint32_t e = 0; e < count; ++e) m.bits[e / 64] |= (1ull << (e % 64));
     return m;
@@ -627,9 +628,14 @@ template <typename T> inline uint32_t masked_at(uint32_t r, uint32_t e, uint32_t
     const uint32_t per_block = 32 / sizeof(T);
     return (r * rep + (e / per_block) * blk) * per_block + e % per_block;
 }
-template <typename T> inline uint32_t masked_extent(uint32_t repeat, uint32_t blk, uint32_t rep)
+// elements from an operand's start to past the last one the selected lanes touch (only those are accessed)
+template <typename T> inline uint32_t masked_extent(const MaskSel& sel, uint32_t per, uint32_t repeat, uint32_t blk,
+                                                   uint32_t rep)
 {
-    return ((repeat - 1) * rep + 7 * blk + 1) * (32 / sizeof(T));
+    uint32_t end = 0;
+    for (uint32_t e = 0; e < per; ++e)
+        if (sel.on(e)) { uint32_t at = masked_at<T>(repeat - 1, e, blk, rep) + 1; if (at > end) end = at; }
+    return end;
 }
 }  // namespace detail
 
@@ -641,8 +647,8 @@ inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M
     if (repeatTime == 0) return;
     const uint32_t per = 256 / sizeof(T);
     MaskSel sel = mask_of(mask, per);
-    T* d = dst.span(masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const T* a = src.span(masked_extent<T>(repeatTime, p.srcBlkStride, p.srcRepStride), "src");
+    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src.span(masked_extent<T>(sel, per, repeatTime, p.srcBlkStride, p.srcRepStride), "src");
     for (uint32_t r = 0; r < repeatTime; ++r)
         for (uint32_t e = 0; e < per; ++e)
             if (sel.on(e))
@@ -655,15 +661,16 @@ inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     if (repeatTime == 0) return;
     const uint32_t per = 256 / sizeof(T);
     MaskSel sel = mask_of(mask, per);
-    T* d = dst.span(masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const T* a = src0.span(masked_extent<T>(repeatTime, p.src0BlkStride, p.src0RepStride), "src0");
-    const T* b = src1.span(masked_extent<T>(repeatTime, p.src1BlkStride, p.src1RepStride), "src1");
+    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src0.span(masked_extent<T>(sel, per, repeatTime, p.src0BlkStride, p.src0RepStride), "src0");
+    const T* b = src1.span(masked_extent<T>(sel, per, repeatTime, p.src1BlkStride, p.src1RepStride), "src1");
     for (uint32_t r = 0; r < repeatTime; ++r)
         for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e))
-                d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] =
-                    f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
-                      b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)]);
+            if (sel.on(e)) {
+                T& out = d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
+                out = f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
+                        b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)], out);
+            }
 }
 }  // namespace detail
 
@@ -671,16 +678,16 @@ inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     template <typename T>                                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      const int32_t& count)                                                                      \
-    { detail::binary(dst, src0, src1, count, [](T a, T b) { return EXPR; }); }                                  \
+    { detail::binary(dst, src0, src1, count, [](T a, T b, T d) { (void)d; return EXPR; }); }                                  \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
     { detail::binary_masked(dst, src0, src1, static_cast<const uint64_t*>(mask), repeatTime, p,                 \
-                            [](T a, T b) { return EXPR; }); }                                                   \
+                            [](T a, T b, T d) { (void)d; return EXPR; }); }                                                   \
     template <typename T, bool isSetMask = true>                                                                \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,        \
                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                      \
-    { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b) { return EXPR; }); }
+    { detail::binary_masked(dst, src0, src1, mask, repeatTime, p, [](T a, T b, T d) { (void)d; return EXPR; }); }
 ASC_TRACE_BINARY_OPS   // the registry's ops of the family (graph/ops/cpp_model.py)
 #undef ASC_MODEL_BINARY
 
@@ -738,6 +745,29 @@ template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& 
     T* pd = dst.span(n, "dst");
     for (uint32_t i = 0; i < n; ++i) pd[i] = scalarValue;
 }
+namespace detail {
+template <typename T, typename M>
+inline void duplicate_masked(const LocalTensor<T>& dst, const T& scalarValue, M mask, const uint8_t repeatTime,
+                             const uint16_t dstBlockStride, const uint8_t dstRepeatStride)
+{
+    if (repeatTime == 0) return;
+    const uint32_t per = 256 / sizeof(T);
+    MaskSel sel = mask_of(mask, per);
+    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, dstBlockStride, dstRepeatStride), "dst");
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e)) d[masked_at<T>(r, e, dstBlockStride, dstRepeatStride)] = scalarValue;
+}
+}  // namespace detail
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride)
+{ detail::duplicate_masked(dst, scalarValue, mask, repeatTime, dstBlockStride, dstRepeatStride); }
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[], const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride)
+{ detail::duplicate_masked(dst, scalarValue, static_cast<const uint64_t*>(mask), repeatTime, dstBlockStride,
+                           dstRepeatStride); }
 
 
 template <typename T, typename U>
@@ -756,8 +786,8 @@ inline void Axpy_masked(const LocalTensor<T>& dst, const LocalTensor<U>& src, co
     if (repeatTime == 0) return;
     const uint32_t per = 256 / sizeof(U);
     detail::MaskSel sel = detail::mask_of(mask, per);
-    T* d = dst.span(detail::masked_extent<T>(repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const U* a = src.span(detail::masked_extent<U>(repeatTime, p.srcBlkStride, p.srcRepStride), "src");
+    T* d = dst.span(detail::masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const U* a = src.span(detail::masked_extent<U>(sel, per, repeatTime, p.srcBlkStride, p.srcRepStride), "src");
     for (uint32_t r = 0; r < repeatTime; ++r)
         for (uint32_t e = 0; e < per; ++e)
             if (sel.on(e)) {
@@ -854,7 +884,7 @@ inline void whole_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& src, M
     MaskSel sel = mask_of(mask, per);
     const uint32_t R = static_cast<uint32_t>(repeatTime);
     const uint32_t width = result_width(kind, static_cast<int>(order), sizeof(T));
-    const T* a = src.span(masked_extent<T>(R, srcBlkStride, srcRepStride), "src");
+    const T* a = src.span(masked_extent<T>(sel, per, R, srcBlkStride, srcRepStride), "src");
     T* d = dst.span(((R - 1) * dstRepStride + 1) * width, "dst");
     std::vector<T> vals(per);
     bool on[256];

@@ -84,8 +84,9 @@ void copy_pad(bool to_ub, void* dst, const void* src, uint32_t n_burst, uint32_t
 enum class VOp : uint8_t {
     Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
     Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
-    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy,                             // with a scalar
-    AddRelu,                                                             // binary, fused (vaddrelu)
+    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy, ShiftLeft, ShiftRight,      // with a scalar
+    AddRelu, SubRelu,                                                    // binary, fused (vaddrelu, vsubrelu)
+    FusedMulAdd, FusedMulAddRelu, MulAddDst,                             // read dst too (vmadd, vmaddrelu, vmla)
 };
 enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
 

@@ -130,6 +130,10 @@ ASC_STUB_BINARY(vmin, Min)
 ASC_STUB_BINARY(vand, And)
 ASC_STUB_BINARY(vor, Or)
 ASC_STUB_BINARY(vaddrelu, AddRelu)
+ASC_STUB_BINARY(vsubrelu, SubRelu)
+ASC_STUB_BINARY(vmadd, FusedMulAdd)
+ASC_STUB_BINARY(vmaddrelu, FusedMulAddRelu)
+ASC_STUB_BINARY(vmla, MulAddDst)
 #undef ASC_STUB_BINARY
 
 #define ASC_STUB_UNARY(NAME, OP)                                                                                \
@@ -163,6 +167,8 @@ ASC_STUB_SCALAR(vmuls, Muls)
 ASC_STUB_SCALAR(vmaxs, Maxs)
 ASC_STUB_SCALAR(vmins, Mins)
 ASC_STUB_SCALAR(vlrelu, LeakyRelu)
+ASC_STUB_SCALAR(vshl, ShiftLeft)
+ASC_STUB_SCALAR(vshr, ShiftRight)   // roundEn (the last flag) is never set by asc_trace's emission
 ASC_STUB_SCALAR(vaxpy, Axpy)
 #undef ASC_STUB_SCALAR
 

@@ -20,9 +20,15 @@ template <typename T> T* at(const Operand& o, uint32_t r, uint32_t e, const char
 
 void check_base(const Operand& o, const char* what) { check_ub(o.base, 0, 32, what); }
 
-template <typename T> T binary_op(VOp op, T a, T b)
+// `d`: the destination's old value, which vmadd (dst = src0 * dst + src1), vmaddrelu and vmla
+// (dst = src0 * src1 + dst) read
+template <typename T> T binary_op(VOp op, T a, T b, T d)
 {
     switch (op) {
+        case VOp::SubRelu: return relu_(wrap_sub(a, b));
+        case VOp::FusedMulAdd: return wrap_add(wrap_mul(a, d), b);
+        case VOp::FusedMulAddRelu: return relu_(wrap_add(wrap_mul(a, d), b));
+        case VOp::MulAddDst: return wrap_add(wrap_mul(a, b), d);
         case VOp::Add: return wrap_add(a, b);
         case VOp::Sub: return wrap_sub(a, b);
         case VOp::Mul: return wrap_mul(a, b);
@@ -67,6 +73,8 @@ template <typename T> T scalar_op(VOp op, T a, T s)
         case VOp::Maxs: return max_(a, s);
         case VOp::Mins: return min_(a, s);
         case VOp::LeakyRelu: return leaky(a, s);
+        case VOp::ShiftLeft: return shl_(a, s);
+        case VOp::ShiftRight: return shr_(a, s);
         default: break;
     }
     fail("api", "the vector instruction %d does not take a scalar", static_cast<int>(op));
@@ -83,7 +91,8 @@ void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, 
         using T = decltype(tag);
         for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
             T x = *at<T>(a, r, e, "src0"), y = *at<T>(b, r, e, "src1");
-            *at<T>(dst, r, e, "dst") = binary_op(op, x, y);
+            T* out = at<T>(dst, r, e, "dst");
+            *out = binary_op(op, x, y, *out);
         });
     });
 }

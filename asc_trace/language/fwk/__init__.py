@@ -1,0 +1,8 @@
+"""pyasc's `asc.language.fwk`: the TPipe framework; every other name is asc_trace's."""
+from __future__ import annotations
+
+from .._delegate import delegate
+from . import tpipe
+from .tpipe import TBuf, TPipe, TQue, TQueBind  # noqa: F401
+
+__getattr__ = delegate(__name__)

@@ -1,0 +1,8 @@
+"""pyasc's `asc.language.fwk.tpipe`: TPipe, TQue, TQueBind, TBuf (asc_trace's, see proxies/framework.py)."""
+from __future__ import annotations
+
+from ...proxies.framework import TBuf, TPipe, TQue, TQueBind
+from .._delegate import delegate
+
+__getattr__ = delegate(__name__)
+__all__ = ["TBuf", "TPipe", "TQue", "TQueBind"]

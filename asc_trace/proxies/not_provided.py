@@ -1,0 +1,45 @@
+"""pyasc names asc_trace deliberately does not provide, each with what to use instead.
+
+`asc.<name>` for one of these raises NotProvidedError (an AttributeError too, so `hasattr` stays
+False) at the user's line, naming the alternative, instead of a bare "module has no attribute".
+A name leaves this table when it is provided: module attributes are found before `__getattr__` runs.
+"""
+from __future__ import annotations
+
+from ..errors import NotProvidedError
+from .source_loc import user_loc
+
+_MASK = ("asc_trace does not model the vector mask register: each vector op sets its own mask",
+         "pass mask= (with repeat_times= and repeat_params=) or count= to the op itself")
+_TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel",
+           "time a kernel from the host with asc.profile(kernel, *args, core_num=...) (modeled cycles per pipe)")
+_CROSS_CORE = ("ordering between vector cores inside one launch is not modelled",
+               "split the kernel at that point into two launches (the launch boundary orders every core)")
+_ATOMIC = ("GM atomics (a store that accumulates into GM) are not provided yet",
+           "let each GM element be written by one core, or reduce the partial results in a second launch")
+
+NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
+    "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
+    "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
+    "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
+    "notify_next_block": _CROSS_CORE, "wait_pre_block": _CROSS_CORE,
+    "set_atomic_add": _ATOMIC, "set_atomic_max": _ATOMIC, "set_atomic_min": _ATOMIC,
+    "set_atomic_none": _ATOMIC, "set_atomic_type": _ATOMIC, "set_store_atomic_config": _ATOMIC,
+    "get_store_atomic_config": _ATOMIC,
+    "set_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
+                         "run collectives from the host, e.g. with torch.distributed"),
+    "get_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
+                         "run collectives from the host, e.g. with torch.distributed"),
+    "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
+                           "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
+}
+
+
+def module_getattr(name: str) -> object:
+    """`asc_trace.__getattr__`: the error for a deliberately absent pyasc name, AttributeError otherwise."""
+    entry = NOT_PROVIDED.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'asc_trace' has no attribute {name!r}")
+    why, instead = entry
+    raise NotProvidedError(f"asc.{name}: {why}", user_loc(), hint=instead)

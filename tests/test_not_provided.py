@@ -1,0 +1,41 @@
+"""pyasc names asc_trace deliberately does not provide: a NotProvidedError (also an AttributeError) at the
+user's line that names the alternative, in a kernel and outside one."""
+from __future__ import annotations
+
+import pytest
+
+import asc_trace as asc
+from asc_trace.errors import NotProvidedError
+from asc_trace.proxies.not_provided import NOT_PROVIDED
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PROVIDED))
+def test_each_name_names_its_alternative(name):
+    with pytest.raises(NotProvidedError) as e:
+        getattr(asc, name)
+    _why, instead = NOT_PROVIDED[name]
+    assert f"asc.{name}" in str(e.value) and instead in str(e.value)
+    assert not hasattr(asc, name)          # still an AttributeError for hasattr / from-imports
+
+
+def test_inside_a_kernel_the_error_is_at_the_users_line():
+    @asc.jit
+    def k():
+        asc.set_vector_mask(0, 128)
+
+    with pytest.raises(NotProvidedError) as e:
+        k[1]()
+    message, _, where = str(e.value).partition("-->")
+    assert "vector mask register" in message
+    assert "test_not_provided.py" in where and "set_vector_mask(0, 128)" in where
+
+
+def test_an_unknown_name_is_a_plain_attribute_error():
+    with pytest.raises(AttributeError) as e:
+        asc.no_such_name_here
+    assert not isinstance(e.value, NotProvidedError)
+
+
+def test_no_listed_name_is_provided():
+    """A name that becomes provided must leave the table (its entry would be dead text)."""
+    assert [n for n in NOT_PROVIDED if n in vars(asc)] == []
