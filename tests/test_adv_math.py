@@ -211,3 +211,20 @@ def test_every_math_record_is_tested_here():
     from asc_trace.graph.ops.adv_math import UNARY as U
     math_ops = {n for n, *_ in U} | {"exp", "power", "xor", "axpy"}
     assert {f"adv_{n}" for n in math_ops} <= set(REGISTRY) and math_ops == MATH_TESTED
+
+
+def test_a_temporary_buffer_overlapping_an_operand_is_refused():
+    @asc.jit
+    def overlap(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        zl = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 1024, 256)
+        asc.data_copy(xl, xg, 256)
+        asc.adv.tanh(zl, xl, count=256, temp_buffer=zl.reinterpret_cast(asc.uint8))
+        asc.data_copy(zg, zl, 256)
+    z = np.full(256, 5, np.float32)
+    with pytest.raises(asc.OutOfBoundsError, match="overlaps dst"):
+        overlap[1](np.ones(256, np.float32), z)
+    assert (z == 5).all()

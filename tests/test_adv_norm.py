@@ -207,3 +207,17 @@ def test_rmsnorm_takes_a_v_s_event_id_the_schedule_leaves_free():
     steps = api_steps(node, lambda e: None)
     rounds = 2                               # 1024 B: bs = 3 rows a pass over 6 rows
     assert len(steps) == 2 * rounds and {s[2] for s in steps} == {asc.HardEvent.V_S}
+
+
+def test_quant_config_default_only():
+    x = np.zeros(256, np.float16)
+
+    @asc.jit
+    def q(xa: asc.GlobalAddress, cfg: asc.ConstExpr[asc.adv.QuantConfig]):
+        a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
+        b = asc.LocalTensor(asc.int8, asc.TPosition.VECOUT, 1024, 256)
+        t = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 2048, 1024)
+        asc.adv.quant(b, a, 1.0, 0.0, 256, t, config=cfg)
+    q[1](x, asc.adv.QuantConfig())
+    with pytest.raises(asc.TraceError, match="default AscendQuantConfig only"):
+        q[1](x, asc.adv.QuantConfig(32, 0, 0, 512))

@@ -9,7 +9,7 @@ from . import math as _math
 from . import tiling as _tiling
 from .activation import faster_gelu, gelu, sigmoid, silu, softmax, swiglu
 from .normalization import rmsnorm
-from .quantization import quant
+from .quantization import QuantConfig, quant
 from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo,
                      GetSoftMaxMaxTmpSize, GetSoftMaxMinTmpSize, RmsNormTiling, SoftMaxTiling, SoftMaxTilingFunc,
                      SoftmaxTiling, get_ascend_quant_max_min_tmp_size, get_rms_norm_max_min_tmp_size,
@@ -18,7 +18,7 @@ from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRm
 
 globals().update(_tiling.MATH_HELPERS)
 
-__all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu", "rmsnorm", "quant", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
+__all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu", "rmsnorm", "quant", "QuantConfig", "SoftmaxTiling", "SoftMaxTiling", "RmsNormTiling",
                                  "get_softmax_max_tmp_size", "get_softmax_min_tmp_size", "softmax_tiling_func",
                                  "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
                                  "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",

@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..dtypes import DataType, from_compute, to_compute
-from ..errors import UBOverflowError
+from ..errors import OutOfBoundsError, UBOverflowError
 from ..graph.hb import Instr, api_steps
 from ..graph.node import Node, Pipe
 from ..graph.ops import OpDef
@@ -66,6 +66,11 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
             check_tmp(spec, node, have, n)
             used = min(have, m.count(f_tmp_n(env), node))
             a, _ = m.ub_access(tmp, off, used // tmp.dtype.itemsize, node, "the temporary buffer")
+            for (b, nb, _w), name in zip(ub, tens):
+                if a < b + nb and b < a + used:     # the vendor: tmp may not overlap a source or destination
+                    raise OutOfBoundsError(f"the temporary buffer of asc.adv.{node.op[4:]} (UB bytes [{a}, "
+                                           f"{a + used})) overlaps {name} (UB bytes [{b}, {b + nb}))", node=node,
+                                           hint="give the call a temporary buffer of its own (a TBuf)")
             ub.append((a, used, True))
         sc = {k: scalar_as(_scalar_type(k, dt, sdt), f(env)) for k, f in f_sc.items()}
 
