@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import LaunchError, OptionError
+from ..errors import LaunchError, OptionError, PathError
 from ..jit_function import DEFAULT_OPTIONS, MAX_BLOCKS as MAX_CORE_NUM, compile as asc_compile, profile as asc_profile
 from ..runtime.args import _match, bind_args
 from ..runtime.platform import DEFAULT_PLATFORM, PRESETS
@@ -57,6 +57,14 @@ def _check_writable(path: str) -> None:
         raise CliError(EXIT_USAGE, f"--chrome-trace {path}: no such directory {parent}")
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise CliError(EXIT_USAGE, f"--chrome-trace {path}: not writable")
+    existed = target.exists()
+    try:        # os.access trusts the mode bits; some file systems (/proc, read-only mounts) refuse anyway
+        with open(target, "a"):
+            pass
+    except OSError as e:
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: {e.strerror or e}") from None
+    if not existed:
+        target.unlink(missing_ok=True)
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
@@ -127,5 +135,7 @@ def run(args: argparse.Namespace) -> int:
                 prof.save_chrome_trace(args.chrome_trace)
             except OSError as e:       # the checks above cannot see everything (a full disk, a race)
                 raise CliError(EXIT_USAGE, f"--chrome-trace {args.chrome_trace}: {e.strerror or e}") from None
+            except PathError as e:     # e.g. /proc, which even root's os.access calls writable
+                raise CliError(EXIT_USAGE, f"--chrome-trace {args.chrome_trace}: {str(e).splitlines()[0]}") from None
             print(f"\nChrome trace written to {args.chrome_trace} (open it in Perfetto or chrome://tracing)")
     return 0
