@@ -47,3 +47,15 @@ def test_a_fake_run_refuses_a_core_count_out_of_range():
     f = torch.compile(lambda t: scale_by_cores(t, 2.0), fullgraph=True, backend="aot_eager", dynamic=True)
     with pytest.raises(Exception, match="core_num must be an int from 1 to 65535"):
         f(torch.ones(100, dtype=torch.float32))     # 100 // 256 = 0 cores
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_a_meta_input_with_a_real_output_is_refused(backend):
+    """A meta tensor has no data: beside a real output the launch would leave that output's old bytes
+    (an adversary's call ran and wrote nothing); only an all-fake launch is a shape check."""
+    z = torch.full((512,), 7.0)
+    with pytest.raises(LaunchError, match="'x' is a meta / fake tensor"):
+        asc.jit(scale_tiled_kernel, backend=backend)[1](torch.empty(512, device="meta"), z, 512, 2.0, 256)
+    assert torch.equal(z, torch.full((512,), 7.0))
+    asc.jit(scale_tiled_kernel, backend=backend)[1](torch.empty(512, device="meta"),
+                                                    torch.empty(512, device="meta"), 512, 2.0, 256)

@@ -131,6 +131,15 @@ def skip_fake_launch(name: str, specs: list[ParamSpec], args: tuple, kwargs: dic
         return False
     torch = sys.modules["torch"]
     values = _match(name, specs, args, kwargs, loc)
+    call = _CURRENT.get()
+    if call is None or not call.fake:
+        tensors = [(spec.name, v) for spec, v in zip(specs, values) if isinstance(v, torch.Tensor)]
+        real = [n for n, v in tensors if not is_fake_tensor(v)]
+        fake = [n for n, v in tensors if is_fake_tensor(v)]
+        if real and fake:       # a real output would silently keep its old bytes
+            raise LaunchError(f"argument {fake[0]!r} is a meta / fake tensor (it has no data) while {real[0]!r} is a "
+                              f"real one: {name} can run on data, or be shape-checked on fake tensors only", loc,
+                              hint="pass tensors with data (e.g. on the CPU), or only meta tensors to check shapes")
     for spec, v in zip(specs, values):
         kind = spec.kind if spec.kind != "auto" else _fake_kind(v, torch)
         if kind == "gm":
