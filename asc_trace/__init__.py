@@ -45,6 +45,9 @@ from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 
+# a pyasc name deliberately not provided is a NotProvidedError naming the alternative (proxies/not_provided.py)
+from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
+
 import types as _types  # noqa: E402
 
 
