@@ -47,6 +47,9 @@ globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ...
 
 import types as _types  # noqa: E402
 
+# pyasc names that are deliberately absent: `asc.<name>` raises a NotProvidedError naming what to use instead
+from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
+
 
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the
 # `annotations` future flag are not API.
