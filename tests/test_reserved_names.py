@@ -27,7 +27,8 @@ needs_headers = pytest.mark.skipif(headers_if_configured() is None, reason="no A
 NOT_OURS = frozenset("""extern const static_cast reinterpret_cast uint8_t uint16_t uint32_t uint64_t int8_t int16_t
 int32_t int64_t float bool half bfloat16_t void if else while for true false break return AscendC GM_ADDR
 KERNEL_TASK_TYPE_DEFAULT KERNEL_TYPE_AIV_ONLY __global__ __aicore__ __gm__ NAN INFINITY ULL LL ASC_CHECK_RANGE
-ASC_CHECK_EVAL PIPE_S PIPE_V PIPE_MTE2 PIPE_MTE3 PIPE_ALL""".split())
+ASC_CHECK_EVAL PIPE_S PIPE_V PIPE_MTE2 PIPE_MTE3 PIPE_ALL
+SoftMaxTiling RmsNormTiling""".split())      # the last: the vendor's global tiling structs (asc.adv)
 
 
 def _code(source: str) -> str:
@@ -66,7 +67,7 @@ def test_every_name_the_emitter_makes_up_has_the_reserved_prefix():
 
 
 @pytest.mark.parametrize("name", ["block_idx", "block_num", "l2_in_main", "CCE_TRUE", "asct_t0", "asc_x", "int",
-                                  "__x", "_Tile", "likely", "ASCENDC_DUMP"])
+                                  "__x", "_Tile", "likely", "ASCENDC_DUMP", "int32_t", "uint64_t", "bfloat16_t"])
 def test_a_user_name_that_cannot_be_used_gets_the_prefix(name):
     assert c_ident(name) == f"{PREFIX}p_{name}"
     assert c_ident(f"{PREFIX}p_{name}") != c_ident(name)      # and two user names never meet
@@ -86,6 +87,20 @@ def test_parameters_named_like_bisheng_builtins_compile_and_run():
     np.testing.assert_array_equal(x, np.float32(5.5))
     src = asc.compile(block_num, (x, 3, 0.5), core_num=2).source
     assert f"void {PREFIX}p_block_num(GM_ADDR x, int64_t {PREFIX}p_block_idx, float {PREFIX}p_l2_in_main)" in src
+
+
+def test_parameters_named_like_the_emitted_types_compile_and_run():
+    @asc.jit
+    def k(x: asc.GlobalAddress, int32_t: int, uint64_t: float):
+        xg = asc.GlobalTensor()
+        xg.set_global_buffer(x, 64)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, 64)
+        asc.duplicate(t, uint64_t + int32_t, 64)
+        asc.data_copy(xg, t, 64)
+
+    x = np.zeros(64, np.float32)
+    asc.jit(k, backend="cpp")[1](x, 3, 0.5)
+    np.testing.assert_array_equal(x, np.float32(3.5))
 
 
 def test_the_cpp_backend_sees_bisheng_macros():

@@ -33,6 +33,7 @@ from ..graph.expr import Const, Expr, free_vars, substitute
 from ..graph.hb import api_events
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
+from ..graph.ops.sync import FLAG_OPS
 from .cexpr import PREFIX
 
 GENERATED_PIPE = f"{PREFIX}pipe"
@@ -93,7 +94,7 @@ def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
                              hint="build it with CANN 8.5 or later (asc-devkit)")
     placement = bool(raw) and not buffers and not cube     # the cube's memories are no TBuf's to place in
     var = f"{PREFIX}t{user.id}" if user is not None else (GENERATED_PIPE if placement or api else None)
-    plan = PipePlan(var, user, placement, hoist=user is not None and placement, api=api)
+    plan = PipePlan(var, user, placement, hoist=user is not None and (placement or _flags_before(g, user)), api=api)
     if plan.hoist:
         _check_top_level(g, user)
     if user is not None:
@@ -102,12 +103,24 @@ def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
     return plan
 
 
+def _flags_before(g: KernelGraph, pipe: Node) -> bool:
+    """Whether a flag (the user's or the scheduler's) comes before the TPipe in program order: its id is read
+    from the table the TPipe's declaration fills, so that declaration must be at the kernel's top."""
+    for n in g:
+        if n is pipe:
+            return False
+        if n.op in FLAG_OPS:
+            return True
+    return False
+
+
 def _check_top_level(g: KernelGraph, pipe: Node) -> None:
     depth = 0
     for n in g:
         if n is pipe and depth:
-            raise TraceError("the TPipe of a kernel with raw LocalTensors must be created outside loops and "
-                             "branches: the lowering places those tensors through it at the top of the kernel",
+            raise TraceError("this kernel's TPipe must be created outside loops and branches: the lowering "
+                             "declares it at the top of the kernel (it places raw LocalTensors, or flags before "
+                             "it take their event ids from it)",
                              n.loc, hint="create the TPipe first, at the top of the kernel")
         depth += n.op in ("for", "if", "while")
         depth -= n.op in ("end_for", "end_if", "end_while")

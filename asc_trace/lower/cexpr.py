@@ -40,7 +40,11 @@ HEADER_MACROS = frozenset("""alloca ascendc_assert assert assert_perror errno li
 math_errhandling issubnormal stderr stdin stdout va_arg va_copy va_end va_start sigmask sa_handler sa_sigaction
 sched_priority strdupa strndupa be16toh be32toh be64toh htobe16 htobe32 htobe64 htole16 htole32 htole64 le16toh
 le32toh le64toh""".split())
-RESERVED = C_KEYWORDS | BISHENG_MACROS | HEADER_MACROS
+# The type names the emitted source itself writes (parameters, casts, tables): a parameter of that name would
+# hide the type for the rest of the function (an adversary's `int32_t: int`).
+EMITTED_TYPES = frozenset("""int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t bfloat16_t size_t
+SoftMaxTiling RmsNormTiling""".split())      # the last: the vendor's global tiling structs asc.adv fills
+RESERVED = C_KEYWORDS | BISHENG_MACROS | HEADER_MACROS | EMITTED_TYPES
 
 
 def reserved(ident: str) -> bool:
