@@ -23,6 +23,8 @@ from .proxies.api import (build_vector_api, data_copy, get_block_idx, get_block_
                           wait_flag)
 from .proxies.api_ops import data_copy_pad, dump_tensor
 from .proxies.control import cond, while_loop
+from .proxies.scalar_bits import (count_bits_cnt_same_as_sign_bit, get_data_block_size_in_bytes, scalar_cast,
+                                  scalar_count_leading_zero, scalar_get_count_of_value, scalar_get_sff_value)
 from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
 from .proxies.loops import runtime_range as range  # noqa: A001 - pyasc's asc.range
 from .proxies.loops import static_range
@@ -33,7 +35,8 @@ from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor, LocalTens
 from .torch_library import torch_op
 from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
                          TOTAL_L0C_SIZE, TOTAL_L1_SIZE, property)  # noqa: A004 - pyasc's asc.property
-from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
+from .proxies.cube_api import (cross_core_set_flag, cross_core_wait_flag, fixpipe, init_const_value, load_data,
+                               mmad)
 from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
@@ -42,16 +45,7 @@ from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 
-# a pyasc name deliberately not provided is a NotProvidedError naming the alternative
-from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402
-
 import types as _types  # noqa: E402
-
-
-def __getattr__(name: str):
-    """pyasc names that are deliberately absent raise a NotProvidedError saying what to use instead."""
-    from .proxies.framework import not_provided
-    return not_provided(__name__, name)
 
 
 # `range` stays out so `from asc_trace import *` cannot shadow the builtin; submodules and the

@@ -204,8 +204,11 @@ class CompiledKernel:
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
         if rt.name != "sim":
-            from .graph.cube_graph import is_cube_graph
-            if is_cube_graph(self.graph):
+            cube = self.__dict__.get("_cube")
+            if cube is None:
+                from .graph.cube_graph import is_cube_graph
+                cube = self.__dict__["_cube"] = is_cube_graph(self.graph)
+            if cube:
                 from .errors import NotProvidedError
                 raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim backend models so far; "
                                        f"the {rt.name} backend cannot run it yet", loc,

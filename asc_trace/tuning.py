@@ -21,8 +21,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from . import config as _config
-from .errors import (AlignmentError, AscTraceError, AscTraceWarning, LaunchError, OptionError, OutOfBoundsError,
-                     ScalarError, TraceError, UBOverflowError)
+from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, LaunchError, OptionError,
+                     OutOfBoundsError, ScalarError, TraceError, UBOverflowError)
 from .jit_function import MAX_BLOCKS, JitFunction, _clean, profile
 from .proxies.source_loc import user_loc
 from .runtime.launch_hooks import hooks as launch_hooks
@@ -430,7 +430,7 @@ def _store(key: str, data: dict[str, Any]) -> None:
         return out
     try:
         CompileCache().get_or_build(key, "autotune.json", build, always=True)
-    except OSError as e:      # an unwritable cache loses the choice across processes, nothing else
+    except (OSError, CacheError) as e:   # an unusable cache loses the choice across processes, nothing else
         warnings.warn(f"asc.autotune: could not store the choice in the disk cache: {e}", stacklevel=3)
 
 

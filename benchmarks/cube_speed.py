@@ -33,7 +33,7 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
-def _time_kernel(launch, repeat: int = 3) -> tuple[float, float]:
+def _time_kernel(launch, repeat: int = 5) -> tuple[float, float]:
     """(first launch: trace, schedule and the checked run; the best warm launch) in seconds."""
     t0 = time.perf_counter()
     launch()

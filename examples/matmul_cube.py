@@ -2,7 +2,8 @@
 
 A (M x K) and B (K x N) are row-major fp16 in GM; C (M x N) is fp16 (Fixpipe rounds the fp32 result).
 Each core takes output tiles of BASE_M x BASE_N in turn and walks K in BASE_K steps: GM -> L1 in the Nz
-layout (data_copy with Nd2NzParams, MTE2), L1 -> L0A / L0B (load_data, MTE1), Mmad into L0C (M), and
+layout (data_copy with Nd2NzParams, MTE2), L1 -> L0A (one load_data with LoadData3DParamsV2) and L0B
+(load_data with LoadData2DParams, a transpose per fractal) on MTE1, Mmad into L0C (M), and
 Fixpipe L0C -> GM (FIX). L1 and L0 buffers are ping-pong (`k % 2`), so the next K step's copies overlap
 this one's Mmad; auto_sync derives every set_flag / wait_flag between the four pipes, the "buffer free"
 flags back included. M, N and K need not be multiples of anything: the last tile of each is smaller, and
@@ -55,9 +56,9 @@ class Tiles:
             asc.init_const_value(b_buf, asc.InitConstValueParams(1, B1_BYTES // 32, 0, 0.0))
         asc.data_copy(a_buf, self.ga[row * k + kk * BASE_K:], asc.Nd2NzParams(1, cur_m, cur_k, 0, k, m16, 1, 0))
         asc.data_copy(b_buf, self.gb[kk * BASE_K * n + col:], asc.Nd2NzParams(1, cur_k, cur_n, 0, n, k16, 1, 0))
-        m1, k1, n1 = m16 // 16, k16 // 16, n16 // 16
-        for i in asc.range(m1):     # Nz -> Zz: one row of fractals at a time
-            asc.load_data(a_l0[i * k1 * 256:], a_buf[i * 256:], asc.LoadData2DParams(0, k1, m1, 0, 0, False, 0))
+        k1, n1 = k16 // 16, n16 // 16
+        # Nz -> Zz in one instruction (the m16 x k16 matrix as a 1 x m16 feature map of k16 channels)
+        asc.load_data(a_l0, a_buf, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, m16, k16, k16, m16, 0, 0))
         for i in asc.range(k1):     # Nz -> Zn: each fractal transposed
             asc.load_data(b_l0[i * n1 * 256:], b_buf[i * 256:], asc.LoadData2DParams(0, n1, k1, 0, 0, True, 0))
         if bias is not None:

@@ -268,3 +268,57 @@ def test_static_range_shape_info_and_array_refuse_what_they_cannot_take(call):
     with pytest.raises(asc.TraceError) as info:
         call()
     assert _here(info.value)
+
+
+# -- cpu_debug sorts the API's "larger than data len" into OutOfBoundsError, as the others report it ----------
+
+@pytest.mark.parametrize("text", ["offset is 256, which can not be larger than data len 256",
+                                  "index is 257, which can not be larger than data len 256"])
+def test_the_api_index_past_a_tensor_message_is_out_of_bounds(text):
+    from asc_trace.runtime.cpu_debug import _api_error_class
+    assert _api_error_class(text, "kernel_tensor.h:100 GetValue") is asc.OutOfBoundsError
+
+
+@asc.jit
+def _element_at(x: asc.GlobalAddress, z: asc.GlobalAddress, i: int):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, T)
+    zg.set_global_buffer(z, T)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, T)
+    c = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * T, T)
+    asc.data_copy(a, xg, T)
+    asc.data_copy(c, zg, T)
+    c.set_value(0, a.get_value(i))
+    asc.data_copy(zg, c, T)
+
+
+def _backends():
+    from helpers import every_backend
+    return every_backend()
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_get_value_past_the_tensor_is_out_of_bounds_on_every_backend(backend):
+    x = np.arange(T, dtype=np.float32)
+    with pytest.raises(asc.OutOfBoundsError) as info:
+        asc.jit(_element_at, backend=backend)[1](x, np.zeros_like(x), T)
+    assert "][" not in str(info.value).splitlines()[0]        # the API's tag is not left in the message
+    z = np.zeros_like(x)
+    asc.jit(_element_at, backend=backend)[1](x, z, 5)
+    assert z[0] == 5.0
+
+
+@asc.jit
+def _at_address(x: asc.GlobalAddress, addr: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, addr, 8)
+    asc.duplicate(a, 1.0, 8)
+
+
+@pytest.mark.parametrize("addr", [-32, -1, 2 ** 40])
+def test_a_local_tensor_address_outside_the_ub_is_an_overflow_on_every_backend(addr):
+    got = {}
+    for b in BACKENDS:
+        with pytest.raises(asc.UBOverflowError, match=f"address is {addr}, outside") as info:
+            asc.jit(_at_address, backend=b)[1](np.zeros(8, np.float32), addr)
+        got[b] = type(info.value).__name__
+    assert set(got.values()) == {"UBOverflowError"}

@@ -143,3 +143,19 @@ def test_a_dump_path_that_is_a_file_is_a_cache_error(monkeypatch, tmp_path):
 def test_meta_of_an_entry_names_its_artifact(tmp_path):
     c, key = _entry(tmp_path)
     assert json.loads((c.entry(key) / "meta.json").read_text())["artifact"] == "kernel.so"
+
+
+def test_autotune_on_the_simulator_tunes_with_an_unusable_cache(monkeypatch, tmp_path):
+    """The cache only remembers the choice there: losing it is a warning, not a failed launch."""
+    from test_api_misuse import tiled
+    home = tmp_path / "home"
+    home.write_text("x")
+    monkeypatch.delenv("ASC_TRACE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("ASC_TRACE_HOME", str(home))
+    x = np.arange(1024, dtype=np.float32)
+    z = np.zeros_like(x)
+    tuned = asc.autotune(tiled, configs=[asc.Config(core_num=1, tile=256), asc.Config(core_num=1, tile=512)],
+                         key=["n"])
+    with pytest.warns(UserWarning, match="could not store the choice"):
+        tuned(x, z, 1024)
+    assert np.array_equal(z, x) and tuned.best_config is not None

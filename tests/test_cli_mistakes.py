@@ -53,3 +53,15 @@ def test_inspect_with_fitting_args_and_options_still_runs(capsys, tmp_path):
                              "-O", "auto_sync=True", "--chrome-trace", str(trace))
     assert code == 0, err
     assert "; 8 core(s)" in out and trace.stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [["--bogus"], ["-x", "info"], ["--bogus", "inspect", VADD]])
+def test_an_unknown_option_before_the_command_is_named(capsys, argv):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and f"unknown option {argv[0]!r}" in err and out == ""
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_help_and_version_still_work(capsys):
+    assert main(["--version"]) == 0 and "asc_trace" in capsys.readouterr().out
+    assert main(["--help"]) == 0 and "COMMAND" in capsys.readouterr().out

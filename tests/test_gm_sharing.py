@@ -140,3 +140,45 @@ def test_shared_reads_and_disjoint_views_run(backend):
     same = np.arange(4 * T, dtype=np.float32)
     asc.jit(inc, backend=backend)[1](same, same, 4)                  # in place: y is x
     np.testing.assert_array_equal(same, np.arange(4 * T, dtype=np.float32) + 1)
+
+
+@asc.jit
+def rows_in_place(x: asc.GlobalAddress, z: asc.GlobalAddress, rows: int, reps: int, bits: int):
+    """Each row's result goes to the next row through z: with z = x (or x shifted) every row reads what
+    the row before wrote, through the other name, across a branch and two loop levels."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, T)
+    for i in range(reps):
+        for r in range(rows):
+            asc.data_copy(t, xg[r * T:], T)
+
+            def inc():
+                asc.adds(t, t, 1.0, T)
+
+            def dbl():
+                asc.muls(t, t, 2.0, T)
+            asc.cond((bits // (1 << r)) % 2 == 1, inc, dbl)
+            asc.data_copy(zg[((r + 1) % 8) * T:], t, T)
+
+
+def _rows_ref(buf: np.ndarray, xoff: int, zoff: int, rows: int, reps: int, bits: int) -> np.ndarray:
+    buf = buf.copy()
+    for _ in range(reps):
+        for r in range(rows):
+            t = buf[xoff + r * T:xoff + (r + 1) * T].copy()
+            t = t + np.float32(1) if bits >> r & 1 else t * np.float32(2)
+            o = zoff + ((r + 1) % 8) * T
+            buf[o:o + T] = t
+    return buf
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+@pytest.mark.parametrize("shift", [0, 1])
+@pytest.mark.parametrize("rows,reps,bits", [(8, 2, 0b10110010), (3, 3, 0xff)])
+def test_sharing_through_a_nest_with_branches(backend, shift, rows, reps, bits):
+    buf = (np.arange(9 * T, dtype=np.float32) % 5) - 2
+    want = _rows_ref(buf, 0, shift * T, rows, reps, bits)
+    asc.jit(rows_in_place, backend=backend)[1](buf[:8 * T], buf[shift * T:(8 + shift) * T], rows, reps, bits)
+    np.testing.assert_array_equal(buf, want)

@@ -40,8 +40,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "tensors' get_value / set_value and api's family builders live in api_ops, which builds on api's helpers",
     frozenset({"asc_trace.proxies.control", "asc_trace.proxies.tracer"}):
         "control.py uses the tracer's LoopRegion, and the tracer hands cond / while_loop to control.py",
-    frozenset({"asc_trace.runtime.executors", "asc_trace.runtime.executors_ops"}):
-        "the executors' op table; the OpDef registry (issue 20, part 1) takes it over",
     frozenset({f"asc_trace.cli.{m}" for m in ("cache_cmd", "info", "inputs", "inspect_cmd", "main")}):
         "the subcommands import main's helpers and main imports the subcommands",
 }

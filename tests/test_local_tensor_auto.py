@@ -104,8 +104,38 @@ def test_runtime_length_and_mixing_with_tpipe_are_refused():
         mixed[1](np.zeros(64, np.float32))
 
 
-def test_eager_refuses_at_the_users_line():
-    x = np.zeros(3 * TILE, np.float32)
-    with pytest.raises(asc.NotProvidedError, match="eager") as e:
-        asc.jit(chain, backend="eager")[1](x, x.copy(), TILE, 3)
+def test_eager_uses_the_planned_addresses():
+    x = np.random.default_rng(2).random(2 * 3 * TILE, dtype=np.float32)
+    z = np.zeros_like(x)
+    asc.jit(chain, backend="eager")[2](x, z, TILE, 3)
+    np.testing.assert_allclose(z, x * 2 + 1, rtol=1e-6)
+
+
+def test_eager_refuses_a_call_site_with_two_addresses():
+    @asc.jit
+    def stage(xg: asc.GlobalTensor, zg: asc.GlobalTensor, keep: asc.LocalTensor):
+        t = asc.LocalTensorAuto(asc.float32, 64)
+        asc.data_copy(t, xg, 64)
+        asc.add(t, t, keep, 64)
+        asc.data_copy(zg, t, 64)
+
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        keep = asc.LocalTensorAuto(asc.float32, 64)
+        asc.duplicate(keep, 1.0, 64)
+        stage(xg, zg, keep)
+        keep2 = asc.LocalTensorAuto(asc.float32, 64)   # live with the second stage's t: t moves
+        asc.duplicate(keep2, 2.0, 64)
+        stage(xg, zg[64:], keep2)
+        asc.add(keep, keep, keep2, 64)
+    x = np.zeros(128, np.float32)
+    z = np.zeros(128, np.float32)
+    k[1](x, z)                                  # sim: fine
+    np.testing.assert_array_equal(z, np.repeat([1.0, 2.0], 64))
+    with pytest.raises(asc.NotProvidedError, match="one address per call site") as e:
+        asc.jit(k, backend="eager")[1](x, z)
     assert "test_local_tensor_auto.py" in str(e.value)
+

@@ -413,7 +413,7 @@ COVERED_ELSEWHERE = {
     "pipe_barrier": "test_pipe_model", "printf": "test_debug_output", "data_copy": "test_seed_kernels + above",
     # the cube (tests/test_cube.py: against NumPy with fp32 accumulation, tails, bias, ReLU, errors)
     "data_copy_nd2nz": "test_cube", "data_copy_bias": "test_cube", "load_data": "test_cube", "mmad": "test_cube",
-    "fixpipe": "test_cube", "init_const_value": "test_cube",
+    "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

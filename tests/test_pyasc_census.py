@@ -155,7 +155,7 @@ def test_missing_method(mock_launcher_run):
     @asc.jit
     def kernel_length():
         t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=128)
-        n = t.get_user_tag()
+        n = t.get_buffer_handle()
 
     kernel_length[1]()
 
@@ -299,10 +299,10 @@ def _kernel(result, name):
 
 @pytest.mark.parametrize("kernel,category,name,issue", [
     ("kernel_copy", "missing-name", "copy", 21),
-    ("kernel_length", "missing-method", "LocalTensor.get_user_tag", 21),
+    ("kernel_length", "missing-method", "LocalTensor.get_buffer_handle", 21),
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
-    ("kernel_softmax", "missing-name", "adv.softmax", 22),
+    ("kernel_softmax", "refused", "adv.softmax", 22),      # asc.adv exists; softmax refuses these operands
     ("kernel_l1", "refused", "mmad", 23),       # A1 tensors exist now; mmad refuses A1 operands
 ])
 def test_the_census_classifies_each_refusal(census, kernel, category, name, issue):

@@ -1,6 +1,8 @@
 """pyasc's module paths (`asc.language.*`) and struct kernel parameters (`asc.language.core.struct`)."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -47,8 +49,10 @@ def test_language_paths_are_the_top_level_objects():
         lang.basic.no_such_op    # noqa: B018
 
 
-@pytest.mark.parametrize("backend", ["sim", "cpp"])
+@pytest.mark.parametrize("backend", ["sim", "cpp", "cpu_debug"])
 def test_struct_parameter_runs_and_is_a_snapshot(backend):
+    if backend == "cpu_debug" and not os.environ.get("ASC_TRACE_ASCENDC_HOME"):
+        pytest.skip("cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
     x = np.arange(4 * 128, dtype=np.float32)
     z = np.zeros_like(x)
     cfg = Cfg(tile=Tile(tile_length=64, tile_num=0))

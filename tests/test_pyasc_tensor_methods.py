@@ -214,3 +214,20 @@ def test_shape_info_travels_with_the_tensor_and_its_views():
     with pytest.raises(asc.TraceError, match="takes an asc.ShapeInfo"):
         k[1](np.zeros(64, np.float32))
     assert got == [(), (8, 8), (4, 16)]
+
+
+def test_user_tags_are_refused_with_the_reason():
+    @asc.jit
+    def static():
+        asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64).set_user_tag(10)
+    with pytest.raises(asc.TraceError, match="static LocalTensor has no TPipe buffer"):
+        static[1]()
+
+    @asc.jit
+    def queued():
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(q, 1, 256)
+        q.alloc_tensor(asc.float32).get_user_tag()
+    with pytest.raises(asc.NotProvidedError, match="get_user_tag is not provided"):
+        queued[1]()

@@ -64,3 +64,15 @@ def test_bad_shift_is_refused_at_the_users_line(dtype, amount, cls, words):
         _kernel(dtype, amount)[1]()
     message, _, where = str(e.value).partition("-->")
     assert words in message and "test_shift_ops.py" in where
+
+
+def test_a_runtime_shift_is_refused():
+    @asc.jit
+    def k(s: int):
+        a = asc.LocalTensor(asc.int16, asc.TPosition.VECIN, 0, 128)
+        asc.shift_right(a, a, s, count=128)
+
+    with pytest.raises(TraceError) as e:
+        k[1](3)
+    message, _, where = str(e.value).partition("-->")
+    assert "must be known while tracing" in message and "test_shift_ops.py" in where

@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (`asc-trace` and `python -m asc_trace` exit with it)."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        # argparse would only say "COMMAND is required", hiding the option that was mistyped
+        print(f"asc-trace: unknown option {argv[0]!r} before the command; commands: info, cache, inspect "
+              "(asc-trace --help)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:            # argparse: --help / --version (0) or a usage error (2)

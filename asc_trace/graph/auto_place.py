@@ -38,22 +38,30 @@ def _roots(a: Any) -> set[int]:
 def _live_ranges(g: KernelGraph, autos: list[Node]) -> dict[int, tuple[int, int]]:
     nodes = list(g)
     pos = {n.id: i for i, n in enumerate(nodes)}
+    scope_start: dict[int, int] = {}
     scope_end: dict[int, int] = {}
     for i, n in enumerate(nodes):
         for s in n.loops:
+            scope_start.setdefault(s, i)
             scope_end[s] = i
     wanted = {a.id for a in autos}
-    last: dict[int, int] = {a.id: pos[a.id] for a in autos}
+    first: dict[int, int] = {a.id: pos[a.id] for a in autos}
+    last: dict[int, int] = dict(first)
     for i, n in enumerate(nodes):
         for r in _roots(n.args) & wanted:
             end = i
-            outer = set(g.node(r).loops)
+            outer = g.node(r).loops
             for s in n.loops:        # a loop the tensor was made outside of: live for all of it
                 if s not in outer:
                     end = max(end, scope_end[s])
                     break
+            if i < pos[r] and outer:
+                # used before it is made: the value of the previous iteration, live around the whole loop
+                s = outer[-1]
+                first[r] = min(first[r], scope_start[s])
+                end = max(end, scope_end[s])
             last[r] = max(last[r], end)
-    return {a.id: (pos[a.id], last[a.id]) for a in autos}
+    return {a.id: (first[a.id], last[a.id]) for a in autos}
 
 
 def _nbytes(n: Node) -> int:

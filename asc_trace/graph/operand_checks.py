@@ -109,7 +109,8 @@ def _operands(node: Node) -> Iterator[tuple]:
         yield _spec(off, 0, INT64_MAX // itemsize, "the set_global_buffer offset")
         yield _spec(size, 0, INT64_MAX // itemsize, "the set_global_buffer length")
     elif op == "local_tensor":
-        yield _spec(a[1], 0, U32, "the LocalTensor address", "alignment", "ub")
+        # a negative address is outside the UB as one past its end is (the message says "outside 0..")
+        yield _spec(a[1], 0, U32, "the LocalTensor address", "ub", "ub")
         yield _spec(a[2], 0, U32, "the LocalTensor length", "bounds", "ub")
     elif op == "init_buffer":
         yield _spec(a[1], 1, U8, "the buffer count", "queue", "queue")

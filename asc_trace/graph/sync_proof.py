@@ -50,6 +50,7 @@ from .ops import accesses as op_accesses
 
 UNSET, SET, MAYBE = 0, 1, 2
 MAX_PERIOD = 12
+MAX_NEST_PHASES = 16     # phases of one loop times those of the loops around it (see Prover.loop)
 MAX_ROUNDS = 40
 _S = 0
 
@@ -204,6 +205,10 @@ class Prover:
         if trips == 0:
             return entry
         period = _period(self.g, head, body) if is_for else 1
+        if period > 1 and math.prod(c.period for c in self.loops) * period > MAX_NEST_PHASES:
+            # nested loops each told apart by phase multiply their work: past the budget, only what the
+            # event ids and queue rotations need (addresses of other phases then may overlap: sound)
+            period = _period(self.g, head, body, ids_only=True)
         lid = head.id
         ctx = _LoopCtx(head, period, Var("local", -1000 - lid, f"M{lid}"), Var("local", -2000 - lid, f"D{lid}"),
                        frozenset(_defined(self.g, body)))
@@ -543,12 +548,12 @@ def _trip_count(n: Node) -> int | None:
     return trip_count(n)
 
 
-def _period(g: KernelGraph, head: Node, body: tuple) -> int:
+def _period(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -> int:
     var = head.args[0]
     period = 1
     ques: set[int] = set()
     for n in walk_items(body):
-        if n.op not in ("if", "yield"):
+        if n.op not in ("if", "yield") and (not ids_only or n.op in ("set_flag", "wait_flag")):
             # (a branch's predicate and its outputs do not matter here: the proof takes both sides, and
             # the outputs are unknowns of the iteration; a `% 2` there would only double the work)
             for e in exprs_in(n.args):

@@ -35,7 +35,8 @@ def refuse_raw_over_pipe_buffers(g: KernelGraph) -> None:
             size = k * (-(-nbytes // config.UB_ALIGN) * config.UB_ALIGN)
             owned.append((nxt, nxt + size, n))
             nxt += size
-        elif n.op == "local_tensor" and not n.attr("multi_buffer_of") and not n.attr("auto"):  # auto: auto_place refuses
+        # a LocalTensorAuto has no address yet; graph/auto_place.py refuses one next to a TPipe
+        elif n.op == "local_tensor" and not n.attr("multi_buffer_of") and not n.attr("auto"):
             addr, length = _const(n.args[1]), _const(n.args[2])
             if addr is not None and length is not None and length > 0:
                 raw.append((addr, addr + length * n.attr("dtype").itemsize, n))

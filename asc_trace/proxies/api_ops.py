@@ -127,8 +127,11 @@ def _make_select(op: OpDef) -> Callable[..., None]:
         if mode == SELMODE.VSEL_CMPMASK_SPR:
             raise TraceError("SELMODE.VSEL_CMPMASK_SPR selects by a hardware mask register, which asc_trace does not "
                              "model", loc, hint="pass the compare result as sel_mask with VSEL_TENSOR_TENSOR_MODE")
-        if m.dtype.name not in ("uint8", "int8"):
-            raise DTypeError(f"asc.select's sel_mask is a uint8 bit mask; got {m.dtype}", loc)
+        # Select's selMask is LocalTensor<U>, U one of uint8 .. uint64 (asc-devkit dav_c220
+        # kernel_operator_vec_cmpsel_impl.h SupportType<U, ...>): its bits in memory order, whatever the word
+        if m.dtype.name not in ("uint8", "int8", "uint16", "uint32", "uint64"):
+            raise DTypeError(f"asc.select's sel_mask is a bit mask of uint8, uint16, uint32 or uint64 words; got "
+                             f"{m.dtype}", loc)
         if mode == SELMODE.VSEL_TENSOR_TENSOR_MODE:
             b: Any = vec_operand(src1, "src1", "select", loc)
             dtype = check_same_dtype("select", [d, a, b], ["dst", "src0", "src1"], loc)

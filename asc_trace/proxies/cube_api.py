@@ -282,3 +282,51 @@ def init_const_value(dst: Any, params: Any) -> None:
         raise DTypeError(f"asc.init_const_value does not fill {d.dtype}", loc)
     pipe = Pipe.MTE2 if d.space == "l1" else Pipe.MTE1
     ctx.record("init_const_value", (d, params), loc, pipe, make_attrs(dtype=d.dtype))
+
+
+# -- cross-core flags (AIC <-> AIV): checked, and refused until mixed kernels are provided ---------------
+
+def _cross_core(api: str, flag_id: Any, mode_id: Any, pipe: Any) -> None:
+    from ..enums import PipeID
+    from ..errors import SyncError
+    current(f"asc.{api}")
+    loc = user_loc()
+    fid = to_expr(flag_id, "the cross-core flag id")
+    if fid.type != "int":
+        raise TraceError(f"the flag id of asc.{api} must be an integer, got `{fid}`", loc)
+    if isinstance(fid, Const) and not 0 <= fid.value <= 10:
+        raise SyncError(f"cross-core flag id {fid.value} is outside 0..10: ids 11-14 belong to SyncAll and the "
+                        "counters have 16 ids in all (ascend-cube-facts §6, SY:117-120)", loc)
+    if not isinstance(mode_id, int) or not 0 <= mode_id <= 2:
+        raise TraceError(f"the mode of asc.{api} is 0 (all AICs or all AIVs), 1 (the two AIVs of a core) or 2 "
+                         f"(AIC <-> AIV in a core), got {mode_id!r}", loc)
+    try:
+        PipeID(pipe)
+    except (ValueError, TypeError):
+        raise TraceError(f"asc.{api} takes an asc.PipeID, got {pipe!r}", loc) from None
+    raise NotProvidedError(f"asc.{api} synchronises the cube and vector cores of a mixed kernel (kernel_type "
+                           "MIX_AIC_1_2), which asc_trace does not provide yet", loc,
+                           hint="cube kernels (matmul, bias, ReLU through Fixpipe) and vector kernels run on their "
+                                "own; see docs/cube.md")
+
+
+def cross_core_set_flag(flag_id: Any, mode_id: int = 0, pipe: Any = None) -> None:
+    """`CrossCoreSetFlag<mode, pipe>(flagId)`: raise the counter `flag_id` (0..10) of the other core(s).
+
+    Raises:
+        SyncError: an id outside 0..10. TraceError: a mode outside 0..2 or a pipe that is not a PipeID.
+        NotProvidedError: always otherwise; mixed cube + vector kernels are not provided yet.
+    """
+    from ..enums import PipeID
+    _cross_core("cross_core_set_flag", flag_id, mode_id, PipeID.PIPE_S if pipe is None else pipe)
+
+
+def cross_core_wait_flag(flag_id: Any, mode_id: int = 0, pipe: Any = None) -> None:
+    """`CrossCoreWaitFlag(flagId)`: wait for the counter `flag_id` (0..10), then lower it.
+
+    Raises:
+        SyncError: an id outside 0..10. TraceError: a mode outside 0..2 or a pipe that is not a PipeID.
+        NotProvidedError: always otherwise; mixed cube + vector kernels are not provided yet.
+    """
+    from ..enums import PipeID
+    _cross_core("cross_core_wait_flag", flag_id, mode_id, PipeID.PIPE_S if pipe is None else pipe)

@@ -318,26 +318,3 @@ def _whole(tensor: Any, loc, what: str) -> TensorRef:
     if not (isinstance(ref.offset, Const) and ref.offset.value == 0):
         raise TraceError(f"{what} takes the whole queue tensor, not a slice of it", loc)
     return ref
-
-
-# pyasc framework names asc_trace does not provide, each with why and what to use instead; the package's
-# module __getattr__ raises these (a NotProvidedError is an AttributeError too, so hasattr stays False)
-_NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "TensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
-                   "pass each tensor as its own asc.GlobalAddress kernel parameter"),
-    "ListTensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
-                       "pass each tensor as its own asc.GlobalAddress kernel parameter"),
-    "TBufPool": ("sub-pools of the TPipe's memory that are reset and reused",
-                 "give each stage its own TQue / TBuf, or reuse one TBuf's memory with tbuf.get_with_offset"),
-    "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
-                      "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
-                      "asc.wait_flag with your own ids"),
-}
-
-
-def not_provided(module: str, name: str) -> Any:
-    """Raise the NotProvidedError of a known pyasc name, else the AttributeError of a missing one."""
-    if name in _NOT_PROVIDED:
-        what, hint = _NOT_PROVIDED[name]
-        raise NotProvidedError(f"asc.{name} is not provided: {what}", user_loc(), hint=hint)
-    raise AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -18,7 +18,12 @@ _CROSS_CORE = ("ordering between vector cores inside one launch is not modelled"
 _ATOMIC = ("GM atomics (a store that accumulates into GM) are not provided yet",
            "let each GM element be written by one core, or reduce the partial results in a second launch")
 
+_CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
+            "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
+            "(SELMODE.VSEL_TENSOR_TENSOR_MODE)")
+
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
     "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
@@ -31,6 +36,16 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
                          "run collectives from the host, e.g. with torch.distributed"),
     "get_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
                          "run collectives from the host, e.g. with torch.distributed"),
+    # framework
+    "TensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                   "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "ListTensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
+                       "pass each tensor as its own asc.GlobalAddress kernel parameter"),
+    "TBufPool": ("sub-pools of the TPipe's memory that are reset and reused",
+                 "give each stage its own TQue / TBuf, or reuse one TBuf's memory with tbuf.get_with_offset"),
+    "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
+                      "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
+                      "asc.wait_flag with your own ids"),
     "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
                            "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
 }
@@ -42,4 +57,4 @@ def module_getattr(name: str) -> object:
     if entry is None:
         raise AttributeError(f"module 'asc_trace' has no attribute {name!r}")
     why, instead = entry
-    raise NotProvidedError(f"asc.{name}: {why}", user_loc(), hint=instead)
+    raise NotProvidedError(f"asc.{name} is not provided: {why}", user_loc(), hint=instead)

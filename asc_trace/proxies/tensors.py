@@ -290,6 +290,24 @@ class LocalTensor(_ShapeInfoMixin):
         nid = ctx.record("local_tensor", (n.args[0], addr, elems), loc, attrs=make_attrs(dtype=self._ref.dtype))
         self._ref = TensorRef(nid, "ub", self._ref.dtype, ZERO)
 
+    def set_user_tag(self, tag: Any) -> None:
+        """Refused: see get_user_tag."""
+        self._user_tag("set_user_tag")
+
+    def get_user_tag(self) -> Any:
+        """Refused: Ascend C keeps the tag in the TPipe buffer handle (`SetUserTag` / `GetUserTag` in
+        kernel_tensor_impl.h), which a static tensor has none of (the header asserts it is not null) and
+        which, for a queue tensor, is whichever buffer the queue hands out at run time."""
+        self._user_tag("get_user_tag")
+
+    def _user_tag(self, what: str) -> None:
+        n = current(f"LocalTensor.{what}").recorded()[self._ref.root]
+        if n.op == "local_tensor":
+            raise TraceError(f"{what} needs a tensor from a TQue: a static LocalTensor has no TPipe buffer to hold "
+                             "the tag (Ascend C asserts on it)", user_loc())
+        raise NotProvidedError(f"LocalTensor.{what} is not provided: the tag belongs to the queue buffer the tensor "
+                               "occupies at run time", user_loc(), hint="keep the tag in a variable next to the tensor")
+
     def set_addr_with_offset(self, src: "LocalTensor", offset: Any) -> None:
         """View `src`'s buffer from its element `offset` (`SetAddrWithOffset(src, offset)`), as this tensor's type."""
         if not isinstance(src, LocalTensor):
@@ -317,11 +335,16 @@ class LocalTensorAuto(LocalTensor):
             return
         ctx = current("asc.LocalTensorAuto")
         loc = user_loc()
+        addr: Expr = ZERO          # graph/auto_place.py places it after tracing
         if ctx.eager:
-            # eager runs each call as it is made, before the tensor's last use (which places it) is known
-            raise NotProvidedError("asc.LocalTensorAuto is not available on the eager backend: its UB address is "
-                                   "planned from the whole kernel's liveness", loc,
-                                   hint="run it on sim, cpp or cpu_debug (backend='sim')")
+            # eager runs each call as it is made, before the tensor's last use is known: it takes the address
+            # the traced and scheduled kernel planned for this call site
+            placed = ctx.auto_address(loc)
+            if placed is None:
+                raise NotProvidedError("asc.LocalTensorAuto on the eager backend needs one address per call site; "
+                                       "this line makes tensors at different addresses (a sub-kernel called twice?)",
+                                       loc, hint="run it on sim, cpp or cpu_debug (backend='sim')")
+            addr = Const(placed)
         if not isinstance(dtype, DataType):
             raise TraceError(f"LocalTensorAuto's first argument is the element type (e.g. asc.float32), got {dtype!r}",
                              loc, hint="asc.LocalTensorAuto(asc.float32, length)")
@@ -333,7 +356,7 @@ class LocalTensorAuto(LocalTensor):
                 raise TraceError(f"a LocalTensorAuto's size must be a positive integer known while tracing, got `{e}`",
                                  loc, hint="pass the tile length as an asc.ConstExpr[int] kernel parameter")
             length *= e.value
-        nid = ctx.record("local_tensor", (TPosition.VECCALC, ZERO, Const(length)), loc,
+        nid = ctx.record("local_tensor", (TPosition.VECCALC, addr, Const(length)), loc,
                          attrs=make_attrs(dtype=dtype, auto=True))
         self._ref = TensorRef(nid, "ub", dtype, ZERO)
 

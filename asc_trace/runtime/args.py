@@ -86,6 +86,10 @@ def as_storage(value: Any, name: str, loc: SourceLoc | None,
         # through reshape, and every backend must see the same flat storage)
         value = value.view(np.ndarray)
     dt = D.from_numpy(value.dtype)
+    if dt is None and not value.dtype.isnative and D.from_numpy(value.dtype.newbyteorder("=")) is not None:
+        raise LaunchError(f"argument {name!r} has dtype {value.dtype.str}, whose bytes are in the other order than "
+                          "the NPU's (and this machine's)", loc,
+                          hint="pass a.astype(a.dtype.newbyteorder('=')), a copy in native byte order")
     if dt is None:
         raise LaunchError(f"argument {name!r} has dtype {value.dtype}, which Ascend vector kernels cannot take", loc,
                           hint="use float16, float32, bfloat16 (torch) or an 8/16/32/64-bit integer type")

@@ -12,7 +12,7 @@ from ..dtypes import DataType, bfloat16, from_compute, to_compute
 from ..graph.node import Node, TensorRef
 from ..graph.numerics import cast_values
 from ..graph.ops import REGISTRY
-from .executors import efn, scalar_as
+from .executor_base import efn, scalar_as
 from .machine import GmRoot, Machine, UbRoot
 
 _ELEMENTWISE = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast"})
@@ -221,7 +221,7 @@ BINDER_FAMILY: dict[str, str] = {}
 
 
 def init_binder_family() -> None:
-    from .executors import BINDERS
+    from .executor_base import BINDERS
     for name, op in REGISTRY.items():
         b = BINDERS.get(name)
         if b is not None and b is not BINDERS.get(op.family):

@@ -285,6 +285,8 @@ def _error(art: CpuDebugArtifact, report: re.Match | None, logs: dict[int, list[
                                 "on backend='sim' for a checked diagnosis")
     source = " ".join(re.findall(r"\[([^\]]*)\]", api[-1].split("] ", 1)[0] + "]"))   # [file:line][function]
     text = re.sub(r"^\[ERROR\](\[[^\]]*\])+\s*", "", api[-1]).strip()
+    # a tag holding brackets itself ("[operator[]]") leaves its tail behind: "][20439] offset is ..."
+    text = re.sub(r"^\](\[[^\]]*\])*\s*", "", text)
     cls = _api_error_class(text, source)
     hint = ("the real API's CPU-debug build does not run this call (the NPU build does): use backend='sim' or 'cpp' "
             "for it") if cls is ToolchainError else None
@@ -304,6 +306,7 @@ def _api_error_class(text: str, source: str) -> type[AscTraceError]:
         return UBOverflowError
     if any(w in where for w in ("tque", "tpipe", "tbuf", "alloctensor", "freetensor", "enque", "deque")):
         return QueueError
-    if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size")):
+    # "... which can not be larger than data len 256": GetValue / SetValue / a tensor slice past its length
+    if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size", "larger than")):
         return OutOfBoundsError
     return AscTraceError

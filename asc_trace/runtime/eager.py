@@ -63,6 +63,12 @@ class EagerContext(TraceContext):
     def recorded(self) -> dict[int, Node]:
         return self._nodes
 
+    auto_places: dict[Any, int | None] = {}
+
+    def auto_address(self, loc: SourceLoc) -> int | None:
+        """The UB address the scheduled kernel gave the LocalTensorAuto made at `loc` (None: not one address)."""
+        return self.auto_places.get((loc.file, loc.line, loc.col))
+
     def block_idx(self) -> Scalar:
         return Scalar(BLOCK_IDX)
 
@@ -119,6 +125,14 @@ class EagerContext(TraceContext):
 class EagerArtifact:
     def __init__(self, graph: KernelGraph) -> None:
         self.hazards = HazardMemo(graph)
+        # the UB addresses graph/auto_place.py gave the LocalTensorAuto tensors, by call site (None where one
+        # call site made tensors at different addresses, e.g. a sub-kernel called twice)
+        self.auto_places: dict[Any, int | None] = {}
+        for n in graph:
+            if n.op == "local_tensor" and n.attr("auto"):
+                key = (n.loc.file, n.loc.line, n.loc.col)
+                addr = n.args[1].value
+                self.auto_places[key] = addr if self.auto_places.get(key, addr) == addr else None
 
 
 class EagerRuntime(Runtime):
@@ -136,6 +150,7 @@ class EagerRuntime(Runtime):
             for core in range(job.core_num):
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
                 ctx = EagerContext(KernelGraph(job.name, sig), m)
+                ctx.auto_places = art.auto_places
                 try:
                     with TRACE_LOCK, use(ctx):
                         ctx.enter_function(job.fn)

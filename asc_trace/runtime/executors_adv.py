@@ -13,7 +13,7 @@ from ..graph.hb import Instr, api_steps
 from ..graph.node import Node, Pipe
 from ..graph.ops import OpDef
 from ..graph.ops.adv_common import ADV, Steps, extent, operands, run_algo, tmp_extent
-from .executors import binder, efn, scalar_as
+from .executor_base import binder, efn, scalar_as
 from .machine import Machine, UbRoot
 
 Step = Callable[[Machine], Instr | None]

@@ -18,7 +18,7 @@ from ..graph.ops.masked import BLOCKS, strides
 from ..graph.ops.vec_reduce import whole_result_width
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
-from .executors import bind_elementwise, binder, efn, scalar_as
+from .executor_base import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine, gm_rows
 
 Step = Callable[[Machine], Instr | None]
@@ -278,8 +278,9 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
         count = m.count(fn(env), node)     # any count: the API selects in counter mode (SetMaskCount)
         if count == 0:
             return None
-        mask_bytes = (count + 7) // 8
-        am, vm = m.ub_access(mk, fm(env), mask_bytes, node, "sel_mask")
+        units = -(-count // (8 * mk.dtype.itemsize))      # the sel_mask's words (uint8 .. uint64) holding the bits
+        mask_bytes = units * mk.dtype.itemsize
+        am, vm = m.ub_access(mk, fm(env), units, node, "sel_mask")
         aa, va = m.ub_access(a, fa(env), count, node, "src0")
         ad, vd = m.ub_access(d, fd(env), count, node, "dst")
         ub = [(am, mask_bytes, False), (aa, count * dt.itemsize, False), (ad, count * dt.itemsize, True)]

@@ -32,9 +32,16 @@ def _compare_accesses(node) -> list:
     return [(dst, Const(0), _bytes_of_mask(count), True), (a, Const(0), count, False), (b, Const(0), count, False)]
 
 
+def mask_units(count, itemsize: int):
+    """Elements of a sel_mask of `itemsize`-byte words that hold `count` bits (Select's U: uint8 .. uint64)."""
+    bits = 8 * itemsize
+    return binop("//", binop("+", count, Const(bits - 1)), Const(bits))
+
+
 def _select_accesses(node) -> list:
     dst, mask, a, b, _mode, count = node.args
-    out = [(dst, Const(0), count, True), (mask, Const(0), _bytes_of_mask(count), False), (a, Const(0), count, False)]
+    out = [(dst, Const(0), count, True), (mask, Const(0), mask_units(count, mask.dtype.itemsize), False),
+           (a, Const(0), count, False)]
     if isinstance(b, TensorRef):
         out.append((b, Const(0), count, False))
     return out
