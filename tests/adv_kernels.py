@@ -91,6 +91,8 @@ def suite() -> tuple:
         x = np.ones(2 * 3 * 64, np.float32)
         out.append(asc.compile(rmsnorm_kernel(2, 3, 64, 60, 4096, 4, with_tmp=with_tmp), (x, x[:64].copy(), x.copy())))
         out.append(asc.compile(quant_kernel(256, with_tmp=with_tmp), (x[:256].copy(), np.zeros(256, np.int8))))
+    out.append(asc.compile(quant_kernel(256, config=asc.adv.QuantConfig(256, 0, 0, 512)),
+                           (np.ones(256, np.float16), np.zeros(256, np.int8))))
     for name in ACTIVATIONS + ("swiglu",):
         for with_tmp in ((False,) if name == "silu" else (True, False)):
             x = np.ones(N, np.float16)
@@ -154,7 +156,7 @@ def rmsnorm_kernel(b: int, s: int, h: int, oh: int, tmp_bytes: int, type_size: i
     return asc.jit(rmsnorm_rows, **options)
 
 
-def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, **options):
+def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, config=None, **options):
     """x -> int8 round(x * 2 + 0.9), computed in half (pyasc's quant sample)."""
     def quant_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress):
         xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
@@ -165,11 +167,12 @@ def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, **options
         asc.data_copy(xl, xg, n)
         if with_tmp:
             tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 49152, tmp_bytes)
-            asc.adv.quant(zl, xl, 2.0, 0.9, n, tmp)
+            asc.adv.quant(zl, xl, 2.0, 0.9, n, tmp, config=config)
         else:
             asc.adv.quant(zl, xl, 2.0, 0.9, n)
         asc.data_copy(zg, zl, n)
-    quant_tensor.__name__ = quant_tensor.__qualname__ = f"adv_quant_{'tmp' if with_tmp else 'stack'}"
+    quant_tensor.__name__ = quant_tensor.__qualname__ = \
+        f"adv_quant_{'tmp' if with_tmp else 'stack'}{'_config' if config else ''}"
     return asc.jit(quant_tensor, **options)
 
 

@@ -209,15 +209,14 @@ def test_rmsnorm_takes_a_v_s_event_id_the_schedule_leaves_free():
     assert len(steps) == 2 * rounds and {s[2] for s in steps} == {asc.HardEvent.V_S}
 
 
-def test_quant_config_default_only():
-    x = np.zeros(256, np.float16)
-
-    @asc.jit
-    def q(xa: asc.GlobalAddress, cfg: asc.ConstExpr[asc.adv.QuantConfig]):
-        a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
-        b = asc.LocalTensor(asc.int8, asc.TPosition.VECOUT, 1024, 256)
-        t = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 2048, 1024)
-        asc.adv.quant(b, a, 1.0, 0.0, 256, t, config=cfg)
-    q[1](x, asc.adv.QuantConfig())
-    with pytest.raises(asc.TraceError, match="default AscendQuantConfig only"):
-        q[1](x, asc.adv.QuantConfig(32, 0, 0, 512))
+def test_quant_config_fixes_the_count_and_the_split():
+    """pyasc's generalization test_quant with use_config: QuantConfig(32, 0, 0, 512) quantises 32 elements."""
+    x = (np.random.default_rng(2025).random(64) * 8.0 - 4.0).astype(np.float16)
+    z = np.full(64, 9, np.int8)
+    quant_kernel(64, config=asc.adv.QuantConfig(32, 0, 0, 512))[1](x, z)
+    assert (z[:32] == np.round(x[:32].astype(np.float64) * 2.0 + 0.9).astype(np.int8)).all()
+    ck = asc.compile(quant_kernel(64, config=asc.adv.QuantConfig(32, 0, 0, 512)), (x, z))
+    assert "static constexpr AscendC::AscendQuantConfig asct_qcfg" in ck.source
+    assert unlisted(ck.source, "asc-devkit") == [] and unlisted(ck.source, "cann-8.1") == []
+    with pytest.raises(asc.UBOverflowError, match="needs at least 2048"):
+        quant_kernel(64, tmp_bytes=1024, config=asc.adv.QuantConfig(32, 0, 0, 2048))[1](x, z)

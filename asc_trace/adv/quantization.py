@@ -14,8 +14,8 @@ from ._record import record
 @dataclass(frozen=True)
 class QuantConfig:
     """pyasc's `asc.adv.QuantConfig` (Ascend C AscendQuantConfig: calcCount, offsetCount, scaleCount,
-    workLocalSize). Only the default (all zero) is modelled: a non-zero one fixes the per-pass split at
-    compile time, which asc_trace does not emit yet."""
+    workLocalSize). With calcCount and workLocalSize set, the call quantises calcCount elements in passes of
+    the given workspace (a template argument: emitted as a static constexpr object)."""
 
     calc_count: int = 0
     offset_count: int = 0
@@ -35,11 +35,18 @@ def quant(dst: Any, src: Any, scale: Any, offset: Any, count: Any = None, temp_b
     loc = user_loc()
     if vec_operand(dst, "dst", "adv.quant", loc).dtype is not int8:
         raise DTypeError("asc.adv.quant writes an int8 dst", loc)
-    if config is not None and (not isinstance(config, QuantConfig) or any(astuple(config))):
-        raise TraceError("asc.adv.quant models the default AscendQuantConfig only (all zero)", loc,
-                         hint="leave config out: a per-tensor quant computes the same values with any split")
+    if config is not None and not isinstance(config, QuantConfig):
+        raise TraceError(f"config of asc.adv.quant is an asc.adv.QuantConfig, got {type(config).__name__}", loc)
+    fixed = None
+    if config is not None and config.calc_count and config.work_local_size:
+        # the vendor's fixed split (AscendQuantCalc, `if constexpr`): calcCount elements in passes of
+        # workLocalSize / 2 halves; the calCount argument is then not read
+        if config.work_local_size < 64:
+            raise TraceError("QuantConfig.work_local_size below 64 bytes leaves AscendQuant no split", loc)
+        fixed = astuple(config)
+        count = config.calc_count
     record("adv_quant", {"dst": dst}, {"src": src}, temp_buffer, {"scale": scale, "offset": offset}, count,
-           dtype_of="src")
+           dtype_of="src", config=fixed)
 
 
 __all__ = ["quant", "QuantConfig"]

@@ -21,7 +21,7 @@ from ...dtypes import float16, float32, int8
 from ...enums import HardEvent
 from ..expr import Const
 from ..node import Pipe
-from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_record, operands, register_adv
+from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_fields, adv_record, operands, register_adv
 from .adv_math import TOL_STEPS
 
 FLOAT_BLOCK = 8             # floats in one 32-byte block
@@ -196,12 +196,29 @@ def _quant(st: Steps, ins, sc, node) -> dict:
 
 
 def quant_min_tmp(node, n=None) -> int:
-    """GetAscendQuantMaxMinTmpSize: 2 repeats of 256 bytes at least."""
-    return 2 * ONE_REPEAT
+    """GetAscendQuantMaxMinTmpSize: 2 repeats of 256 bytes at least; with a fixed QuantConfig, its
+    workLocalSize (the split the call uses)."""
+    cfg = node.attr("config")
+    return max(2 * ONE_REPEAT, cfg[3]) if cfg else 2 * ONE_REPEAT
 
 
 def quant_max_tmp(node, n=None) -> int:
+    cfg = node.attr("config")
+    if cfg:
+        return cfg[3]
     return -(-max(int(n or 0) * 2, 2 * ONE_REPEAT) // 32) * 32
+
+
+def _emit_quant(ctx, node) -> str:
+    f = adv_fields(ctx, node)
+    cfg = node.attr("config")
+    tmpl = f["T"]
+    if cfg:         # a template argument: an object of static storage (C++17 allows a local one)
+        name = f"asct_qcfg{node.id}"
+        ctx.pre.append(f"static constexpr AscendC::AscendQuantConfig {name}({', '.join(f'{v}U' for v in cfg)});")
+        tmpl = f"{tmpl}, false, {name}"
+    return (f"AscendC::AscendQuant<{tmpl}>({f['dst']}, {f['src']}, {f['tmp_arg']}{f['scale']}, {f['offset']}, "
+            f"{f['count']});")
 
 
 DECLARED_SOFTMAX = {
@@ -217,6 +234,8 @@ DECLARED_RMSNORM = {
 DECLARED_QUANT = {
     "AscendQuant<>/6": ("include/adv_api/quantization/ascend_quant.h:64", "lib/quantization/ascend_quant.h:50"),
     "AscendQuant<>/5": ("include/adv_api/quantization/ascend_quant.h:88", "lib/quantization/ascend_quant.h:69"),
+    "AscendQuantConfig/4": ("include/adv_api/quantization/ascend_quant_utils.h:32",
+                            "lib/quantization/ascend_quant_utils.h:21"),
 }
 
 FLOATS = frozenset({"float16", "float32"})
@@ -236,7 +255,7 @@ register_adv(
                api_sync=_rmsnorm_sync, api_events=(HardEvent.V_S,)),
     adv_record("adv_quant", "AscendQuant",
                AdvSpec(("dst",), ("src",), _quant, quant_min_tmp, quant_max_tmp, scalars=("scale", "offset")),
-               "AscendC::AscendQuant<{T}>({dst}, {src}, {tmp_arg}{scale}, {offset}, {count});", FLOATS,
+               _emit_quant, FLOATS,
                DECLARED_QUANT, {"float16": (0.0, 1.0), "float32": (0.0, 1.0)},
                header="quantization/ascend_quant.h"),
 )
