@@ -28,10 +28,10 @@ extern "C" __global__ __aicore__ void vadd_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR 
     ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 2, 0, 4294967295LL, ASC_TRACE_KIND_BOUNDS, ASC_TRACE_KIND_UB, "the LocalTensor length");
     AscendC::LocalTensor<float> asct_t3 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(0));
     // vadd.py:29 (%4)
-    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 8, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
+    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 8, 0, 4294967295LL, ASC_TRACE_KIND_UB, ASC_TRACE_KIND_UB, "the LocalTensor address");
     AscendC::LocalTensor<float> asct_t4 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 8));
     // vadd.py:30 (%5)
-    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 16, 0, 4294967295LL, ASC_TRACE_KIND_ALIGNMENT, ASC_TRACE_KIND_UB, "the LocalTensor address");
+    ASC_CHECK_RANGE(asct_floordiv(block_length, 16) * 16, 0, 4294967295LL, ASC_TRACE_KIND_UB, ASC_TRACE_KIND_UB, "the LocalTensor address");
     AscendC::LocalTensor<float> asct_t5 = asct_ub.GetWithOffset<float>(static_cast<uint32_t>(asct_floordiv(block_length, 16) * 2), static_cast<uint32_t>(asct_floordiv(block_length, 16) * 16));
     // vadd.py:31 (%6)
     for (int64_t asct_i0 = 0; asct_i0 < 16; asct_i0 += 1) {
