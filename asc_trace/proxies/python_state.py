@@ -8,7 +8,8 @@ line (eager, which would run the Python, refuses them too, so every backend agre
 
 - a runtime `for`: a variable of the function holding the loop that the body rebinds to a number or
   scalar and that is read after the loop, or read in the body before the body assigns it (carried
-  from one iteration to the next), found from the function's source;
+  from one iteration to the next), found from the function's source; and a variable naming a tensor
+  that the body rebinds to another and reads before that (a ping-pong `a, b = b, a`, a `prev = nxt`);
 - asc.cond: a variable of the calling function that a branch rebinds (through `nonlocal`);
 - all three regions: a Python object made before the region that the region mutates in place (a list,
   dict, set, array, iterator or user object's attribute, reached from the function's locals, closures
@@ -25,6 +26,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from ..errors import TraceError
+from ..graph.node import TensorRef
 from .python_containers import Snapshot
 from .scalar import Scalar
 
@@ -44,7 +46,28 @@ def rebound(frame: FrameType, before: dict[str, Any]) -> list[str]:
             if n in after and after[n] is not old and (is_value(after[n]) or is_value(old))]
 
 
+def is_tensor(v: Any) -> bool:
+    """A LocalTensor / GlobalTensor proxy (what it addresses is fixed when the body is traced)."""
+    return isinstance(getattr(v, "_ref", None), TensorRef)
+
+
+def rebound_tensors(frame: FrameType, before: dict[str, Any]) -> list[str]:
+    """Names bound to a tensor before that the region rebound to another object (or the reverse)."""
+    after = frame.f_locals
+    return [n for n, old in before.items()
+            if n in after and after[n] is not old and (is_tensor(after[n]) or is_tensor(old))]
+
+
 def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
+    carried_in_body = loop_carried(frame.f_code, loc.line, after_loop=False)
+    swapped = [n for n in rebound_tensors(frame, before) if n in carried_in_body]
+    if swapped:
+        n = swapped[0]
+        raise TraceError(f"`{n}` names one tensor when this runtime loop's body starts and is rebound to another "
+                         "in the body, but the body is traced once: every iteration would use the tensor of the "
+                         "first pass", loc,
+                         hint="address the tensor from the loop index instead (e.g. `asc.LocalTensor(dtype, pos, "
+                              "base + (i % 2) * size, n)` for a ping-pong pair), or let a TQue hand buffers out")
     names = [n for n in rebound(frame, before) if n in loop_carried(frame.f_code, loc.line)]
     if names:
         n = names[0]
@@ -121,9 +144,10 @@ def function_ast(code: CodeType) -> ast.Module | None:
 
 
 @lru_cache(maxsize=1024)
-def loop_carried(code: CodeType, line: int) -> frozenset[str]:
+def loop_carried(code: CodeType, line: int, after_loop: bool = True) -> frozenset[str]:
     """Names the `for` statement whose header is at `line` assigns in its body and reads after the loop
-    or, in the body, before assigning them (an empty set when the source cannot be read)."""
+    (unless `after_loop` is False) or, in the body, before assigning them (an empty set when the source
+    cannot be read)."""
     tree = function_ast(code)
     if tree is None:
         return frozenset()
@@ -143,7 +167,7 @@ def loop_carried(code: CodeType, line: int) -> frozenset[str]:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             first_load.setdefault(stmt.target.id, i)
     end = loop.end_lineno or loop.lineno
-    after = _reads_after(tree, end)
+    after = _reads_after(tree, end) if after_loop else set()
     return frozenset(name for name, i in first_store.items()
                      if name in after or first_load.get(name, i + 1) <= i)
 
