@@ -84,3 +84,24 @@ def test_own_flags_before_the_tpipe(backend):
 def test_the_tpipe_is_declared_before_the_first_flag():
     src = asc.compile(loop_then_tque, (np.zeros(4 * T, np.float32), np.zeros(4 * T, np.float32), 3)).source
     assert src.index("AscendC::TPipe ") < src.index("AscendC::SetFlag")
+
+
+@asc.jit
+def tpipe_in_a_loop(x: asc.GlobalAddress, n: int):
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x, 64)
+    for i in range(n):
+        pipe = asc.TPipe()  # MARK-pipe-in-loop
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(q, 1, 256)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_tpipe_in_a_runtime_loop_is_refused_whatever_the_trip_count(backend, n):
+    """One TPipe per kernel: made in a runtime loop it is a second one from the second trip on (an adversary
+    saw n = 0 and 1 run and n = 3 refused only when it ran)."""
+    from helpers import assert_points_at
+    with pytest.raises(asc.TraceError, match=r"asc.TPipe\(\) inside a runtime loop") as e:
+        asc.jit(tpipe_in_a_loop, backend=backend)[1](np.zeros(64, np.float32), n)
+    assert_points_at(e.value, "MARK-pipe-in-loop")

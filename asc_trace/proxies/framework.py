@@ -21,7 +21,16 @@ class TPipe:
     __slots__ = ("_obj",)
 
     def __init__(self) -> None:
-        self._obj = ObjRef(current("asc.TPipe").record("tpipe", (), user_loc()), "pipe")
+        ctx = current("asc.TPipe")
+        loc = user_loc()
+        # one TPipe per kernel: one made in a runtime loop would be a second one from the second trip on,
+        # found only by the runs that take it (refused here, on every backend, whatever the trip count)
+        loops = [r for r in getattr(ctx, "loops", ()) if ctx.graph.node(r.id).op in ("for", "while")]
+        if loops:
+            raise TraceError("asc.TPipe() inside a runtime loop: a kernel creates exactly one TPipe, and this one "
+                             "would be created again on every iteration", loc,
+                             hint="create the TPipe once, before the loop")
+        self._obj = ObjRef(ctx.record("tpipe", (), loc), "pipe")
 
     def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name
                     buf: Any = None) -> None:
