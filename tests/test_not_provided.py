@@ -6,7 +6,7 @@ import pytest
 
 import asc_trace as asc
 from asc_trace.errors import NotProvidedError
-from asc_trace.proxies.not_provided import NOT_PROVIDED
+from asc_trace.proxies.not_provided import ADV_NOT_PROVIDED, NOT_PROVIDED
 
 
 @pytest.mark.parametrize("name", sorted(NOT_PROVIDED))
@@ -39,3 +39,14 @@ def test_an_unknown_name_is_a_plain_attribute_error():
 def test_no_listed_name_is_provided():
     """A name that becomes provided must leave the table (its entry would be dead text)."""
     assert [n for n in NOT_PROVIDED if n in vars(asc)] == []
+
+
+@pytest.mark.parametrize("name", sorted(ADV_NOT_PROVIDED))
+def test_adv_matmul_names_name_the_basic_cube_api(name):
+    with pytest.raises(NotProvidedError, match=rf"asc.adv.{name} is not provided") as e:
+        getattr(asc.adv, name)
+    assert "asc.mmad" in str(e.value)
+    assert not hasattr(asc.adv, name)
+    with pytest.raises(AttributeError) as e2:
+        asc.adv.no_such_function
+    assert not isinstance(e2.value, NotProvidedError)

@@ -51,10 +51,27 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 }
 
 
-def module_getattr(name: str) -> object:
-    """`asc_trace.__getattr__`: the error for a deliberately absent pyasc name, AttributeError otherwise."""
-    entry = NOT_PROVIDED.get(name)
+_MATMUL = ("the high-level Matmul (and its tiling) is not provided yet: the cube runs only the basic API",
+           "write the matmul with asc.data_copy(Nd2NzParams), asc.load_data, asc.mmad and asc.fixpipe "
+           "(examples/matmul_cube.py, docs/cube.md)")
+
+# asc.adv names the high-level API does not have yet
+ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "Matmul": _MATMUL, "TCubeTiling": _MATMUL, "register_matmul": _MATMUL, "MatmulType": _MATMUL,
+}
+
+
+def module_getattr(name: str, table: dict[str, tuple[str, str]] = NOT_PROVIDED, module: str = "asc_trace") -> object:
+    """A module `__getattr__` (asc_trace's; asc.adv's with its table): the error for a deliberately absent
+    pyasc name, AttributeError otherwise."""
+    entry = table.get(name)
     if entry is None:
-        raise AttributeError(f"module 'asc_trace' has no attribute {name!r}")
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
     why, instead = entry
-    raise NotProvidedError(f"asc.{name} is not provided: {why}", user_loc(), hint=instead)
+    spelled = module.replace("asc_trace", "asc", 1)       # as a pyasc user writes it
+    raise NotProvidedError(f"{spelled}.{name} is not provided: {why}", user_loc(), hint=instead)
+
+
+def adv_getattr(name: str) -> object:
+    """`asc_trace.adv.__getattr__`."""
+    return module_getattr(name, ADV_NOT_PROVIDED, "asc_trace.adv")
