@@ -473,12 +473,9 @@ class Prover:
             return
         free, inq, reused = qs
         if n.op == "alloc_tensor":
-            if not free:
-                st.slots[n.id] = None
+            slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
+            if slot is None:
                 return
-            slot, free = free[0], free[1:]
-            st.slots[n.id] = slot
-            st.ques[qid] = (free, inq, reused)
             key = ("que", qid, slot, "free")
             # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
             # for nothing); where that is not known on every path, the wait orders nothing provable
@@ -495,27 +492,36 @@ class Prover:
                     st.pending[PIDX[prod]] = st.pending[PIDX[prod]] - own
                 st.flags[key] = (UNSET, frozenset(), st.flags[key][2])
         elif n.op == "enque":
-            slot = st.slots.get(n.args[1].root)
-            if slot is None:
-                st.ques[qid] = None
-                return
-            st.ques[qid] = (free, inq + (slot,), reused)
-            self.flag(n, PIDX[prod], "set", ("que", qid, slot, "enq"), st)
+            slot = _put(n, st, qid, lambda s: (free, inq + (s,), reused))
+            if slot is not None:
+                self.flag(n, PIDX[prod], "set", ("que", qid, slot, "enq"), st)
         elif n.op == "deque":
-            if not inq:
-                st.slots[n.id] = None
-                return
-            slot, inq = inq[0], inq[1:]
-            st.slots[n.id] = slot
-            st.ques[qid] = (free, inq, reused)
-            self.flag(n, PIDX[cons], "wait", ("que", qid, slot, "enq"), st)
+            slot = _take(n, st, qid, inq, lambda rest: (free, rest, reused))
+            if slot is not None:
+                self.flag(n, PIDX[cons], "wait", ("que", qid, slot, "enq"), st)
         elif n.op == "free_tensor":
-            slot = st.slots.get(n.args[1].root)
-            if slot is None:
-                st.ques[qid] = None
-                return
-            st.ques[qid] = (free + (slot,), inq, reused)
-            self.flag(n, PIDX[cons], "set", ("que", qid, slot, "free"), st)
+            slot = _put(n, st, qid, lambda s: (free + (s,), inq, reused))
+            if slot is not None:
+                self.flag(n, PIDX[cons], "set", ("que", qid, slot, "free"), st)
+
+
+def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:
+    """alloc_tensor / deque: hand node `n` the first buffer of `fifo` (the free list, or the queue) and
+    store the queue's state `rebuild(rest of fifo)`; None (and the node's buffer unknown) when empty."""
+    if not fifo:
+        st.slots[n.id] = None
+        return None
+    st.slots[n.id] = fifo[0]
+    st.ques[qid] = rebuild(fifo[1:])
+    return fifo[0]
+
+
+def _put(n: Node, st: State, qid: int, rebuild) -> int | None:
+    """enque / free_tensor: the buffer of the tensor `n` hands back, with the queue's state
+    `rebuild(buffer)`; None (and the queue's state unknown) when that buffer is not known."""
+    slot = st.slots.get(n.args[1].root)
+    st.ques[qid] = None if slot is None else rebuild(slot)
+    return slot
 
 
 def _fill_node(e: Elem, nid: int, p: int) -> Elem:
