@@ -13,19 +13,17 @@ local pruning landed: each with its NumPy reference and the runtime inputs that 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import asc_trace as asc
 from asc_trace import HardEvent as EV
+from adversarial_kernels import Case, _x as random_input
 L = 64
 ROWS = 8
 
 
-def _x(n: int, seed: int = 5) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return (rng.random(n) * 4 - 2).astype(np.float32)
+def _x(n: int) -> np.ndarray:
+    return random_input(n, seed=5)
 
 # A: per row, a branch on a bit: then = while-halving; else = runtime inner loop with zero trips for some rows
 @asc.jit
@@ -161,15 +159,6 @@ def sibling_chain_ref(x, n, bits):
         if bits >> s & 1:
             z[(s % 4)*L:(s % 4 + 1)*L] = z[(s % 4)*L:(s % 4 + 1)*L] * np.float32(0.5)
     return z
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    kernel: Callable
-    make: Callable[..., tuple]              # knobs -> (x, z, *scalars)
-    reference: Callable[..., np.ndarray]    # (x, *knobs) -> expected z
-    knobs: tuple[tuple, ...]
-
 
 CASES = (
     Case("row_mix", row_mix, lambda rows, bits, reps: (_x(ROWS * L), np.zeros(ROWS * L, np.float32), rows, bits, reps),

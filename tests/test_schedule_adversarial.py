@@ -2,17 +2,21 @@
 the proof (graph/sync_proof.py), and correct on sim, eager, cpp and cpu_debug with bytes equal to
 NumPy, on the runtime inputs that drive the paths that once broke the scheduler (two far-apart
 branches of an eleven-step chain, zero-trip streaks, a never-taken branch, a reversed outer loop, a
-prologue holding all eight MTE2_V ids)."""
+prologue holding all eight MTE2_V ids); and the third round's (tests/adversarial_kernels_more.py: a
+branch per row between a while loop and a zero-trip loop, a 4-deep nest, a hand-synced prologue before a
+TQue pipeline, six sibling loops chained through memory), checked the same way."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import asc_trace as asc
-from adversarial_kernels import CASES, CHAIN, PROLOGUE, Case
+from adversarial_kernels import CASES as ROUND2, CHAIN, PROLOGUE, Case
+from adversarial_kernels_more import CASES as ROUND3
 from asc_trace.graph.sync_proof import prove
 from asc_trace.toolchain.real_api import headers_if_configured
 
+CASES = ROUND2 + ROUND3
 RUNS = [(c, kn) for c in CASES for kn in c.knobs]
 IDS = [f"{c.name}-{'-'.join(map(str, kn))}" for c, kn in RUNS]
 
