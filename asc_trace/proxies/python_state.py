@@ -23,7 +23,7 @@ import linecache
 import textwrap
 from functools import lru_cache
 from types import CodeType, FrameType
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import TraceError
 from ..graph.node import TensorRef
@@ -39,11 +39,12 @@ def snapshot(frame: FrameType) -> dict[str, Any]:
     return dict(frame.f_locals)
 
 
-def rebound(frame: FrameType, before: dict[str, Any]) -> list[str]:
-    """Names bound before whose value the region replaced with a different number or scalar."""
+def rebound(frame: FrameType, before: dict[str, Any], kind: Callable[[Any], bool] = is_value) -> list[str]:
+    """Names bound before whose value the region replaced with a different one, old or new of `kind`
+    (a number or scalar by default)."""
     after = frame.f_locals
     return [n for n, old in before.items()
-            if n in after and after[n] is not old and (is_value(after[n]) or is_value(old))]
+            if n in after and after[n] is not old and (kind(after[n]) or kind(old))]
 
 
 def is_tensor(v: Any) -> bool:
@@ -51,16 +52,9 @@ def is_tensor(v: Any) -> bool:
     return isinstance(getattr(v, "_ref", None), TensorRef)
 
 
-def rebound_tensors(frame: FrameType, before: dict[str, Any]) -> list[str]:
-    """Names bound to a tensor before that the region rebound to another object (or the reverse)."""
-    after = frame.f_locals
-    return [n for n, old in before.items()
-            if n in after and after[n] is not old and (is_tensor(after[n]) or is_tensor(old))]
-
-
 def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
     carried_in_body = loop_carried(frame.f_code, loc.line, after_loop=False)
-    swapped = [n for n in rebound_tensors(frame, before) if n in carried_in_body]
+    swapped = [n for n in rebound(frame, before, is_tensor) if n in carried_in_body]
     if swapped:
         n = swapped[0]
         raise TraceError(f"`{n}` names one tensor when this runtime loop's body starts and is rebound to another "
