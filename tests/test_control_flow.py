@@ -622,7 +622,7 @@ def test_verify_rejects_broken_regions():
     verify(g)
     y = next(n for n in g if n.op == "yield")
     bad = g.copy()
-    bad.replace(Node(y.id, "yield", (), y.loc, y.loops))
+    bad.replace(Node(y.id, "yield", (), y.loc, y.regions))
     with pytest.raises(GraphError, match="yields 0 values for 1"):
         verify(bad)
     bad = g.copy()

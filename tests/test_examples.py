@@ -50,7 +50,7 @@ def test_softmax_schedule():
     # other than 0, which the calls take for their own S_V
     assert {"MTE2_V", "S_V", "V_MTE3", "MTE3_MTE2"} <= events and "V_S" not in events
     assert ("S_V", "0") not in flags
-    assert any(n.op == "local_tensor" and n.loops for n in g)         # the row buffer is double-buffered
+    assert any(n.op == "local_tensor" and n.regions for n in g)         # the row buffer is double-buffered
 
 
 @pytest.mark.filterwarnings("ignore:asc.autotune")     # the configs that overflow the UB are skipped

@@ -157,7 +157,7 @@ def test_flag_free_vadd_is_pipelined_and_exact():
     k[8](x, y, z, 4096, 256)
     np.testing.assert_array_equal(z, x + y)
     g = asc.compile(k, (x, y, z, 4096, 256)).graph
-    mb = [n for n in g if n.op == "local_tensor" and n.loops]
+    mb = [n for n in g if n.op == "local_tensor" and n.regions]
     assert len(mb) == 3 and all("% 2" in str(n.args[1]) for n in mb)
     prof = asc.profile(k, x, y, z, 4096, 256, core_num=8)
     seed = asc.profile(vadd.vadd_kernel, x, y, z, 4096, core_num=8)
@@ -178,7 +178,7 @@ def test_multi_buffer_option():
         kk[8](x, y, z, 4096, 256)
         np.testing.assert_array_equal(z, x + y)
         g = asc.compile(kk, (x, y, z, 4096, 256)).graph
-        mb = [n for n in g if n.op == "local_tensor" and n.loops]
+        mb = [n for n in g if n.op == "local_tensor" and n.regions]
         assert len(mb) == (3 if copies else 0)
         if copies:
             assert f"% {copies}" in str(mb[0].args[1])

@@ -76,6 +76,6 @@ def test_a_prologue_holding_every_id_does_not_starve_the_main_loop():
     the loop (by liveness, or a PIPE_ALL barrier that says why), instead of refusing."""
     g = asc.compile(PROLOGUE.kernel, PROLOGUE.make(8)).graph
     loop = next(n for n in g if n.op == "for")
-    inside = [n for n in g if n.attr("auto") and loop.id in n.loops]
+    inside = [n for n in g if n.attr("auto") and loop.id in n.regions]
     assert inside, str(g)
     assert all(n.attr("why") for n in inside)

@@ -201,7 +201,7 @@ def test_the_tours_graph_is_a_dataflow_graph():
     assert sync and all(g.node(u).op == "set_flag" and g.node(v).op == "wait_flag" for u, v in sync)
     orders = [(u, v) for u, v, d in G.edges(data=True) if d["kind"] == "orders"]
     assert (copy_in.id, next(v for u, v in orders if u == copy_in.id)) in orders
-    assert G.nodes[muls.id]["pipe"] == "V" and G.nodes[muls.id]["scope"] == muls.loops != ()
+    assert G.nodes[muls.id]["pipe"] == "V" and G.nodes[muls.id]["scope"] == muls.regions != ()
 
 
 def test_every_inserted_sync_explains_itself():

@@ -50,7 +50,7 @@ class Acc:
 
 
 class AInstr(Instr):
-    """An instruction instance; `iters` holds one entry per scope region of its node (`Node.loops`):
+    """An instruction instance; `iters` holds one entry per scope region of its node (`Node.regions`):
     the iteration of a `for` / `while`, 0 for a branch."""
 
     __slots__ = ("iters", "vc", "accs", "index")
@@ -77,7 +77,7 @@ class Need:
     def split(self, is_loop: Callable[[int], bool]) -> tuple[int, int | None]:
         """(how many enclosing regions the two instances share, the index among them of the first loop
         in which they run in different iterations, or None when they share every iteration)."""
-        sa, sb = self.a.node.loops, self.b.node.loops
+        sa, sb = self.a.node.regions, self.b.node.regions
         common = 0
         while common < min(len(sa), len(sb)) and sa[common] == sb[common]:
             common += 1
@@ -168,7 +168,7 @@ def profiles(g: KernelGraph) -> list[PathChoice]:
     # every runtime loop from some nesting depth on empty at once (an outer loop's iteration in which
     # none of its inner loops runs: its flags must still alternate)
     loop_ids = {n.id for n in g if n.op in ("for", "while")}
-    depth = {lid: sum(1 for r in g.node(lid).loops if r in loop_ids) for lid in runtime}
+    depth = {lid: sum(1 for r in g.node(lid).regions if r in loop_ids) for lid in runtime}
     for d in sorted(set(depth.values()) - {0}):
         deep = tuple((lid, 0) for lid in runtime if depth[lid] >= d)
         if len(deep) > 1:

@@ -41,7 +41,7 @@ def _live_ranges(g: KernelGraph, autos: list[Node]) -> dict[int, tuple[int, int]
     scope_start: dict[int, int] = {}
     scope_end: dict[int, int] = {}
     for i, n in enumerate(nodes):
-        for s in n.loops:
+        for s in n.regions:
             scope_start.setdefault(s, i)
             scope_end[s] = i
     wanted = {a.id for a in autos}
@@ -50,8 +50,8 @@ def _live_ranges(g: KernelGraph, autos: list[Node]) -> dict[int, tuple[int, int]
     for i, n in enumerate(nodes):
         for r in _roots(n.args) & wanted:
             end = i
-            outer = g.node(r).loops
-            for s in n.loops:        # a loop the tensor was made outside of: live for all of it
+            outer = g.node(r).regions
+            for s in n.regions:        # a loop the tensor was made outside of: live for all of it
                 if s not in outer:
                     end = max(end, scope_end[s])
                     break

@@ -169,7 +169,7 @@ class _Cube:
 
     def _pair(self, a: Access, b: Access) -> list[Edge]:
         g = self.g
-        la, lb = a.node.loops, b.node.loops
+        la, lb = a.node.regions, b.node.regions
         k = 0
         while k < min(len(la), len(lb)) and la[k] == lb[k]:
             k += 1
@@ -204,10 +204,10 @@ class _Cube:
         var, start, _stop, step = loop.args
         # b in iteration i, a in iteration i + d: indices of loops inside shared[depth] are independent
         vb = self.vb
-        fb = [Foot(f.mem, _fresh(f.lo, b.node.loops, depth + 1, 3, g, vb),
-                   _fresh(f.n, b.node.loops, depth + 1, 3, g, vb), f.write) for f in b.feet]
-        fa0 = [Foot(f.mem, _fresh(f.lo, a.node.loops, depth + 1, 4, g, vb),
-                    _fresh(f.n, a.node.loops, depth + 1, 4, g, vb), f.write) for f in a.feet]
+        fb = [Foot(f.mem, _fresh(f.lo, b.node.regions, depth + 1, 3, g, vb),
+                   _fresh(f.n, b.node.regions, depth + 1, 3, g, vb), f.write) for f in b.feet]
+        fa0 = [Foot(f.mem, _fresh(f.lo, a.node.regions, depth + 1, 4, g, vb),
+                    _fresh(f.n, a.node.regions, depth + 1, 4, g, vb), f.write) for f in a.feet]
         if not any(x.mem == y.mem and (x.write or y.write) for x in fa0 for y in fb):
             return None
         mod = _modulus(var, [f.lo for f in fa0 + fb])
@@ -244,7 +244,7 @@ class _Cube:
         for e in edges:
             # flags share ids only between sibling loops (loops of one body): there each id's waits and
             # sets follow each other without interleaving
-            parent: Any = ("top", id(e)) if e.level is None else (g.node(e.level).loops[-1:] or (None,))[0]
+            parent: Any = ("top", id(e)) if e.level is None else (g.node(e.level).regions[-1:] or (None,))[0]
             key = (e.event.value, e.carried, e.distance, str(parent))
             groups.setdefault(key, {}).setdefault(e.level, []).append(e)
         ids: dict[HardEvent, int] = {}
@@ -265,16 +265,16 @@ class _Cube:
                 for slot, e in enumerate(group):
                     self._place(g, e, base + slot * d, ends, before, after)
             if carried:              # one prime before the outermost loop around them, one drain after it
-                outer = [(g.node(lid).loops + (lid,))[0] for lid in levels]
+                outer = [(g.node(lid).regions + (lid,))[0] for lid in levels]
                 loops = sorted(outer, key=lambda lid: pos[lid])
                 first, last = g.node(loops[0]), g.node(loops[-1])
                 why = make_attrs(auto=True, why=f"prime / drain for loop %{first.id}"
                                  + (f" .. %{last.id}" if last is not first else ""))
                 for k in range(slots * d):
                     before.setdefault(first.id, []).append(
-                        g.new_node("set_flag", (ev, Const(base + k)), first.loc, first.loops, src, why))
+                        g.new_node("set_flag", (ev, Const(base + k)), first.loc, first.regions, src, why))
                     after.setdefault(ends[last.id], []).insert(
-                        0, g.new_node("wait_flag", (ev, Const(base + k)), last.loc, last.loops, dst, why))
+                        0, g.new_node("wait_flag", (ev, Const(base + k)), last.loc, last.regions, dst, why))
         order: list[int] = []
         for nid in g.order:
             order += [n.id for n in before.get(nid, ())]
@@ -288,7 +288,7 @@ class _Cube:
         body = self.items[e.level]
         _, s_last = _span(body[e.set_item], ends)
         w_first, _ = _span(body[e.wait_item], ends)
-        scope = () if e.level is None else g.node(e.level).loops + (e.level,)
+        scope = () if e.level is None else g.node(e.level).regions + (e.level,)
         why = make_attrs(auto=True, why=f"{'free' if e.carried else 'ready'}: %{e.src.id} -> %{e.dst.id}")
         idx = rotating_id(g.node(e.level), e.distance, base) if e.distance > 1 else Const(base)
         after.setdefault(s_last, []).append(g.new_node("set_flag", (ev, idx), e.src.loc, scope, Pipe(ev.src), why))

@@ -42,7 +42,7 @@ def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
     _common, level = d.split(loop_ops.__contains__)
     if level is None:
         return None, 0
-    return d.a.node.loops[level], d.b.iters[level] - d.a.iters[level]
+    return d.a.node.regions[level], d.b.iters[level] - d.a.iters[level]
 
 
 def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:

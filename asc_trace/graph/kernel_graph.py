@@ -6,7 +6,7 @@ dependences the scheduler found (`kind="dep"`). Loops are `for` ... `end_for` no
 bodies are traced once, so the graph's size never depends on a trip count.
 
 Regions (`for`, `while`, `if`/`else`: graph/regions.py describes their marker nodes) are read once per
-program order into a `RegionTable` (`region_table()`). `Node.loops` is the node's scope: the ids of
+program order into a `RegionTable` (`region_table()`). `Node.regions` is the node's scope: the ids of
 its enclosing regions, outermost first, where a region is a `for`, a `while`, an `if` (its
 then-branch) or an `else` (the else-branch).
 """
@@ -42,22 +42,22 @@ class KernelGraph:
         self.notes: list[str] = []   # pass annotations shown at the end of the dump
 
     # -- building -------------------------------------------------------------------------------
-    def add(self, op: str, args: tuple[Any, ...], loc: SourceLoc, loops: tuple[int, ...] = (),
+    def add(self, op: str, args: tuple[Any, ...], loc: SourceLoc, regions: tuple[int, ...] = (),
             pipe: Pipe | None = None, attrs: tuple[tuple[str, Any], ...] = ()) -> int:
         """Append a node in program order; returns its id."""
         nid = self._next_id
         self._next_id += 1
-        node = Node(nid, op, tuple(args), loc, tuple(loops), pipe, attrs)
+        node = Node(nid, op, tuple(args), loc, tuple(regions), pipe, attrs)
         self._insert(node)
         self.order.append(nid)
         return nid
 
-    def new_node(self, op: str, args: tuple[Any, ...], loc: SourceLoc, loops: tuple[int, ...] = (),
+    def new_node(self, op: str, args: tuple[Any, ...], loc: SourceLoc, regions: tuple[int, ...] = (),
                  pipe: Pipe | None = None, attrs: tuple[tuple[str, Any], ...] = ()) -> Node:
         """A node with a fresh id that is not yet placed in program order (passes place it)."""
         nid = self._next_id
         self._next_id += 1
-        node = Node(nid, op, tuple(args), loc, tuple(loops), pipe, attrs)
+        node = Node(nid, op, tuple(args), loc, tuple(regions), pipe, attrs)
         self._insert(node)
         return node
 
@@ -90,7 +90,7 @@ class KernelGraph:
             import networkx as nx
             G = nx.MultiDiGraph()
             for nid, n in self._nodes.items():
-                G.add_node(nid, n=n, op=n.op, pipe=n.pipe.value if n.pipe else None, scope=n.loops)
+                G.add_node(nid, n=n, op=n.op, pipe=n.pipe.value if n.pipe else None, scope=n.regions)
             for nid, n in self._nodes.items():
                 for idx, producer in _producers(n.args):
                     if producer in self._nodes:

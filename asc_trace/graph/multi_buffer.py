@@ -53,7 +53,7 @@ def _covered(uses: list[Node], root: int, body: tuple[int, ...]) -> bool:
             if ref.root == root and (ref.offset, ref.dtype, count) not in writes:
                 return False
         for ref in written(n):
-            if ref.root == root and n.loops == body:
+            if ref.root == root and n.regions == body:
                 writes.add((ref.offset, ref.dtype, count))
     return bool(writes)
 
@@ -116,10 +116,10 @@ def _candidates(g: KernelGraph, r: Node) -> list[Node]:
     depth = len(_common(uses))
     groups: dict[int, list[Node]] = {}
     for n in uses:
-        if len(n.loops) <= depth or g.node(n.loops[depth]).op != "for":
+        if len(n.regions) <= depth or g.node(n.regions[depth]).op != "for":
             groups.clear()
             break
-        groups.setdefault(n.loops[depth], []).append(n)
+        groups.setdefault(n.regions[depth], []).append(n)
     if len(groups) >= 2:
         loops = [_candidate(g, r, grp) for grp in groups.values()]
         if all(lp is not None for lp in loops):
@@ -128,10 +128,10 @@ def _candidates(g: KernelGraph, r: Node) -> list[Node]:
 
 
 def _common(uses: list[Node]) -> tuple[int, ...]:
-    common = uses[0].loops
+    common = uses[0].regions
     for n in uses[1:]:
         i = 0
-        while i < min(len(common), len(n.loops)) and common[i] == n.loops[i]:
+        while i < min(len(common), len(n.regions)) and common[i] == n.regions[i]:
             i += 1
         common = common[:i]
     return common
@@ -143,10 +143,10 @@ def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
     common = _common(uses)
     while common and g.node(common[-1]).op != "for":
         common = common[:-1]       # a branch or while loop: the copies rotate with the `for` around it
-    if len(common) <= len(r.loops):
+    if len(common) <= len(r.regions):
         return None
     loop = g.node(common[-1])
-    if any(n.op in ("set_flag", "wait_flag") and loop.id in n.loops for n in g):
+    if any(n.op in ("set_flag", "wait_flag") and loop.id in n.regions for n in g):
         return None    # the kernel's own flags rely on the buffer being reused in every iteration
     var: Var = loop.args[0]
     pipes = {n.pipe for n in uses}
@@ -156,7 +156,7 @@ def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
         for a in n.args:
             if isinstance(a, TensorRef) and a.root == r.id and var in free_vars(a.offset):
                 return None
-    if not _covered(uses, r.id, loop.loops + (loop.id,)):
+    if not _covered(uses, r.id, loop.regions + (loop.id,)):
         return None
     return loop
 
@@ -174,13 +174,13 @@ def _apply(g: KernelGraph, r: Node, loop: Node, k: int, alt: int, size: int, alr
         first = binop("*", binop("min", sel, Const(1)), binop("-", Const(alt), base))
         rest = binop("*", binop("max", binop("-", sel, Const(1)), Const(0)), Const(size))
         addr = binop("+", base, binop("+", first, rest))
-    scope = loop.loops + (loop.id,)
+    scope = loop.regions + (loop.id,)
     new = g.new_node("local_tensor", (r.args[0], addr, r.args[2]), r.loc, scope, None,
                      make_attrs(dtype=r.attr("dtype"), why=f"multi-buffer of %{r.id}, {k} copies"))
     order = list(g.order)
     order.insert(order.index(loop.id) + 1 + already, new.id)
     g.set_order(order)
     for n in list(g):
-        if n.id != new.id and loop.id in n.loops and any(_refs(a, r.id) for a in n.args):
-            g.replace(Node(n.id, n.op, tuple(_retarget(a, r.id, new.id) for a in n.args), n.loc, n.loops, n.pipe,
+        if n.id != new.id and loop.id in n.regions and any(_refs(a, r.id) for a in n.args):
+            g.replace(Node(n.id, n.op, tuple(_retarget(a, r.id, new.id) for a in n.args), n.loc, n.regions, n.pipe,
                            n.attrs))

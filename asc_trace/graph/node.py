@@ -68,7 +68,8 @@ class ObjRef:
 class Node:
     """One recorded API call.
 
-    `loops` lists the ids of the enclosing `for` nodes, outermost first; `pipe` is the pipe the
+    `regions` is the node's scope: the ids of its enclosing regions, outermost first, each a `for`, a
+    `while`, an `if` (its then-branch) or an `else` (its else-branch) node; `pipe` is the pipe the
     instruction runs on (None for bookkeeping nodes such as a GlobalTensor binding).
     `attrs` holds op-specific settings as sorted (name, value) pairs so that nodes stay hashable.
     """
@@ -77,7 +78,7 @@ class Node:
     op: str
     args: tuple[Any, ...]
     loc: SourceLoc
-    loops: tuple[int, ...] = ()
+    regions: tuple[int, ...] = ()
     pipe: Pipe | None = None
     attrs: tuple[tuple[str, Any], ...] = field(default=())
 

@@ -80,7 +80,7 @@ def _order(g: KernelGraph, v: Violation, plans: list[Plan], placed: set[tuple]) 
     what = f"PipeBarrier({pipe.value})" if pipe is not None else "PIPE_ALL"
     reason = (f"auto: {what}: orders %{a_id} ({a.loc.short}) -> %{b_id} ({b.loc.short}), which the proof "
               "found unordered on some path")
-    plans.append(Plan(None, None, b_id, len(b.loops), pipe=pipe, reason=reason))
+    plans.append(Plan(None, None, b_id, len(b.regions), pipe=pipe, reason=reason))
     return True
 
 
@@ -96,11 +96,11 @@ def violation_need(regions: Regions, pos: dict[int, int], v: Violation) -> Need 
     if a.pipe is None or b.pipe is None:
         return None
     common = 0
-    while common < min(len(a.loops), len(b.loops)) and a.loops[common] == b.loops[common]:
+    while common < min(len(a.regions), len(b.regions)) and a.regions[common] == b.regions[common]:
         common += 1
-    ia, ib = [0] * len(a.loops), [0] * len(b.loops)
+    ia, ib = [0] * len(a.regions), [0] * len(b.regions)
     if pos[a_id] > pos[b_id]:
-        loop = next((i for i in reversed(range(common)) if regions.is_loop(a.loops[i])), None)
+        loop = next((i for i in reversed(range(common)) if regions.is_loop(a.regions[i])), None)
         if loop is None:
             return None
         ib[loop] = 1

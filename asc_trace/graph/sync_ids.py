@@ -192,8 +192,8 @@ def _mergeable(g: KernelGraph, p: Plan, q: Plan, pos: dict[int, int]) -> bool:
     wait serves the previous iterations' sets)."""
     if (p.loop, p.distance, p.rot_loop, p.rotate, p.depth) != (q.loop, q.distance, q.rot_loop, q.rotate, q.depth):
         return False
-    if g.node(p.wait_before).loops != g.node(q.wait_before).loops or \
-            g.node(p.set_after).loops != g.node(q.set_after).loops:
+    if g.node(p.wait_before).regions != g.node(q.wait_before).regions or \
+            g.node(p.set_after).regions != g.node(q.set_after).regions:
         return False
     set_after = max(pos[p.set_after], pos[q.set_after])
     wait_before = min(pos[p.wait_before], pos[q.wait_before])
@@ -223,8 +223,8 @@ def _user_ranges(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> dict[
         if not isinstance(eid, Const):
             continue
         lo = hi = pos[n.id]
-        if n.loops:
-            outer = n.loops[0]
+        if n.regions:
+            outer = n.regions[0]
             lo, hi = pos[regions.head(outer)], pos[regions.end[outer]]
         key = (ev, eid.value)
         a, b = out.get(key, (lo, hi))

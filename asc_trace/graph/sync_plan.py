@@ -30,7 +30,7 @@ LOOPS = ("for", "while")
 
 
 class Regions:
-    """Heads and ends of the graph's regions, by the scope ids nodes carry in `Node.loops`."""
+    """Heads and ends of the graph's regions, by the scope ids nodes carry in `Node.regions`."""
 
     def __init__(self, g: KernelGraph) -> None:
         self.g = g
@@ -60,10 +60,10 @@ class Regions:
         return self.kind.get(rid) == "for" and isinstance(self.g.node(rid).args[3], Const)
 
     def before(self, n: Node, depth: int) -> int:
-        return n.id if len(n.loops) <= depth else self.head(n.loops[depth])
+        return n.id if len(n.regions) <= depth else self.head(n.regions[depth])
 
     def after(self, n: Node, depth: int) -> int:
-        return n.id if len(n.loops) <= depth else self.end[n.loops[depth]]
+        return n.id if len(n.regions) <= depth else self.end[n.regions[depth]]
 
 
 @dataclass
@@ -108,7 +108,7 @@ class Plan:
 def plan_for(regions: Regions, need: Need, pos: dict[int, int]) -> Plan:
     """The plan that orders one need (see module docstring); `pos` is the program order position."""
     a, b = need.a, need.b
-    sa = a.node.loops
+    sa = a.node.regions
     common, level = need.split(regions.is_loop)
     depth = common if level is None else level + 1
     wait_before = regions.before(b.node, depth)
@@ -140,7 +140,7 @@ def rotating_id(loop: Node, width: int, base: int) -> Expr:
 def outer_region(g: KernelGraph, plan: Plan) -> int:
     """The outermost region around a carried plan's loop: its primes go before it, its drains after."""
     loop = g.node(plan.loop)
-    return loop.loops[0] if loop.loops else loop.id
+    return loop.regions[0] if loop.regions else loop.id
 
 
 def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan,
@@ -151,7 +151,7 @@ def plan_nodes(g: KernelGraph, regions: Regions, plan: Plan,
     the (event, ids, outer region) already primed): each id then alternates set / wait across the
     loops, and they cost no more ids than one of them."""
     wait_anchor = g.node(plan.wait_before)
-    scope = wait_anchor.loops[:plan.depth]
+    scope = wait_anchor.regions[:plan.depth]
     why = plan.why()
 
     def attrs(reason: str = why) -> tuple:

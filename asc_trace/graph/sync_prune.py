@@ -161,7 +161,7 @@ class _Walker:
                 raise _Unsure
             st, i = self.leave(a, common, st)
         else:
-            loop_id = a.loops[level]
+            loop_id = a.regions[level]
             head = self.g.node(loop_id)
             st, i = self.leave(a, level + 1, st)
             st = self.run(i, self.body(loop_id)[1], st)
@@ -176,7 +176,7 @@ class _Walker:
     def leave(self, a: Node, depth: int, st: _St) -> tuple[_St, int]:
         """From right after `a` out of its regions deeper than `depth`: (state, position after them)."""
         i = self.pos[a.id] + 1
-        for rid in reversed(a.loops[depth:]):
+        for rid in reversed(a.regions[depth:]):
             st = self.run(i, self.body(rid)[1], st)
             if self.regions.is_loop(rid):
                 head = self.g.node(rid)
@@ -186,7 +186,7 @@ class _Walker:
 
     def enter(self, b: Node, depth: int, i: int, st: _St) -> _St:
         """From position `i` into b's regions deeper than `depth`, up to `b`."""
-        for rid in b.loops[depth:]:
+        for rid in b.regions[depth:]:
             kind = self.regions.kind[rid]
             head_pos = self.pos[self.regions.head(rid)]
             st = self.run(i, head_pos, st)

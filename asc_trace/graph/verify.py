@@ -3,10 +3,10 @@
 Internal breakage raises GraphError; a user value used outside the region that defines it is a
 TraceError at the use, since that is a property of the kernel as written.
 
-Regions (graph/kernel_graph.py): `for` ... `end_for`, `while` ... `yield` `end_while`, `if` ... `yield`
+Regions (graph/regions.py): `for` ... `end_for`, `while` ... `yield` `end_while`, `if` ... `yield`
 `else` ... `yield` `end_if`. They nest properly; a `yield` ends every while body and every branch
 (and appears nowhere else), with one value per Var it assigns, of that Var's kind; each node's
-`loops` is the ids of its open regions (the `else` node's id for the else-branch). A "local" Var (a
+`regions` is the ids of its open regions (the `else` node's id for the else-branch). A "local" Var (a
 branch output, a carried value) is defined once and used only where it has a value: outputs after
 their `end_if`, carried values in their loop's condition and body and after the loop, always within
 the region that encloses the defining one.
@@ -72,8 +72,8 @@ def verify(g: KernelGraph) -> KernelGraph:
         elif st.last[-1] is not None and st.last[-1].op == "yield":
             raise GraphError(f"%{nid} follows the yield %{st.last[-1].id}, which must end its region")
         scope = st.scope()
-        if n.loops != scope:
-            raise GraphError(f"%{nid}: recorded loop scope {n.loops} but sits in {scope}")
+        if n.regions != scope:
+            raise GraphError(f"%{nid}: recorded loop scope {n.regions} but sits in {scope}")
         if n.op == "yield":
             _check_yield(st, n)
         _check_operands(g, n, st)
@@ -101,10 +101,10 @@ def _close(st: _State, n: Node) -> None:
     if n.op == "end_if":
         if_node = st.seen[n.args[0]]
         for v in if_node.args[1]:
-            st.local_scope[v.env_key] = if_node.loops
+            st.local_scope[v.env_key] = if_node.regions
     elif n.op == "end_while":
         for v in head.args[0]:
-            st.local_scope[v.env_key] = head.loops
+            st.local_scope[v.env_key] = head.regions
 
 
 def _check_yield(st: _State, n: Node) -> None:
@@ -134,22 +134,22 @@ def _check_operands(g: KernelGraph, n: Node, st: _State) -> None:
         p = st.seen.get(producer)
         if p is None:
             raise GraphError(f"%{n.id} uses %{producer}, which is not defined before it")
-        if not _encloses(p.loops, n.loops):
-            raise _outside(st, p, p.loops, n)
+        if not _encloses(p.regions, n.regions):
+            raise _outside(st, p, p.regions, n)
     if n.op == "for":
         used = n.args[1:]
     elif n.op == "if":
         used = (n.args[0],)
         _define_locals(st, n, n.args[1], None)
     elif n.op == "while":
-        _check_uses(st, n, n.args[1], n.loops)
-        _define_locals(st, n, n.args[0], n.loops + (n.id,))
+        _check_uses(st, n, n.args[1], n.regions)
+        _define_locals(st, n, n.args[0], n.regions + (n.id,))
         used = (n.args[2],)
-        _check_uses(st, n, used, n.loops + (n.id,))
+        _check_uses(st, n, used, n.regions + (n.id,))
         return
     else:
         used = n.args
-    _check_uses(st, n, used, n.loops)
+    _check_uses(st, n, used, n.regions)
 
 
 def _check_uses(st: _State, n: Node, used: Any, where: tuple[int, ...]) -> None:
@@ -173,7 +173,7 @@ def _check_uses(st: _State, n: Node, used: Any, where: tuple[int, ...]) -> None:
 def _outside(st: _State, p: Node, scope: tuple[int, ...], n: Node) -> TraceError:
     """The TraceError for a use at `n` of a value that only exists inside the regions `scope` (at `p`)."""
     common = 0
-    while common < min(len(scope), len(n.loops)) and scope[common] == n.loops[common]:
+    while common < min(len(scope), len(n.regions)) and scope[common] == n.regions[common]:
         common += 1
     head = st.seen.get(scope[common]) if common < len(scope) else None
     if head is None or head.op == "for":

@@ -171,12 +171,12 @@ def trace_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Calla
         floc = fn_loc(fn, loc)
         _enter(ctx, fn)
         region = OpenRegion(head, None, loc)
-        ctx.loops.append(region)
+        ctx.regions.append(region)
         out = fn(*operands)
         _close(ctx, region, "a branch of asc.cond", loc)
         flat = flatten(out, f"the value {name} returns", floc)
         g.add("yield", tuple(flat.exprs), floc, ctx._scope())
-        ctx.loops.pop()
+        ctx.regions.pop()
         flats.append(flat)
         locs.append(floc)
     g.add("end_if", (if_id,), loc, scope)
@@ -229,7 +229,7 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
         return rebuild(start, [_plain(e) for e in start.exprs])    # no iteration
     wid = g.add("while", (carried, tuple(start.exprs), ce), loc, scope)
     region = OpenRegion(wid, None, loc)
-    ctx.loops.append(region)
+    ctx.regions.append(region)
     new = body_fn(*args)
     _close(ctx, region, "the body of asc.while_loop", loc)
     bloc = fn_loc(body_fn, loc)
@@ -240,7 +240,7 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
                          hint="return the next value of every carried value, with the same kinds as init "
                               "(write float constants as 0.0)")
     g.add("yield", tuple(nxt.exprs), bloc, ctx._scope())
-    ctx.loops.pop()
+    ctx.regions.pop()
     g.add("end_while", (wid,), loc, scope)
     return rebuild(start, args)
 
@@ -253,7 +253,7 @@ def _enter(ctx: Any, fn: Any) -> None:
 
 def _close(ctx: Any, region: Any, what: str, loc: SourceLoc) -> None:
     ctx.check_pending()
-    if not ctx.loops or ctx.loops[-1] is not region:
+    if not ctx.regions or ctx.regions[-1] is not region:
         raise TraceError(f"a runtime loop opened in {what} was left open", loc)
 
 

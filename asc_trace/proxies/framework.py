@@ -25,7 +25,7 @@ class TPipe:
         loc = user_loc()
         # one TPipe per kernel: one made in a runtime loop would be a second one from the second trip on,
         # found only by the runs that take it (refused here, on every backend, whatever the trip count)
-        loops = [r for r in getattr(ctx, "loops", ()) if ctx.graph.node(r.id).op in ("for", "while")]
+        loops = [r for r in getattr(ctx, "regions", ()) if ctx.graph.node(r.id).op in ("for", "while")]
         if loops:
             raise TraceError("asc.TPipe() inside a runtime loop: a kernel creates exactly one TPipe, and this one "
                              "would be created again on every iteration", loc,
@@ -60,7 +60,7 @@ class TPipe:
             raise TraceError("init_buffer(que, num, len_bytes) needs the buffer count and the length in bytes", loc)
         num_e = _int_expr(num, "the buffer count")
         ctx.record("init_buffer", (que._obj, num_e, _int_expr(len, "the buffer length")), loc)
-        que._num = num_e.value if isinstance(num_e, Const) and not ctx.loops else None
+        que._num = num_e.value if isinstance(num_e, Const) and not ctx.regions else None
 
     initBuffer = init_buffer
     InitBuffer = init_buffer
@@ -117,7 +117,7 @@ class TQue:
         self._num: int | None = 0
 
     def _count(self, ctx: Any, queued: int = 0, taken: int = 0) -> None:
-        if self._queued is None or ctx.loops:
+        if self._queued is None or ctx.regions:
             self._queued = self._taken = None
             return
         self._queued += queued
@@ -125,7 +125,7 @@ class TQue:
 
     def _state(self, what: str) -> tuple[int, int]:
         ctx = current(f"TQue.{what}")
-        if ctx.loops or self._queued is None:
+        if ctx.regions or self._queued is None:
             raise TraceError(f"TQue.{what}() is known here only in straight-line code: inside (or after) a runtime loop "
                              "or branch that uses the queue its value can differ from iteration to iteration", user_loc(),
                              hint="keep the count in a variable of your own, or restructure the loop")

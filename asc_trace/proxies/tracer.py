@@ -27,7 +27,7 @@ class TraceContext(Context):
 
     def __init__(self, graph: KernelGraph) -> None:
         self.graph = graph
-        self.loops: list[OpenRegion] = []
+        self.regions: list[OpenRegion] = []
         self.kernel_codes: set[CodeType] = set()
         self._patched: dict[int, dict[str, Any]] = {}
         self.pending: TraceError | None = None
@@ -36,7 +36,7 @@ class TraceContext(Context):
 
     # -- recording ------------------------------------------------------------------------------
     def _scope(self) -> tuple[int, ...]:
-        return tuple(r.id for r in self.loops)
+        return tuple(r.id for r in self.regions)
 
     def check_pending(self) -> None:
         if self.pending is not None:
@@ -79,14 +79,14 @@ class TraceContext(Context):
         self._loop_count += 1
         nid = self.graph.add("for", (var, to_expr(start), to_expr(stop), to_expr(step)), loc, self._scope())
         region = OpenRegion(nid, var, loc)
-        self.loops.append(region)
+        self.regions.append(region)
         return region
 
     def close_loop(self, region: OpenRegion) -> None:
         self.check_pending()
-        if not self.loops or self.loops[-1] is not region:
+        if not self.regions or self.regions[-1] is not region:
             raise TraceError("runtime loops were left out of order", region.loc)
-        self.loops.pop()
+        self.regions.pop()
         self.graph.add("end_for", (region.id,), region.loc, self._scope())
 
     def abandon_loop(self, region: OpenRegion) -> None:
@@ -96,8 +96,8 @@ class TraceContext(Context):
                 "iteration short", region.loc,
                 hint="runtime loops (`for i in range(...)` in a kernel) run their whole body; to stop early "
                      "with a bound known while tracing, iterate with asc.static_range")
-        if region in self.loops:
-            self.loops.remove(region)
+        if region in self.regions:
+            self.regions.remove(region)
 
     # -- asc.cond and asc.while_loop (proxies/control.py) -----------------------------------------
     def new_local(self, vtype: str) -> Var:
@@ -182,8 +182,8 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
         try:
             ret = fn(*[param_proxy(p) for p in signature.params])
             ctx.check_pending()
-            if ctx.loops:
-                raise TraceError("a runtime loop or branch was never closed", ctx.loops[-1].loc)
+            if ctx.regions:
+                raise TraceError("a runtime loop or branch was never closed", ctx.regions[-1].loc)
         except AscTraceError:
             raise
         except Exception as exc:  # a Python error inside the kernel body: point at the user's line
