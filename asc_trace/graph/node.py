@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterator
 
@@ -87,14 +87,6 @@ class Node:
             if k == name:
                 return v
         return default
-
-    def with_attrs(self, **kw: Any) -> "Node":
-        merged = dict(self.attrs)
-        merged.update(kw)
-        return replace(self, attrs=tuple(sorted(merged.items())))
-
-    def tensor_args(self) -> list[tuple[int, TensorRef]]:
-        return [(i, a) for i, a in enumerate(self.args) if isinstance(a, TensorRef)]
 
 
 def exprs_in(args: Any) -> Iterator[Expr]:

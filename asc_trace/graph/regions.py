@@ -28,8 +28,6 @@ REGION_CLOSE = ("end_for", "end_if", "end_while")     # closes the innermost reg
 REGION_ELSE = "else"                                  # closes asc.cond's then-branch, opens its else-branch
 REGION_YIELD = "yield"                                # assigns the region's outputs / carried values
 REGION_OPS = (*REGION_OPEN, REGION_ELSE, REGION_YIELD, *REGION_CLOSE)
-REGION_HEADS = frozenset({*REGION_OPEN, REGION_ELSE})     # the ids a node's scope (`Node.regions`) holds
-REGION_ENDS = frozenset({*REGION_CLOSE, REGION_ELSE})
 
 
 @dataclass(frozen=True, slots=True)

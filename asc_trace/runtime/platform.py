@@ -85,12 +85,6 @@ class Platform:
         copy_best_bytes runs at copy_best_efficiency of the rate (smaller copies derate more)."""
         return self.copy_best_bytes * (1 / self.copy_best_efficiency - 1) / bytes_per_cycle
 
-    def copy_cycles(self, to_ub: bool, nbytes: float, aligned: bool = True) -> float:
-        """One copy between GM and the UB on MTE2 (to_ub) or MTE3: its start cost, then its bytes at
-        the pipe's rate (at gm_unaligned_efficiency of it when the GM address is not aligned)."""
-        rate = self.mte2_bytes_per_cycle if to_ub else self.mte3_bytes_per_cycle
-        start = self.copy_start_cycles(rate)
-        return start + nbytes / (rate if aligned else rate * self.gm_unaligned_efficiency)
 
     def gm_aligned(self, start: Any, itemsize: int) -> bool:
         """Whether GM element `start` (one per core, or one for all) is gm_align_bytes-aligned on every

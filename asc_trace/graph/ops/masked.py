@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..expr import Const, Expr, binop
-from ..params import BinaryRepeatParams, UnaryRepeatParams
+from ..params import BinaryRepeatParams
 
 BLOCKS = 8
 
@@ -58,14 +58,6 @@ def mask_accesses(node: Any, reads_dst: bool = False) -> list:
     if node.op == "axpy" or node.attr("reads_dst") or reads_dst:
         out.append((tensors[0], Const(0), envelope(tensors[0].dtype, repeat, *strides(node)[0], last), False))
     return out
-
-
-def is_binary_params(p: Any) -> bool:
-    return isinstance(p, BinaryRepeatParams)
-
-
-def is_unary_params(p: Any) -> bool:
-    return isinstance(p, UnaryRepeatParams)
 
 
 # The mask / repeat form's Ascend C call per family ({c}: the op's C name; masked ops of every family read
