@@ -1,7 +1,8 @@
 """The options a kernel is built and launched with: one frozen, typed record. Its field defaults are
 the only place each default is written; `options.py` validates what a user passes (the one place
 values are checked) and builds this record. It reads like a mapping too (`opts["auto_sync"]`,
-`opts.get(...)`, `{**opts}`), so code handed a plain dict of options keeps working."""
+`opts.get(...)`, `{**opts}`); code that may be handed a plain dict reads `as_options(opts).auto_sync`, so
+no default is written twice."""
 from __future__ import annotations
 
 import dataclasses
@@ -40,6 +41,10 @@ NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(KernelOptions)
 DEFAULTS = KernelOptions()
 
 
-def option_default(name: str) -> Any:
-    """The default of option `name` (for code handed a plain dict that may lack it)."""
-    return DEFAULTS[name]
+def as_options(opts: Mapping[str, Any] | None) -> KernelOptions:
+    """`opts` as the typed record: a KernelOptions as it is; a plain mapping (a graph or a pass list built by
+    hand, in tests and tools) with every option it leaves out at its default, and keys that are no option
+    ignored. Nothing is checked here: options.py validates what a user passes, once."""
+    if isinstance(opts, KernelOptions):
+        return opts
+    return KernelOptions(**{k: v for k, v in (opts or {}).items() if k in NAMES})

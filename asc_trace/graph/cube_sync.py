@@ -65,9 +65,9 @@ class Edge:
 
 
 def cube_pipeline(options: dict[str, Any]) -> list:
-    from ..kernel_options import option_default
+    from ..kernel_options import as_options
     passes: list = [("verify", verify)]
-    if options.get("auto_sync", option_default("auto_sync")):
+    if as_options(options).auto_sync:
         passes.append(("cube_sync", insert_cube_sync))
     return passes
 

@@ -13,11 +13,12 @@ then-branch) or an `else` (the else-branch).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 if TYPE_CHECKING:
     import networkx as nx
 
+from ..kernel_options import KernelOptions, as_options
 from .expr import Expr, free_vars
 from .node import Node, ObjRef, Pipe, TensorRef
 from .printer import format_graph
@@ -29,10 +30,10 @@ from .source_loc import SourceLoc
 class KernelGraph:
     """The traced kernel. `str(graph)` is the readable dump; `graph.nx` is the networkx graph."""
 
-    def __init__(self, name: str, signature: Signature, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, name: str, signature: Signature, options: Mapping[str, Any] | None = None) -> None:
         self.name = name
         self.signature = signature
-        self.options: dict[str, Any] = dict(options or {})
+        self.options: KernelOptions = as_options(options)
         self._nodes: dict[int, Node] = {}
         self._extra: list[tuple[int, int, dict[str, Any]]] = []   # edges passes add (graph/dataflow.py)
         self._nx: "nx.MultiDiGraph | None" = None      # built when first asked for (networkx is slow to import)

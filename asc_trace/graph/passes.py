@@ -10,7 +10,7 @@ from typing import Any, Callable
 from .. import config
 from .kernel_graph import KernelGraph
 from .verify import verify
-from ..kernel_options import option_default
+from ..kernel_options import as_options
 
 Pass = Callable[[KernelGraph], KernelGraph]
 
@@ -19,10 +19,11 @@ def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
     from .auto_place import auto_place
     # LocalTensorAuto tensors get their UB addresses first, so every later pass sees fixed ones
     passes: list[tuple[str, Pass]] = [("auto_place", auto_place), ("verify", verify)]
-    if options.get("auto_sync", option_default("auto_sync")):
+    opts = as_options(options)
+    if opts.auto_sync:
         from .multi_buffer import multi_buffer
         from .schedule_sync import insert_sync
-        copies = options.get("multi_buffer", option_default("multi_buffer"))
+        copies = opts.multi_buffer
         passes.append(("multi_buffer", lambda g: multi_buffer(g, copies)))
         passes.append(("insert_sync", insert_sync))
     else:

@@ -28,7 +28,7 @@ from .platform import Platform, platform
 from .printf import emit_output
 from .replay import Recorder, Replay
 from .profile import Profile
-from ..kernel_options import KernelOptions, option_default
+from ..kernel_options import as_options
 
 MAX_GROUP = 64   # cores simulated together at most (bounds the UB arrays' memory)
 MAX_REPLAYS = 64  # replays kept per compiled kernel (each holds its loops' plans)
@@ -173,7 +173,7 @@ def simulate(art: SimArtifact, job: LaunchJob, plat: Platform, sanitize: bool, t
     `stats["deferred"]` counts the instructions that ran out of program order (behind a wait)."""
     records: list[GroupRecord] = []
     gm_records: list = []
-    compiler_sync = not job.options.get("auto_sync", option_default("auto_sync"))
+    compiler_sync = not as_options(job.options).auto_sync
 
     def run_group(m: Machine, cores: np.ndarray) -> None:
         model = art.sim.run_group(m, plat, sanitize, execute, compiler_sync, timing)
@@ -225,8 +225,7 @@ def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     # in the binders' order (by parameter); repr tells -0.0 from 0.0, which a replay's values depend on
     scalars = tuple([(k, repr(v)) for k, v in job.bound.scalars.items()])
     shapes = tuple([None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays])
-    opts = job.options
-    auto_sync = opts.auto_sync if isinstance(opts, KernelOptions) else opts.get("auto_sync", option_default("auto_sync"))
+    auto_sync = as_options(job.options).auto_sync
     return (job.core_num, scalars, shapes, aliased, bool(auto_sync)), aliased
 
 

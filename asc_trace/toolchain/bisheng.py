@@ -21,7 +21,7 @@ from ..graph.kernel_graph import KernelGraph
 from .sources import PRELUDE_DIR
 from .cann_layout import UNKNOWN_VERSION, CannVersion, arch_dir, ascendc_layout, read_version
 from .compile_errors import compiler_error
-from ..kernel_options import option_default
+from ..kernel_options import as_options
 
 INSTALL_HINT = ("install the CANN toolkit (it provides bisheng, ld.lld and the Ascend C headers) and load its "
                 "environment: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (CANN 8) or "
@@ -168,14 +168,15 @@ def sync_flags(auto_sync: bool) -> list[str]:
 
 def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: dict[str, Any]) -> list[list[str]]:
     """The bisheng and ld.lld command lines for a vector-only (AIV) device binary."""
-    kernel_type = options.get("kernel_type")
+    opts = as_options(options)
+    kernel_type = opts.kernel_type
     if kernel_type not in (None, "vector", "aiv", "KERNEL_TYPE_AIV_ONLY"):
         raise ToolchainError(f"kernel_type={kernel_type!r}: asc_trace builds vector-only kernels", None,
                              hint="leave kernel_type unset (KERNEL_TYPE_AIV_ONLY)")
-    level = int(options.get("opt_level", option_default("opt_level")))
+    level = int(opts.opt_level)
     if not 0 <= level <= 3:
         raise ToolchainError(f"opt_level must be 0..3, got {level}", None)
-    record_overflow = options.get("record_overflow", option_default("record_overflow"))
+    record_overflow = opts.record_overflow
     if not isinstance(record_overflow, bool):
         raise ToolchainError(f"record_overflow must be True or False, got {record_overflow!r}", None)
     cmd = [str(tc.bisheng), "-c", "-x", "cce", f"-O{level}", str(src), "--cce-aicore-arch=dav-c220-vec",
@@ -203,7 +204,7 @@ def compile_commands(tc: Toolchain, src: Path, obj: Path, elf: Path, options: di
             "-mllvm", "-cce-aicore-dcci-insert-for-scalar=false",
             # no dump workspace: printf / dump_tensor are refused on the npu backend (npu.refuse_device_output)
             "-DASCENDC_DUMP=0", "-D__NPU_TILING__", "-DTILING_KEY_VAR=0"]
-    cmd += sync_flags(bool(options.get("auto_sync", option_default("auto_sync"))))
+    cmd += sync_flags(bool(opts.auto_sync))
     link = [str(tc.ld_lld), "-m", "aicorelinux", "-Ttext=0", str(obj), "-static", "-o", str(elf)]
     return [cmd, link]
 
