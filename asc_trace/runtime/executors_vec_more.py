@@ -1,0 +1,99 @@
+"""Executors of the vector op families pyasc has beyond the element-wise ones (graph/ops/vec_reduce_block.py,
+...): the same contract as executors.py (do the scalar unit's part now, return the pipe's instruction with
+its data effect in `apply`)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..dtypes import DataType, from_compute, to_compute
+from ..errors import OutOfBoundsError
+from ..graph.hb import Instr
+from ..graph.node import Node, Pipe
+from ..graph.numerics import tree_sum
+from ..graph.ops import OpDef
+from ..graph.ops.masked import BLOCKS
+from ..graph.params import Mask
+from ..graph.ops.vec_reduce_block import LAYOUT, results_per_repeat
+from .executor_base import binder, efn
+from .executors_ops import mask_positions, masked_index
+from .machine import Machine
+
+Step = Callable[[Machine], Instr | None]
+
+
+def strict_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int) -> np.ndarray:
+    """The lanes a mask selects, where the API refuses a count past one repeat (CheckMaskValue)."""
+    if mask.bits is None:
+        n = m.uniform_int(efn(mask.count)(env), node, "the mask count")
+        if n > per_rep:
+            raise OutOfBoundsError(f"the mask count is 1..{per_rep} (the elements of one repeat), got {n}", node=node)
+    return mask_positions(mask, env, m, node, per_rep)
+
+
+def _reduce_groups(x: np.ndarray, on: np.ndarray, kind: str, dt_np: np.dtype, width: int) -> np.ndarray:
+    """Reduce the last axis (groups of `width` lanes, `on` the selected ones): a tree sum with zeros in
+    the lanes not selected, or the max / min of the selected lanes (the first NaN wins, as NumPy's)."""
+    if kind == "sum":
+        return tree_sum(np.where(on, x, dt_np.type(0)), dt_np, width)
+    fill = -np.inf if kind == "max" else np.inf
+    picked = np.where(on, x.astype(np.float64), fill)
+    k = (np.argmax if kind == "max" else np.argmin)(picked, axis=-1)
+    nan = np.isnan(picked)
+    k = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), k)
+    return np.take_along_axis(x, k[..., None], axis=-1)[..., 0]
+
+
+@binder("vec_block_reduce")
+def _bind_block_reduce(node: Node, op: OpDef) -> Step:
+    d, s, mask, repeat_e, dst_rep_e, src_blk_e, src_rep_e = node.args[:7]
+    fd, fs = efn(d.offset), efn(s.offset)
+    fr, fdr, fsb, fsr = efn(repeat_e), efn(dst_rep_e), efn(src_blk_e), efn(src_rep_e)
+    dt: DataType = s.dtype
+    per_block = 32 // dt.itemsize
+    per_rep = BLOCKS * per_block
+    layout, kind = LAYOUT[node.op]
+    width = {"block": per_block, "pair": 2, "repeat": per_rep}[layout]     # lanes per result
+    n_res = results_per_repeat(layout, dt.itemsize)
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        dst_rep = m.uniform_int(fdr(env), node, "dst_rep_stride")
+        blk = m.uniform_int(fsb(env), node, "src_blk_stride")
+        rep = m.uniform_int(fsr(env), node, "src_rep_stride")
+        pos = strict_positions(mask, env, m, node, per_rep)
+        on_lane = np.zeros(per_rep, bool)
+        on_lane[pos] = True
+        groups = on_lane.reshape(n_res, width)
+        if layout == "pair" and (groups.any(axis=1) & ~groups.all(axis=1)).any():
+            i = int(np.argmax(groups.any(axis=1) & ~groups.all(axis=1)))
+            raise OutOfBoundsError(f"the mask of asc.pair_reduce_sum selects one lane of the pair ({2 * i}, {2 * i + 1}); "
+                                   "PairReduceSum adds whole pairs", node=node,
+                                   hint="select both lanes of each pair (an even mask count)")
+        written = np.flatnonzero(groups.any(axis=1))             # results with at least one lane selected
+        idx = masked_index(pos, repeat, blk, rep, per_block)
+        n_src = int(idx.max()) + 1
+        # every lane of the selected repeats' envelope is read through a full (repeat, per_rep) grid
+        full_idx = np.zeros((repeat, per_rep), np.int64)
+        full_idx[:, pos] = idx.reshape(repeat, len(pos))
+        n_dst = (repeat - 1) * dst_rep * n_res + int(written[-1]) + 1
+        aa, va = m.ub_access(s, fs(env), n_src, node, "src")
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+        out_at = (np.arange(repeat)[:, None] * dst_rep * n_res + written[None, :])
+
+        def apply() -> None:
+            x = to_compute(va[:, full_idx], dt)                   # (C, repeat, per_rep)
+            res = _reduce_groups(x.reshape(x.shape[:2] + (n_res, width)), groups, kind, x.dtype, width)
+            vals = from_compute(res[..., written], dt)            # (C, repeat, written)
+            if dst_rep * n_res >= len(written) and dst_rep > 0:
+                vd[:, out_at.ravel()] = vals.reshape(vals.shape[0], -1)
+                return
+            for r in range(repeat):            # results that overlap: repeat after repeat, the later wins
+                vd[:, out_at[r]] = vals[:, r]
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
+                     ub=((aa, n_src * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
