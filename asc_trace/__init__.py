@@ -48,6 +48,7 @@ from . import adv  # noqa: E402 - the high-level API, asc.adv.*
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
 from .proxies.api_vec_more import build_further_api as _build_further_api  # noqa: E402
+from .proxies.api_vec_more import get_sort_len, get_sort_offset  # noqa: E402
 globals().update(_build_further_api())   # pyasc's further vector families: block_reduce_sum, ...
 
 # a pyasc name deliberately not provided is a NotProvidedError naming the alternative (proxies/not_provided.py)

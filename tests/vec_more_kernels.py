@@ -72,6 +72,87 @@ def reduce_block_reference(op: str, x: np.ndarray, z0: np.ndarray, mask, repeat:
     return z
 
 
+
+# -- Copy, Brcb, CompareScalar ----------------------------------------------------------------------
+
+@asc.jit
+def copy_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int], out_cap: asc.ConstExpr[int],
+                mask: asc.ConstExpr[object], repeat: asc.ConstExpr[int], strides: asc.ConstExpr[object]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, out_cap)
+    asc.data_copy(out, gm(z), out_cap)
+    asc.copy(out, a, mask, repeat, asc.CopyRepeatParams(*strides))
+    asc.data_copy(gm(z), out, out_cap)
+
+
+def copy_reference(x: np.ndarray, z0: np.ndarray, mask, repeat: int, strides: tuple) -> np.ndarray:
+    dst_blk, src_blk, dst_rep, src_rep = strides
+    per_block = 32 // x.itemsize
+    z = z0.copy()
+    for r in range(repeat):
+        for e in lanes_of(mask, 8 * per_block):
+            b, i = divmod(e, per_block)
+            z[(r * dst_rep + b * dst_blk) * per_block + i] = x[(r * src_rep + b * src_blk) * per_block + i]
+    return z
+
+
+@asc.jit
+def brcb_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int], out_cap: asc.ConstExpr[int],
+                repeat: asc.ConstExpr[int], blk: asc.ConstExpr[int], rep: asc.ConstExpr[int]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, out_cap)
+    asc.data_copy(out, gm(z), out_cap)
+    asc.brcb(out, a, repeat_times=repeat, repeat_params=asc.BrcbRepeatParams(blk, rep))
+    asc.data_copy(gm(z), out, out_cap)
+
+
+def brcb_reference(x: np.ndarray, z0: np.ndarray, repeat: int, blk: int, rep: int) -> np.ndarray:
+    per_block = 32 // x.itemsize
+    z = z0.copy()
+    for r in range(repeat):
+        vals = [x[r * 8 + i] for i in range(8)]
+        for i in range(8):
+            start = (r * rep + i * blk) * per_block
+            z[start:start + per_block] = vals[i]
+    return z
+
+
+@asc.jit
+def compare_scalar_kernel(x: asc.GlobalAddress, bits: asc.GlobalAddress, cap: asc.ConstExpr[int],
+                          nbytes: asc.ConstExpr[int], scalar: asc.ConstExpr[float], mode: asc.ConstExpr[int],
+                          form: asc.ConstExpr[object]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECOUT, 65536, nbytes)
+    if form[0] == "count":
+        asc.compare_scalar(m, a, scalar, asc.CMPMODE(mode), form[1])
+    else:
+        _, mask, repeat, blk, rep = form
+        asc.compare_scalar(m, a, scalar, cmp_mode=asc.CMPMODE(mode), mask=mask, repeat_times=repeat,
+                           repeat_params=asc.UnaryRepeatParams(1, blk, 8, rep))
+    asc.data_copy(gm(bits), m, nbytes)
+
+
+_CMP = [np.less, np.greater, np.equal, np.less_equal, np.greater_equal, np.not_equal]
+
+
+def compare_scalar_reference(x: np.ndarray, nbytes: int, scalar: float, mode: int, form: tuple) -> np.ndarray:
+    s = x.dtype.type(scalar)
+    out = np.zeros(nbytes * 8, bool)
+    if form[0] == "count":
+        out[:form[1]] = _CMP[mode](x[:form[1]], s)
+    else:
+        _, mask, repeat, blk, rep = form
+        per_block = 32 // x.itemsize
+        for r in range(repeat):
+            for e in lanes_of(mask, 8 * per_block):
+                b, i = divmod(e, per_block)
+                out[r * 8 * per_block + e] = _CMP[mode](x[(r * rep + b * blk) * per_block + i], s)
+    return np.packbits(out, bitorder="little")
+
+
 def backend_cases(Case) -> list:
     """Cases for tests/backend_cases.py (run bit-exact on sim and cpu_debug by test_cpu_debug.py; emitted for the
     header check): the ops whose intrinsics the cpu_debug stub layer models."""
@@ -89,5 +170,21 @@ def backend_cases(Case) -> list:
                          ("repeat_reduce_sum", 50)):
             out.append(Case(f"{op}-{np.dtype(dt).name}", reduce_block_kernel,
                             lambda x=x, z0=z0, op=op, mask=mask, n=len(z0): (x, z0.copy(), len(x), n, op, mask, 3, 2, 2, 9),
+                            lambda args: args[1]))
+        cap2 = (3 * 10 + 7 * 2 + 1) * per_block
+        x2 = (rng.random(cap2) * 8 - 4).astype(dt)
+        z2 = (rng.random(6 * per_rep) * 8 - 4).astype(dt)
+        cmask = (0xF0F0FFFF00FF0F0F, hi)
+        out.append(Case(f"copy-{np.dtype(dt).name}", copy_kernel,
+                        lambda x2=x2, z2=z2, cmask=cmask: (x2, z2.copy(), len(x2), len(z2), cmask, 3, (2, 2, 11, 10)),
+                        lambda args: args[1]))
+        out.append(Case(f"brcb-{np.dtype(dt).name}", brcb_kernel,
+                        lambda x2=x2, z2=z2: (x2, z2.copy(), len(x2), len(z2), 3, 2, 16), lambda args: args[1]))
+        xs = (np.round(x2 * 2) / 2).astype(dt)           # exact ties with the scalar 0.5
+        full = (2**64 - 1, 2**64 - 1 if per_rep > 64 else 0)
+        for form in (("count", 4 * per_rep), ("mask", full, 4, 2, 10), ("mask", per_rep, 4, 1, 8)):
+            out.append(Case(f"compare_scalar-{form[0]}-{type(form[1]).__name__}-{np.dtype(dt).name}", compare_scalar_kernel,
+                            lambda xs=xs, form=form, nb=per_rep // 2: (xs, np.zeros(nb, np.uint8), len(xs), nb, 0.5, 4,
+                                                                       form),
                             lambda args: args[1]))
     return out

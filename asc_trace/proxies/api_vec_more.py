@@ -5,19 +5,24 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from ..errors import TraceError
-from ..graph.expr import Const, Expr
+from ..enums import CMPMODE
+from ..errors import DTypeError, TraceError
+from ..dtypes import float16, float32
+from ..graph.expr import Const, Expr, binop
 from ..graph.node import Pipe, make_attrs
 from ..graph.ops import REGISTRY, OpDef
-from ..graph.params import Mask
+from ..graph.ops.vec_cmpsel import check_count_256
+from ..graph.params import Mask, UnaryRepeatParams
+from ..graph.params_vec import BrcbRepeatParams, CopyRepeatParams
 from ..graph.source_loc import SourceLoc
-from .api import check_same_dtype, check_supported, count_expr, mask_arg, vec_operand
-from .api_forms import check_set_mask
+from .api import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for, vec_operand
+from .api_forms import UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
+from .scalar import Scalar
 from .source_loc import user_loc
 
 
-def repeat_time(value: Any, loc: SourceLoc) -> Expr:
+def repeat_time_arg(value: Any, loc: SourceLoc) -> Expr:
     """A repeat time: 0..255 (the vector instructions' 8-bit field)."""
     e = count_expr(value, loc, "repeat time")
     if isinstance(e, Const) and e.value > 255:
@@ -82,7 +87,7 @@ def _make_block_reduce(op: OpDef) -> Callable[..., None]:
             _check_pairs(m, 256 // dtype.itemsize, loc)
         strides = tuple(count_expr(bound[k], loc, k) for k in ("dst_rep_stride", "src_blk_stride", "src_rep_stride"))
         extra = (count_expr(bound["dst_blk_stride"], loc, "dst_blk_stride"),) if op.name == "repeat_reduce_sum" else ()
-        ctx.record(op.name, (*refs, m, repeat_time(bound[repeat_kw], loc), *strides, *extra), loc, Pipe.V,
+        ctx.record(op.name, (*refs, m, repeat_time_arg(bound[repeat_kw], loc), *strides, *extra), loc, Pipe.V,
                    make_attrs(dtype=dtype))
     fn.__doc__ = (f"Ascend C {op.c_name}(dst, src, {repeat_kw}, mask, "
                   + ("dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride" if op.name == "repeat_reduce_sum"
@@ -110,9 +115,123 @@ def _bind(opname: str, names: list[str], args: tuple, kw: dict[str, Any], loc: S
     return bound
 
 
+def _make_copy(op: OpDef) -> Callable[..., None]:
+    def copy(dst: Any, src: Any, mask: Any, repeat_time: Any, repeat_params: Any, is_set_mask: bool = True) -> None:
+        """`Copy(dst, src, mask, repeatTime, CopyRepeatParams)`: a UB -> UB copy in the mask / repeat form, on
+        the vector pipe; strides in 32-byte blocks."""
+        ctx = current("asc.copy")
+        loc = user_loc()
+        refs = [vec_operand(t, n, "copy", loc) for t, n in ((dst, "dst"), (src, "src"))]
+        dtype = check_same_dtype("copy", refs, ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        check_set_mask("copy", "mask", is_set_mask, loc)
+        if not isinstance(repeat_params, CopyRepeatParams):
+            raise TraceError("the repeat_params of asc.copy are an asc.CopyRepeatParams(dst_stride, src_stride, "
+                             "dst_repeat_size, src_repeat_size)", loc)
+        p = repeat_params
+        strides = UnaryRepeatParams(p.dst_stride, p.src_stride, p.dst_repeat_size, p.src_repeat_size)
+        ctx.record("copy", (*refs, mask_arg(mask, dtype, loc), repeat_time_arg(repeat_time, loc), strides), loc,
+                   Pipe.V, make_attrs(dtype=dtype))
+    return copy
+
+
+def _make_brcb(op: OpDef) -> Callable[..., None]:
+    def brcb(dst: Any, src0: Any, repeat_times: Any, repeat_params: Any) -> None:
+        """`Brcb(dst, src0, repeatTime, BrcbRepeatParams)`: per repeat, 8 consecutive src0 elements, each
+        broadcast into one 32-byte block of dst (block and repeat strides in blocks)."""
+        ctx = current("asc.brcb")
+        loc = user_loc()
+        refs = [vec_operand(t, n, "brcb", loc) for t, n in ((dst, "dst"), (src0, "src0"))]
+        dtype = check_same_dtype("brcb", refs, ["dst", "src0"], loc)
+        check_supported(op, dtype, loc)
+        if not isinstance(repeat_params, BrcbRepeatParams):
+            raise TraceError("the repeat_params of asc.brcb are an asc.BrcbRepeatParams(dst_blk_stride, "
+                             "dst_rep_stride)", loc)
+        ctx.record("brcb", (*refs, repeat_time_arg(repeat_times, loc), repeat_params), loc, Pipe.V,
+                   make_attrs(dtype=dtype))
+    return brcb
+
+
+def _make_compare_scalar(op: OpDef) -> Callable[..., None]:
+    def compare_scalar(dst: Any, src0: Any, src1_scalar: Any, cmp_mode: Any, *args: Any, count: Any = None,
+                       mask: Any = None, repeat_times: Any = None, repeat_params: Any = None,
+                       is_set_mask: bool = True) -> None:
+        """`CompareScalar(dst, src0, scalar, CMPMODE, count)` or its mask form `(..., mask, repeat_times,
+        UnaryRepeatParams)`: bit i of the uint8 dst = (src0[i] OP scalar)."""
+        ctx = current("asc.compare_scalar")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", "compare_scalar", loc)
+        s = vec_operand(src0, "src0", "compare_scalar", loc)
+        check_supported(op, s.dtype, loc)
+        try:
+            mode = CMPMODE(cmp_mode)
+        except (ValueError, TypeError):
+            raise TraceError(f"cmp_mode must be an asc.CMPMODE, got {cmp_mode!r}", loc) from None
+        if s.dtype.name == "int32" and mode != CMPMODE.EQ:
+            raise DTypeError("asc.compare_scalar on int32 supports only CMPMODE.EQ on Atlas A2", loc)
+        if d.dtype.name != "uint8":
+            raise DTypeError(f"asc.compare_scalar writes a uint8 bit mask; dst is {d.dtype}", loc)
+        sc = scalar_for(s.dtype, src1_scalar, "compare_scalar", loc)
+        form, bound = bind_form("compare_scalar", "dst, src0, src1_scalar, cmp_mode", args,
+                                given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
+                                      is_set_mask=is_set_mask), UNARY_FORMS, loc)
+        check_set_mask("compare_scalar", form, bound["is_set_mask"], loc)
+        if form == "count":
+            n = count_expr(bound["count"], loc)
+            if isinstance(n, Const):
+                check_count_256("compare_scalar", n.value, s.dtype, loc=loc)
+            ctx.record("compare_scalar", (d, s, sc, mode, n), loc, Pipe.V, make_attrs(dtype=s.dtype))
+            return
+        p = bound["repeat_params"]
+        if not isinstance(p, UnaryRepeatParams):
+            raise TraceError("the repeat_params of asc.compare_scalar are an asc.UnaryRepeatParams", loc)
+        m = mask_arg(bound["mask"], s.dtype, loc)
+        per_rep = 256 // s.dtype.itemsize
+        partial = (m.bits is not None and (m.bits[0] | (m.bits[1] << 64)) & ((1 << per_rep) - 1) != (1 << per_rep) - 1
+                   or isinstance(m.count, Const) and m.count.value < per_rep)
+        if partial:
+            raise TraceError(f"asc.compare_scalar's mask form compares every lane of a repeat on Atlas A2: the "
+                             f"vendor's CompareScalar does not apply the mask it is given (asc-devkit dav_c220 "
+                             f"VcmpvsImpl), so a mask selecting fewer than the {per_rep} {s.dtype} lanes would be "
+                             "silently ignored", loc,
+                             hint=f"pass mask={per_rep} (or all bits set) and read only the bits you need")
+        ctx.record("compare_scalar", (d, s, sc, mode, m,
+                                      repeat_time_arg(bound["repeat_times"], loc), p), loc, Pipe.V,
+                   make_attrs(dtype=s.dtype, mask_form=True))
+    return compare_scalar
+
+
 FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
     "vec_block_reduce": _make_block_reduce,
+    "vec_copy": _make_copy,
+    "vec_brcb": _make_brcb,
+    "vec_compare_scalar": _make_compare_scalar,
 }
+
+
+# -- sort helpers -----------------------------------------------------------------------------------
+
+def _sorted_units(value: Any, dtype: Any, what: str) -> Any:
+    """`value` sort structures in elements of `dtype`: Sort32 / MrgSort write 8 bytes per element (a float32 or
+    float16 score and its uint32 index; asc-devkit kernel_operator_proposal_intf_impl.h halfSortedDataSize 4,
+    floatSortedDataSize 2)."""
+    loc = user_loc()
+    if dtype not in (float16, float32):
+        raise DTypeError(f"asc.{what} takes dtype asc.float16 or asc.float32 (the score's type), got {dtype!r}", loc)
+    e = count_expr(value, loc, "element count" if what == "get_sort_len" else "element offset")
+    return Scalar(binop("*", e, Const(8 // dtype.itemsize)))
+
+
+def get_sort_len(elem_count: Any, dtype: Any = float32) -> Any:
+    """Ascend C GetSortLen<T>(elemCount): the length, in elements of T, of `elem_count` sorted (score, index)
+    structures (8 bytes each). pyasc calls it with T = float; `dtype=asc.float16` gives the half form."""
+    return _sorted_units(elem_count, dtype, "get_sort_len")
+
+
+def get_sort_offset(elem_offset: Any, dtype: Any = float32) -> Any:
+    """Ascend C GetSortOffset<T>(elemOffset): the offset, in elements of T, of the `elem_offset`-th sorted
+    structure (8 bytes each). pyasc calls it with T = float; `dtype=asc.float16` gives the half form."""
+    return _sorted_units(elem_offset, dtype, "get_sort_offset")
 
 
 def build_further_api() -> dict[str, Callable[..., Any]]:

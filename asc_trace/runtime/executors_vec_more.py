@@ -16,8 +16,9 @@ from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS
 from ..graph.params import Mask
 from ..graph.ops.vec_reduce_block import LAYOUT, results_per_repeat
-from .executor_base import binder, efn
-from .executors_ops import mask_positions, masked_index
+from ..graph.ops.vec_cmpsel import check_count_256
+from .executor_base import binder, efn, scalar_as
+from .executors_ops import bind_masked, mask_positions, masked_index
 from .machine import Machine
 
 Step = Callable[[Machine], Instr | None]
@@ -96,4 +97,109 @@ def _bind_block_reduce(node: Node, op: OpDef) -> Step:
                 vd[:, out_at[r]] = vals[:, r]
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
                      ub=((aa, n_src * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
+
+
+# -- Copy, Brcb, CompareScalar (graph/ops/vec_copy_brcb.py) ---------------------------------------
+
+@binder("vec_copy")
+def _bind_copy(node: Node, op: OpDef) -> Step:
+    return bind_masked(node, op)       # the mask form of an identity: the strides place the elements
+
+
+@binder("vec_brcb")
+def _bind_brcb(node: Node, op: OpDef) -> Step:
+    d, s, repeat_e, p = node.args
+    fd, fs, fr = efn(d.offset), efn(s.offset), efn(repeat_e)
+    fblk, frep = efn(p.dst_blk_stride), efn(p.dst_rep_stride)
+    dt: DataType = d.dtype
+    per_block = 32 // dt.itemsize
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        blk = m.uniform_int(fblk(env), node, "dst_blk_stride")
+        rep = m.uniform_int(frep(env), node, "dst_rep_stride")
+        starts = (np.arange(repeat)[:, None] * rep + np.arange(8)[None, :] * blk).ravel() * per_block   # (repeat*8,)
+        n_dst = int(starts.max()) + per_block
+        aa, va = m.ub_access(s, fs(env), repeat * 8, node, "src")
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+        idx = (starts[:, None] + np.arange(per_block)[None, :]).ravel()
+        src_of = np.repeat(np.arange(repeat * 8), per_block)
+
+        def apply() -> None:
+            vals = va[:, src_of].copy()          # the repeat's sources are read before any block is written
+            if len(np.unique(idx)) == len(idx):
+                vd[:, idx] = vals
+                return
+            for r in range(repeat):              # overlapping blocks: repeat after repeat, block after block
+                sl = slice(r * 8 * per_block, (r + 1) * 8 * per_block)
+                vals_r = va[:, src_of[sl]].copy()
+                for b in range(8):
+                    bs = slice(b * per_block, (b + 1) * per_block)
+                    vd[:, idx[sl][bs]] = vals_r[:, bs]
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * 8 * per_block,
+                     ub=((aa, repeat * 8 * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
+
+
+_CMP = {0: np.less, 1: np.greater, 2: np.equal, 3: np.less_equal, 4: np.greater_equal, 5: np.not_equal}
+
+
+@binder("vec_compare_scalar")
+def _bind_compare_scalar(node: Node, op: OpDef) -> Step:
+    d, s, scalar_e, mode = node.args[:4]
+    fd, fs, fsc = efn(d.offset), efn(s.offset), efn(scalar_e)
+    dt: DataType = s.dtype
+    cmp = _CMP[int(mode)]
+    per_block = 32 // dt.itemsize
+    per_rep = 8 * per_block
+    masked = bool(node.attr("mask_form"))
+    if masked:
+        mask, repeat_e, p = node.args[4:]
+        fr, fsb, fsr = efn(repeat_e), efn(p.src_blk_stride), efn(p.src_rep_stride)
+    else:
+        fn = efn(node.args[4])
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        sc = scalar_as(dt, fsc(env))
+        if not masked:
+            count = m.count(fn(env), node)
+            check_count_256(node.op, count, dt, node=node)
+            if count == 0:
+                return None
+            aa, va = m.ub_access(s, fs(env), count, node, "src")
+            ad, vd = m.ub_access(d, fd(env), count // 8, node, "the mask dst")
+
+            def apply() -> None:
+                bits = cmp(to_compute(va, dt), sc)
+                vd[...] = np.packbits(bits, axis=1, bitorder="little").view(vd.dtype)
+            return Instr(node, Pipe.V, "op", apply=apply, work=count,
+                         ub=((aa, count * dt.itemsize, False), (ad, count // 8, True)))
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        blk = m.uniform_int(fsb(env), node, "src_blk_stride")
+        rep = m.uniform_int(fsr(env), node, "src_rep_stride")
+        pos = mask_positions(mask, env, m, node, per_rep)
+        if len(pos) < per_rep:     # A2's CompareScalar does not apply the mask (graph/ops/vec_copy_brcb.py)
+            raise OutOfBoundsError(f"asc.compare_scalar's mask selects {len(pos)} of the {per_rep} lanes, but on "
+                                   "Atlas A2 it compares every lane of a repeat", node=node,
+                                   hint=f"pass mask={per_rep} (or all bits set)")
+        idx = masked_index(pos, repeat, blk, rep, per_block)
+        n_src = int(idx.max()) + 1
+        where = (np.arange(repeat)[:, None] * per_rep + pos[None, :]).ravel()
+        nbytes = repeat * per_rep // 8
+        aa, va = m.ub_access(s, fs(env), n_src, node, "src")
+        ad, vd = m.ub_access(d, fd(env), nbytes, node, "the mask dst")
+
+        def apply() -> None:
+            bits = np.zeros((m.C, repeat * per_rep), bool)
+            bits[:, where] = cmp(to_compute(va[:, idx], dt), sc)
+            vd[...] = np.packbits(bits, axis=1, bitorder="little").view(vd.dtype)
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
+                     ub=((aa, n_src * dt.itemsize, False), (ad, nbytes, True)))
     return run
