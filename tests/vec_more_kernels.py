@@ -153,6 +153,62 @@ def compare_scalar_reference(x: np.ndarray, nbytes: int, scalar: float, mode: in
     return np.packbits(out, bitorder="little")
 
 
+
+# -- Gather, Gatherb ------------------------------------------------------------------------------------
+
+@asc.jit
+def gather_kernel(x: asc.GlobalAddress, o: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int],
+                  n_off: asc.ConstExpr[int], out_cap: asc.ConstExpr[int], base: int, form: asc.ConstExpr[object]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    off = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 65536, n_off)
+    asc.data_copy(off, gm(o), n_off)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 131072, out_cap)
+    asc.data_copy(out, gm(z), out_cap)
+    if form[0] == "count":
+        asc.gather(out, a, off, base, form[1])
+    elif form[0] == "mask":
+        asc.gather(out, a, off, src_base=base, mask=form[1], repeat_times=form[2], dst_rep_stride=form[3])
+    else:
+        asc.gatherb(out, a, off, form[1], asc.GatherRepeatParams(form[2], form[3]))
+    asc.data_copy(gm(z), out, out_cap)
+
+
+def gather_reference(x: np.ndarray, offs: np.ndarray, z0: np.ndarray, base: int, form: tuple) -> np.ndarray:
+    z = z0.copy()
+    size = x.itemsize
+    per_block = 32 // size
+    if form[0] == "count":
+        for i in range(form[1]):
+            z[i] = x[(base + int(offs[i])) // size]
+    elif form[0] == "mask":
+        _, mask, repeat, dst_rep = form
+        for r in range(repeat):
+            for e in lanes_of(mask, 8 * per_block):
+                z[r * dst_rep * per_block + e] = x[(base + int(offs[r * 8 * per_block + e])) // size]
+    else:
+        _, repeat, blk, rep = form
+        for r in range(repeat):
+            for i in range(8):
+                start = (r * rep + i * blk) * per_block
+                src = int(offs[r * 8 + i]) // size
+                z[start:start + per_block] = x[src:src + per_block]
+    return z
+
+
+def header_suite() -> list:
+    """Kernels only compiled (the header check, the API-symbol audit): ops whose intrinsics the cpu_debug stub
+    layer does not model, so they are not cpu_debug cases."""
+    out = []
+    x16, z16 = np.arange(512, dtype=np.float16), np.zeros(512, np.float16)
+    offs = (np.arange(512, dtype=np.uint32) * 2) % 1024
+    for form in (("count", 200), ("mask", (0xFFFF, 0xFF), 2, 8)):
+        out.append(asc.compile(gather_kernel, (x16, offs, z16, 512, 512, 512, 2, form)))
+    u16 = np.arange(512, dtype=np.uint16)
+    out.append(asc.compile(gather_kernel, (u16, offs * 16, u16.copy(), 512, 512, 512, 0, ("gatherb", 2, 1, 8))))
+    return out
+
+
 def backend_cases(Case) -> list:
     """Cases for tests/backend_cases.py (run bit-exact on sim and cpu_debug by test_cpu_debug.py; emitted for the
     header check): the ops whose intrinsics the cpu_debug stub layer models."""

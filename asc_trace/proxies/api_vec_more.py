@@ -13,10 +13,10 @@ from ..graph.node import Pipe, make_attrs
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask, UnaryRepeatParams
-from ..graph.params_vec import BrcbRepeatParams, CopyRepeatParams
+from ..graph.params_vec import BrcbRepeatParams, CopyRepeatParams, GatherRepeatParams
 from ..graph.source_loc import SourceLoc
 from .api import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for, vec_operand
-from .api_forms import UNARY_FORMS, bind_form, check_set_mask, given
+from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
 from .context import current
 from .scalar import Scalar
 from .source_loc import user_loc
@@ -201,7 +201,68 @@ def _make_compare_scalar(op: OpDef) -> Callable[..., None]:
     return compare_scalar
 
 
+_GATHER_FORMS = (Form("count", ("count",)), Form("mask", ("mask", "repeat_times", "dst_rep_stride")))
+
+
+def _src_len(src: Any) -> Expr:
+    """The elements from the source view's start to the end of its buffer: a gather may read any of them."""
+    from .scalar import to_expr
+    return to_expr(src.get_size(), "the source's size")
+
+
+def _offsets(t: Any, what: str, opname: str, loc: SourceLoc) -> Any:
+    r = vec_operand(t, what, opname, loc)
+    if r.dtype.name != "uint32":
+        raise DTypeError(f"the {what} of asc.{opname} holds uint32 byte offsets; it is {r.dtype}", loc)
+    return r
+
+
+def _make_gather(op: OpDef) -> Callable[..., None]:
+    if op.name == "gatherb":
+        def gatherb(dst: Any, src0: Any, offset: Any, repeat_times: Any, repeat_params: Any) -> None:
+            """`Gatherb(dst, src0, offset, repeatTime, GatherRepeatParams)`: per repeat, 8 uint32 byte offsets
+            (multiples of 32) each pick a 32-byte block of src0 for one dst block."""
+            ctx = current("asc.gatherb")
+            loc = user_loc()
+            refs = [vec_operand(t, n, "gatherb", loc) for t, n in ((dst, "dst"), (src0, "src0"))]
+            dtype = check_same_dtype("gatherb", refs, ["dst", "src0"], loc)
+            check_supported(op, dtype, loc)
+            if not isinstance(repeat_params, GatherRepeatParams):
+                raise TraceError("the repeat_params of asc.gatherb are an asc.GatherRepeatParams(dst_blk_stride, "
+                                 "dst_rep_stride)", loc)
+            ctx.record("gatherb", (*refs, _offsets(offset, "offset", "gatherb", loc), _src_len(src0),
+                                   repeat_time_arg(repeat_times, loc), repeat_params), loc, Pipe.V,
+                       make_attrs(dtype=dtype))
+        return gatherb
+
+    def gather(dst: Any, src: Any, src_offset: Any, src_base: Any, *args: Any, count: Any = None, mask: Any = None,
+               repeat_times: Any = None, dst_rep_stride: Any = None) -> None:
+        """`Gather(dst, src, srcOffset, srcBaseOffset, count)`: dst[i] = the element at byte src_base +
+        src_offset[i] of src; or the mask form `(..., mask, repeat_times, dst_rep_stride)`."""
+        ctx = current("asc.gather")
+        loc = user_loc()
+        refs = [vec_operand(t, n, "gather", loc) for t, n in ((dst, "dst"), (src, "src"))]
+        dtype = check_same_dtype("gather", refs, ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        offs = _offsets(src_offset, "src_offset", "gather", loc)
+        base = count_expr(src_base, loc, "src_base")
+        if isinstance(base, Const) and base.value % dtype.itemsize:
+            raise TraceError(f"src_base of asc.gather is {base.value} bytes, not a multiple of sizeof({dtype})", loc)
+        kw = {k: v for k, v in (("count", count), ("mask", mask), ("repeat_times", repeat_times),
+                                ("dst_rep_stride", dst_rep_stride)) if v is not None}
+        form, bound = bind_form("gather", "dst, src, src_offset, src_base", args, kw, _GATHER_FORMS, loc)
+        head = (*refs, offs, base, _src_len(src))
+        if form == "count":
+            ctx.record("gather", (*head, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+            return
+        ctx.record("gather", (*head, mask_arg(bound["mask"], dtype, loc), repeat_time_arg(bound["repeat_times"], loc),
+                              count_expr(bound["dst_rep_stride"], loc, "dst_rep_stride")), loc, Pipe.V,
+                   make_attrs(dtype=dtype, mask_form=True))
+    return gather
+
+
 FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
+    "vec_gather": _make_gather,
     "vec_block_reduce": _make_block_reduce,
     "vec_copy": _make_copy,
     "vec_brcb": _make_brcb,

@@ -56,6 +56,8 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
                         "keep scores and indices in their own tensors and sort them with asc.sort32"),
     "proposal_extract": ("ProposalExtract is not supported on Atlas A2 (region proposals of older chips)",
                          "keep scores and indices in their own tensors and sort them with asc.sort32"),
+    "scatter": ("Scatter is not supported on Atlas A2 (asc-devkit dav_c220 ScatterImpl reports it unsupported)",
+                "write each element with its own destination, or gather the other way round with asc.gather"),
     "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
                            "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
 }

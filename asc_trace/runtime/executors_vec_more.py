@@ -203,3 +203,108 @@ def _bind_compare_scalar(node: Node, op: OpDef) -> Step:
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
                      ub=((aa, n_src * dt.itemsize, False), (ad, nbytes, True)))
     return run
+
+
+# -- Gather, Gatherb (graph/ops/vec_gather.py) ------------------------------------------------------
+
+def _offsets_to_index(byte_off: np.ndarray, itemsize: int, src_len: int, unit: int, node: Node) -> np.ndarray:
+    """Element indices of byte offsets into the source, each checked: a multiple of `unit` bytes and inside
+    the source's `src_len` elements (the hardware would read whatever UB holds there)."""
+    off = byte_off.astype(np.int64)
+    bad = (off % unit != 0) | (off < 0) | (off // itemsize + unit // itemsize > src_len)
+    if bad.any():
+        i = np.argwhere(bad)[0]
+        v = int(off[tuple(i)])
+        what = "not a multiple of %d bytes" % unit if v % unit else f"past the source's {src_len} elements"
+        raise OutOfBoundsError(f"gather offset {v} bytes (lane {int(i[-1])}) is {what}", node=node,
+                               hint="offsets are byte offsets from the source's start (plus src_base)")
+    return off // itemsize
+
+
+@binder("vec_gather")
+def _bind_gather(node: Node, op: OpDef) -> Step:
+    if node.op == "gatherb":
+        return _bind_gatherb(node)
+    d, s, off, base_e, len_e = node.args[:5]
+    fd, fs, fo, fb, fl = efn(d.offset), efn(s.offset), efn(off.offset), efn(base_e), efn(len_e)
+    dt: DataType = d.dtype
+    per_block = 32 // dt.itemsize
+    per_rep = 8 * per_block
+    masked = bool(node.attr("mask_form"))
+    if masked:
+        mask, repeat_e, dst_rep_e = node.args[5:]
+        fr, fdr = efn(repeat_e), efn(dst_rep_e)
+    else:
+        fn = efn(node.args[5])
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        if masked:
+            repeat = m.count(fr(env), node)
+            if repeat == 0:
+                return None
+            dst_rep = m.uniform_int(fdr(env), node, "dst_rep_stride")
+            pos = mask_positions(mask, env, m, node, per_rep)
+            lanes = (np.arange(repeat)[:, None] * per_rep + pos[None, :]).ravel()
+            dst_idx = (np.arange(repeat)[:, None] * dst_rep * per_block + pos[None, :]).ravel()
+        else:
+            count = m.count(fn(env), node)
+            if count == 0:
+                return None
+            lanes = dst_idx = np.arange(count)
+        base = m.uniform_int(fb(env), node, "src_base")
+        src_len = m.count(fl(env), node)
+        if base % dt.itemsize:
+            raise OutOfBoundsError(f"src_base {base} is not a multiple of sizeof({dt}) = {dt.itemsize} bytes", node=node)
+        n_off, n_dst = int(lanes.max()) + 1, int(dst_idx.max()) + 1
+        ao, vo = m.ub_access(off, fo(env), n_off, node, "src_offset")
+        asrc, vs = m.ub_access(s, fs(env), src_len, node, "src")
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+
+        def apply() -> None:
+            idx = _offsets_to_index(vo[:, lanes].astype(np.int64) + base, dt.itemsize, src_len, dt.itemsize, node)
+            vals = np.take_along_axis(vs, idx, axis=1)
+            if len(np.unique(dst_idx)) == len(dst_idx):
+                vd[:, dst_idx] = vals
+                return
+            for k in range(len(dst_idx)):         # overlapping repeats: in order, the later wins
+                vd[:, dst_idx[k]] = vals[:, k]
+        return Instr(node, Pipe.V, "op", apply=apply, work=len(lanes),
+                     ub=((ao, n_off * 4, False), (asrc, src_len * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
+
+
+def _bind_gatherb(node: Node) -> Step:
+    d, s, off, len_e, repeat_e, p = node.args
+    fd, fs, fo, fl, fr = efn(d.offset), efn(s.offset), efn(off.offset), efn(len_e), efn(repeat_e)
+    fblk, frep = efn(p.dst_blk_stride), efn(p.dst_rep_stride)
+    dt: DataType = d.dtype
+    per_block = 32 // dt.itemsize
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        blk = m.uniform_int(fblk(env), node, "dst_blk_stride")
+        rep = m.uniform_int(frep(env), node, "dst_rep_stride")
+        src_len = m.count(fl(env), node)
+        starts = (np.arange(repeat)[:, None] * rep + np.arange(8)[None, :] * blk).ravel() * per_block
+        dst_idx = (starts[:, None] + np.arange(per_block)[None, :]).ravel()
+        n_dst = int(dst_idx.max()) + 1
+        ao, vo = m.ub_access(off, fo(env), repeat * 8, node, "offset")
+        asrc, vs = m.ub_access(s, fs(env), src_len, node, "src")
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+
+        def apply() -> None:
+            first = _offsets_to_index(vo.astype(np.int64), dt.itemsize, src_len, 32, node)      # (C, repeat*8)
+            idx = (first[:, :, None] + np.arange(per_block)[None, None, :]).reshape(first.shape[0], -1)
+            vals = np.take_along_axis(vs, idx, axis=1)
+            if len(np.unique(dst_idx)) == len(dst_idx):
+                vd[:, dst_idx] = vals
+                return
+            for k in range(len(dst_idx)):
+                vd[:, dst_idx[k]] = vals[:, k]
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * 8 * per_block,
+                     ub=((ao, repeat * 32, False), (asrc, src_len * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
+    return run
