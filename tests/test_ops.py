@@ -418,6 +418,12 @@ COVERED_ELSEWHERE = {
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})
+# pyasc's further vector families: each family's test file checks it against a loop-by-loop NumPy reference
+COVERED_ELSEWHERE.update({name: f"test_{op.family}" for name, op in REGISTRY.items()
+                          if op.family in ("vec_block_reduce",)})
+COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_brcb",
+                          "compare_scalar": "test_vec_copy_brcb", "gather": "test_vec_gather",
+                          "gatherb": "test_vec_gather"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
         "data_copy_pad", "get_value", "set_value", "dump_tensor"})
