@@ -105,6 +105,28 @@ class PipeID(IntEnum):
     PIPE_FIX = 10
 
 
+class CacheLine(IntEnum):
+    """DataCacheCleanAndInvalid's extent: one cache line or the whole data cache."""
+    SINGLE_CACHE_LINE = 0
+    ENTIRE_DATA_CACHE = 1
+
+
+class DcciDst(IntEnum):
+    """Which data cache lines DataCacheCleanAndInvalid cleans."""
+    CACHELINE_ALL = 0
+    CACHELINE_UB = 1
+    CACHELINE_OUT = 2
+    CACHELINE_ATOMIC = 3
+
+
+class MemDsbT(IntEnum):
+    """DataSyncBarrier's scope: which memory accesses complete before the next instruction."""
+    ALL = 0
+    DDR = 1
+    UB = 2
+    SEQ = 3
+
+
 class RoundMode(IntEnum):
     CAST_NONE = 0
     CAST_RINT = 1

@@ -187,4 +187,6 @@ def adv_kernels() -> tuple[Kernel, ...]:
 
 
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
+    from suite_framework import framework_kernels
+    return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
+            + framework_kernels())

@@ -49,6 +49,7 @@ class _Emitter:
     def __init__(self, g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> None:
         self.g = g
         self.overflow_param = overflow_param
+        self.generation = generation     # the CANN headers it is for (ops refuse calls those do not declare)
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
         self.names = CNames(params)
         self.nodes = {n.id: n for n in g}

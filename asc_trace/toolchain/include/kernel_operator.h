@@ -292,6 +292,23 @@ template <pipe_t pipe> inline void PipeBarrier()
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cache and system calls: the host's memory is coherent and there is no instruction cache, so the
+// cache calls change nothing; Trap stops the kernel.
+// ---------------------------------------------------------------------------------------------
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+template <typename T, CacheLine entireType, DcciDst dcciDst> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T, CacheLine entireType> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T> inline void DataCachePreload(const GlobalTensor<uint64_t>&, const T) {}
+inline void ICachePreLoad(const int64_t) {}
+inline int64_t GetICachePreloadStatus() { return 0; }   // 0: idle (no preload in flight)
+template <MemDsbT arg0> inline void DataSyncBarrier() {}
+inline void GetArchVersion(uint32_t&) {}                // leaves the value: pyasc's get_arch_version returns nothing
+inline void InitSocState() {}
+[[noreturn]] inline void Trap() { detail::fail("launch", "the kernel called Trap()"); }
+
+// ---------------------------------------------------------------------------------------------
 // TPipe / TQue / TBuf
 // ---------------------------------------------------------------------------------------------
 template <TPosition pos> class TBuf;
