@@ -10,7 +10,7 @@ from ._version import __version__
 from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
-from .enums import (CMPMODE, SELMODE, CacheLine, DataFormat, DcciDst, HardEvent, Hardware, MemDsbT, PipeID, QuePosition,
+from .enums import (CMPMODE, SELMODE, CacheLine, CacheMode, CacheRwMode, DataFormat, DcciDst, HardEvent, Hardware, MemDsbT, PipeID, QuePosition,
                     ReduceOrder, RoundMode, SelMode, TPosition)
 from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
                      NotProvidedError, OptionError, OutOfBoundsError, PathError, QueueError, RaceError, ScalarError,

@@ -127,6 +127,21 @@ class MemDsbT(IntEnum):
     SEQ = 3
 
 
+class CacheMode(IntEnum):
+    """GlobalTensor.set_l2_cache_hint's L2 cache policy (pyasc's numbering; emitted by name)."""
+    CACHE_MODE_NORMAL = 0
+    CACHE_MODE_DISABLE = 1
+    CACHE_MODE_LAST = 2
+    CACHE_MODE_PERSISTENT = 4
+
+
+class CacheRwMode(IntEnum):
+    """Which accesses an L2 cache hint applies to."""
+    READ = 1
+    WRITE = 2
+    RW = 3
+
+
 class RoundMode(IntEnum):
     CAST_NONE = 0
     CAST_RINT = 1

@@ -24,6 +24,7 @@ def system_calls(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddres
     busy = asc.get_icache_preload_status()
     asc.data_sync_barrier(asc.MemDsbT.ALL)
     asc.get_arch_version(cv)
+    g.set_l2_cache_hint(asc.CacheMode.CACHE_MODE_DISABLE, asc.CacheRwMode.READ)
     t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
     asc.data_copy(t, g, 64)
     asc.adds(t, t, busy + 1.0, 64)

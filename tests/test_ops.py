@@ -417,7 +417,7 @@ COVERED_ELSEWHERE = {
     # cache and system calls (no data effect; trap stops the kernel)
     **{name: "test_system_ops" for name in ("data_cache_clean_and_invalid", "data_cache_preload", "icache_preload",
                                              "get_icache_preload_status", "data_sync_barrier", "get_arch_version",
-                                             "trap", "init_soc_state")},
+                                             "trap", "init_soc_state", "set_l2_cache_hint")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

@@ -27,8 +27,14 @@ def cache_calls(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress
     busy = asc.get_icache_preload_status()
     asc.data_sync_barrier(asc.MemDsbT.UB)
     asc.get_arch_version(core_version=cv)
+    g.set_l2_cache_hint(asc.CacheMode.CACHE_MODE_DISABLE, asc.CacheRwMode.READ)
+    o.set_l2_cache_hint()
+    # the address of this core's tile, as a GlobalAddress a second GlobalTensor binds to
+    mine = asc.GlobalTensor()
+    mine.set_global_buffer(g[asc.get_block_idx() * n:].get_phy_addr(n // 2), n // 2)
     t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, n)
     asc.data_copy(t, g[asc.get_block_idx() * n:], n)
+    asc.data_copy(t, mine, n // 2)     # the tile's second half over its first
     asc.adds(t, t, busy + 0.5, n)      # busy is 0: the model has no instruction cache
     asc.data_copy(o[asc.get_block_idx() * n:], t, n)
 
@@ -40,7 +46,9 @@ def test_cache_calls_change_no_data(backend):
     y = np.arange(32, dtype=np.uint64)
     z = np.zeros_like(x)
     asc.jit(cache_calls, backend=backend)[cores](x, y, z, 7, n)
-    np.testing.assert_array_equal(z, x + 0.5)
+    want = x.reshape(cores, n).copy()
+    want[:, :n // 2] = want[:, n // 2:]
+    np.testing.assert_array_equal(z, want.reshape(-1) + 0.5)
     np.testing.assert_array_equal(y, np.arange(32, dtype=np.uint64))
 
 
@@ -52,7 +60,9 @@ def test_the_calls_are_emitted_as_the_vendor_spells_them():
                  "AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE>(asct_t0);",
                  "AscendC::DataCachePreload(asct_t1, static_cast<int64_t>(1024));",
                  "AscendC::ICachePreLoad(static_cast<int64_t>(2));", "= AscendC::GetICachePreloadStatus();",
-                 "AscendC::DataSyncBarrier<AscendC::MemDsbT::UB>();", "AscendC::GetArchVersion("):
+                 "AscendC::DataSyncBarrier<AscendC::MemDsbT::UB>();", "AscendC::GetArchVersion(",
+                 "asct_t0.SetL2CacheHint<AscendC::CacheRwMode::READ>(AscendC::CacheMode::CACHE_MODE_DISABLE);",
+                 "asct_t2.SetL2CacheHint<AscendC::CacheRwMode::RW>(AscendC::CacheMode::CACHE_MODE_NORMAL);"):
         assert text in src, text
 
 
@@ -119,6 +129,9 @@ def _misuse(body):
     (lambda g, h: asc.data_sync_barrier("all"), asc.TraceError, "asc.MemDsbT"),
     (lambda g, h: asc.data_cache_preload(h, -1), asc.TraceError, "must not be negative"),
     (lambda g, h: asc.get_shape_size([1, 2]), asc.TraceError, "asc.ShapeInfo"),
+    (lambda g, h: g[8:].set_l2_cache_hint(), asc.TraceError, "not on a view"),
+    (lambda g, h: g.set_l2_cache_hint(9), asc.TraceError, "asc.CacheMode"),
+    (lambda g, h: asc.GlobalTensor().get_phy_addr(), asc.TraceError, "not bound"),
 ])
 def test_misuse_is_refused_at_the_users_line(body, cls, words):
     with pytest.raises(cls, match=words) as ei:

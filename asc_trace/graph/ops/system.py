@@ -25,6 +25,9 @@ D_DSB = {"DataSyncBarrier<>/0": ("include/basic_api/kernel_operator_block_sync_i
          "MemDsbT": ("impl/basic_api/kernel_event.h:131", "impl/kernel_event.h:147")}
 D_ARCH = {"GetArchVersion/1": (f"{_SYS}:49", "interface/kernel_operator_sys_var_intf.h:36")}
 D_TRAP = {"Trap/0": (f"{_SYS}:55", "interface/kernel_operator_sys_var_intf.h:42")}
+D_L2 = {".SetL2CacheHint<>/1": ("include/basic_api/kernel_tensor.h:283", "interface/kernel_tensor.h:221"),
+        "CacheMode": ("impl/basic_api/utils/kernel_utils_macros.h:232", "impl/utils/kernel_utils_macros.h:139"),
+        "CacheRwMode": ("impl/basic_api/utils/kernel_utils_macros.h:234", "impl/utils/kernel_utils_macros.h:146")}
 D_SOC = {"InitSocState/0": ("include/basic_api/kernel_operator_common_intf.h:59", "-")}
 
 
@@ -85,6 +88,11 @@ register(
           declared=D_ARCH),
     OpDef("trap", "system", None, "Trap", emit="AscendC::Trap();", emit_fields=lambda ctx, n: {},
           cpp_model=CppModel(header="Trap (stops the kernel with an error)"), declared=D_TRAP),
+    # the hint is set on the GlobalTensor object (proxies/tensors.py refuses a view, a C++ temporary)
+    OpDef("set_l2_cache_hint", "system", None, "SetL2CacheHint", reads=(),
+          emit=lambda ctx, n: (f"asct_t{n.args[0].root}.SetL2CacheHint<AscendC::CacheRwMode::{n.args[2].name}>("
+                               f"AscendC::CacheMode::{n.args[1].name});"),
+          cpp_model=CppModel(header="GlobalTensor (its SetL2CacheHint changes nothing: no L2 cache on the host)"), declared=D_L2),
     OpDef("init_soc_state", "system", None, "InitSocState", emit=_soc,
           cpp_model=CppModel(header=f"InitSocState {_NOOP}"), declared=D_SOC),
 )

@@ -175,9 +175,14 @@ using TEventID = int8_t;
 // The model keeps a GlobalTensor as its buffer's base and an element offset, and checks every access
 // in integer arithmetic: an offset so large that the address would wrap around 2**64 (and so land
 // inside some array again) is outside global memory, as the simulator says.
+// The L2 cache policy of a GlobalTensor's accesses: the host has no L2 cache, so the hint changes nothing.
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
+
 template <typename T> class GlobalTensor {
 public:
     GlobalTensor() = default;
+    template <CacheRwMode rwMode = CacheRwMode::RW> void SetL2CacheHint(CacheMode) {}
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { bind(buffer); size_ = bufferSize; sized_ = true; }
     void SetGlobalBuffer(__gm__ T* buffer) { bind(buffer); size_ = 0; sized_ = false; }
     const __gm__ T* GetPhyAddr() const { return base_ + off_; }
