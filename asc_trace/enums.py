@@ -142,6 +142,13 @@ class CacheRwMode(IntEnum):
     RW = 3
 
 
+class MaskMode(IntEnum):
+    """How vector instructions read the mask register: NORMAL (lane bits per repeat) or COUNTER (an element
+    count over all repeats)."""
+    NORMAL = 0
+    COUNTER = 1
+
+
 class RoundMode(IntEnum):
     CAST_NONE = 0
     CAST_RINT = 1

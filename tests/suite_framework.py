@@ -32,6 +32,26 @@ def system_calls(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddres
     asc.trap()
 
 
+# the mask register: its writes, and element-wise ops that read it (is_set_mask=False)
+@asc.jit
+def mask_register(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
+    c = asc.LocalTensor(asc.float16, asc.TPosition.VECOUT, 1024, 256)
+    asc.data_copy(a, g, 256)
+    asc.set_mask_count()
+    asc.set_vector_mask(256, dtype=asc.float16, mode=asc.MaskMode.COUNTER)
+    asc.set_mask_norm()
+    asc.reset_mask()
+    asc.set_vector_mask(0xFF, (1 << 64) - 1, dtype=asc.float16, mode=asc.MaskMode.NORMAL)
+    asc.add(c, a, a, mask=0, repeat_times=2, repeat_params=asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8), is_set_mask=False)
+    asc.set_vector_mask(64, dtype=asc.float16, mode=asc.MaskMode.NORMAL)
+    asc.adds(c, c, 1.0, 0, 2, asc.UnaryRepeatParams(1, 1, 8, 8), is_set_mask=False)
+    asc.data_copy(o, c, 256)
+
+
 # calls only CANN 8.5+ (asc-devkit) declares: lowering them for CANN 8.x is refused at the user's line
 @asc.jit
 def system_calls_85(x: asc.GlobalAddress):
@@ -45,7 +65,8 @@ NEWER_API = ("system_calls_85",)
 def framework_kernels() -> tuple[Kernel, ...]:
     x, y = np.zeros(64, np.float32), np.zeros(16, np.uint64)
     out = []
-    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,))):
+    h = np.zeros(256, np.float16)
+    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -418,6 +418,7 @@ COVERED_ELSEWHERE = {
     **{name: "test_system_ops" for name in ("data_cache_clean_and_invalid", "data_cache_preload", "icache_preload",
                                              "get_icache_preload_status", "data_sync_barrier", "get_arch_version",
                                              "trap", "init_soc_state", "set_l2_cache_hint")},
+    **{name: "test_mask_register" for name in ("set_mask_count", "set_mask_norm", "set_vector_mask", "reset_mask")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

@@ -143,6 +143,8 @@ class _Emitter:
             if op.emit_mask is None:
                 raise TraceError(f"asc.{n.op} has no mask form in Ascend C", n.loc)
             text = op.emit_mask.format(**mask_fields(self, n))
+            if n.attr("set_mask") is False:     # reads the mask register: Op<T, isSetMask = false>(...)
+                text = text.replace(f"AscendC::{op.c_name}(", f"AscendC::{op.c_name}<{c_type(n.attr('dtype'))}, false>(", 1)
         elif isinstance(op.emit, str):
             text = op.emit.format(**op.emit_fields(self, n))
         elif callable(op.emit):

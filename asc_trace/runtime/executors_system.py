@@ -33,3 +33,9 @@ def _bind_trap(node: Node, op: OpDef) -> Step:
                           "stops it", node=node, hint="a trap marks a state the kernel treats as fatal; find out "
                           "why this path was taken")
     return run
+
+
+@binder("mask_reg")
+def _bind_mask_reg(node: Node, op: OpDef) -> Step:
+    """Mask-register writes: the ops that read the register carry its value from the trace (proxies/mask_reg.py)."""
+    return lambda m: None

@@ -313,6 +313,15 @@ inline void GetArchVersion(uint32_t&) {}                // leaves the value: pya
 inline void InitSocState() {}
 [[noreturn]] inline void Trap() { detail::fail("launch", "the kernel called Trap()"); }
 
+// The mask register: each op's mask is taken from the trace (an op with isSetMask = false carries the
+// value the register holds there), so the writes themselves change nothing in the model.
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+inline void SetMaskCount() {}
+inline void SetMaskNorm() {}
+inline void ResetMask() {}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(const uint64_t, const uint64_t) {}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t) {}
+
 // ---------------------------------------------------------------------------------------------
 // TPipe / TQue / TBuf
 // ---------------------------------------------------------------------------------------------
