@@ -415,6 +415,11 @@ COVERED_ELSEWHERE = {
     # the cube (tests/test_cube.py: against NumPy with fp32 accumulation, tails, bias, ReLU, errors)
     "data_copy_nd2nz": "test_cube", "data_copy_bias": "test_cube", "load_data": "test_cube", "mmad": "test_cube",
     "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
+    # cache and system calls (no data effect; trap stops the kernel)
+    **{name: "test_system_ops" for name in ("data_cache_clean_and_invalid", "data_cache_preload", "icache_preload",
+                                             "get_icache_preload_status", "data_sync_barrier", "get_arch_version",
+                                             "trap", "init_soc_state", "set_l2_cache_hint")},
+    **{name: "test_mask_register" for name in ("set_mask_count", "set_mask_norm", "set_vector_mask", "reset_mask")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

@@ -24,7 +24,6 @@ _CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
 
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
-    "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
