@@ -41,6 +41,8 @@ from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadD
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 from . import adv  # noqa: E402 - the high-level API, asc.adv.*
+from .adv.matmul_types import (BatchMode, BatchOutMode, IterateMode, IterateOrder, LayoutMode,  # noqa: E402
+                               MatmulConfigMode, MatmulPolicy, ScheduleType)
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate

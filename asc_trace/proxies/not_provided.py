@@ -51,14 +51,8 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 }
 
 
-_MATMUL = ("the high-level Matmul (and its tiling) is not provided yet: the cube runs only the basic API",
-           "write the matmul with asc.data_copy(Nd2NzParams), asc.load_data, asc.mmad and asc.fixpipe "
-           "(examples/matmul_cube.py, docs/cube.md)")
-
 # asc.adv names the high-level API does not have yet
-ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "Matmul": _MATMUL, "TCubeTiling": _MATMUL, "register_matmul": _MATMUL, "MatmulType": _MATMUL,
-}
+ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {}
 
 
 def module_getattr(name: str, table: dict[str, tuple[str, str]] = NOT_PROVIDED, module: str = "asc_trace") -> object:

@@ -1,0 +1,127 @@
+"""asc.adv.Matmul (pyasc's high-level matmul) on the sim backend, against NumPy with fp32 accumulation: it
+expands into the basic cube instructions, so these run through auto_sync, the simulator and its checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc_trace as asc
+from asc_trace.errors import NotProvidedError, TraceError
+
+ND = asc.CubeFormat.ND
+GM = asc.TPosition.GM
+
+
+def smin(a, b):
+    """min of runtime integers without a Python `if` on a traced value."""
+    return b + (a - b) * (a < b)
+
+
+def make_kernel(in_dt, out_dt, trans_b=False, with_bias=False):
+    @asc.jit
+    def mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+           tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        m_blocks = tiling.m.ceildiv(tiling.single_core_m)
+        mi = bi % m_blocks
+        ni = bi // m_blocks
+        ga, gb, gc, gbias = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
+        off_b = ni * tiling.k_b * tiling.single_core_n if trans_b else ni * tiling.single_core_n
+        gb.set_global_buffer(b + off_b)
+        gc.set_global_buffer(c + mi * tiling.n * tiling.single_core_m + ni * tiling.single_core_n)
+        gbias.set_global_buffer(bias + ni * tiling.single_core_n)
+        tail_m = tiling.m - mi * tiling.single_core_m        # the last row / column of cores is smaller
+        tail_n = tiling.n - ni * tiling.single_core_n
+        pipe = asc.TPipe()
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, in_dt), asc.adv.MatmulType(GM, ND, in_dt, trans_b),
+                             asc.adv.MatmulType(GM, ND, out_dt), asc.adv.MatmulType(GM, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm_, tiling)
+        mm_.set_tensor_a(ga)
+        mm_.set_tensor_b(gb, trans_b)
+        if tiling.is_bias:
+            mm_.set_bias(gbias)
+        mm_.set_tail(smin(tail_m, tiling.single_core_m), smin(tail_n, tiling.single_core_n), tiling.k_a)
+        mm_.iterate_all(gc)
+        mm_.end()
+    return mm
+
+
+def tiling_for(m, n, k, sm, sn, base=(32, 32, 32), bias=False):
+    cores = -(-m // sm) * -(-n // sn)
+    return asc.adv.TCubeTiling(used_core_num=cores, m=m, n=n, k_a=k, k_b=k, single_core_m=sm, single_core_n=sn,
+                               single_core_k=k, base_m=base[0], base_n=base[1], base_k=base[2], is_bias=int(bias))
+
+
+def run(m, n, k, sm, sn, in_np, out_np, in_dt, out_dt, trans_b=False, bias=False, base=(32, 32, 32), seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(in_np)
+    b = rng.standard_normal((k, n)).astype(in_np)
+    bv = rng.standard_normal(n).astype(np.float32)
+    c = np.zeros((m, n), out_np)
+    t = tiling_for(m, n, k, sm, sn, base, bias)
+    k_ = make_kernel(in_dt, out_dt, trans_b, bias)
+    k_[t.used_core_num](a, np.ascontiguousarray(b.T) if trans_b else b, c, bv, t, np.zeros(64, np.uint8))
+    want = a.astype(np.float32) @ b.astype(np.float32) + (bv if bias else 0)
+    return c.astype(np.float32), want
+
+
+@pytest.mark.parametrize("m,n,k,sm,sn,bias", [(128, 96, 64, 64, 48, False), (100, 70, 80, 64, 48, True),
+                                               (64, 64, 40, 64, 64, True)])
+def test_fp16_to_fp32_with_tails(m, n, k, sm, sn, bias):
+    got, want = run(m, n, k, sm, sn, np.float16, np.float32, asc.float16, asc.float32, bias=bias)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_fp16_out_rounds_like_numpy():
+    got, want = run(64, 64, 64, 32, 64, np.float16, np.float16, asc.float16, asc.float16)
+    np.testing.assert_allclose(got, want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_fp32_with_b_transposed():
+    got, want = run(48, 40, 40, 48, 40, np.float32, np.float32, asc.float32, asc.float32, trans_b=True)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_fp32_b_not_transposed_is_refused():
+    with pytest.raises(NotProvidedError, match="transposed"):
+        run(32, 32, 32, 32, 32, np.float32, np.float32, asc.float32, asc.float32)
+
+
+def test_tiling_is_the_kernels_own_copy():
+    @asc.jit
+    def k(c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling):
+        tiling.share_l1_size = asc.property(asc.TOTAL_L1_SIZE)
+
+    t = tiling_for(32, 32, 32, 32, 32)
+    k[1](np.zeros(8, np.float32), t)
+    assert t.share_l1_size == 0
+    assert t.m.ceildiv(t.base_m + 1) == 1
+
+
+def test_unregistered_and_ub_output_are_clear_errors():
+    @asc.jit
+    def unregistered(a: asc.GlobalAddress, tiling: asc.adv.TCubeTiling):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(a)
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                             asc.adv.MatmulType(GM, ND, asc.float32))
+        mm_.init(tiling)
+        mm_.set_tensor_a(g)
+        mm_.set_tensor_b(g)
+        mm_.iterate_all(g)
+
+    with pytest.raises(TraceError, match="register_matmul"):
+        unregistered[1](np.zeros(1024, np.float16), tiling_for(32, 32, 32, 32, 32))
+
+    @asc.jit
+    def ub_out(a: asc.GlobalAddress, w: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                             asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32))
+        asc.adv.register_matmul(pipe, w, mm_)
+        with mm_.iterate() as count:
+            pass
+
+    with pytest.raises(NotProvidedError, match="iterate"):
+        ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
