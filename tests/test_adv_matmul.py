@@ -125,3 +125,78 @@ def test_unregistered_and_ub_output_are_clear_errors():
 
     with pytest.raises(NotProvidedError, match="iterate"):
         ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
+
+
+def test_host_tiling_fills_the_struct_and_runs():
+    import asc_trace.lib.host as host
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_dim(24)
+    t.set_org_shape(128, 30720, 64)
+    t.set_shape(128, 30720, 64)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0
+    # 24 cores over a 128 x 30720 C: one row of 24 blocks of 128 x 1280, the vendor's usual 128 x 256 x 64 base
+    assert (tiling.used_core_num, tiling.single_core_m, tiling.single_core_n) == (24, 128, 1280)
+    assert (tiling.base_m, tiling.base_n, tiling.base_k) == (128, 256, 64)
+    assert host.MultiCoreMatmulTiling(host.get_ascendc_platform()).get_tiling(asc.adv.TCubeTiling()) == -1
+
+
+def test_example_with_host_tiling_and_matmul_cube_only():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "examples" / "matmul_adv.py"
+    spec = importlib.util.spec_from_file_location("matmul_adv_example", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got, want = mod.run(m=70, n=90, k=50, cores=3)
+    np.testing.assert_array_equal(got, want)       # small integers: exact in fp16 and fp32
+
+
+def test_ascend_is_aic_is_the_kernel_type():
+    seen = []
+
+    @asc.jit(kernel_type=asc.runtime.config.KernelType.AIV_ONLY)
+    def vec(x: asc.GlobalAddress):
+        seen.append((asc.ascend_is_aic(), asc.ascend_is_aiv()))
+
+    vec[1](np.zeros(8, np.float32))
+    assert seen == [(False, True)]
+
+    @asc.jit
+    def undeclared(a: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, w: asc.GlobalAddress):
+        if asc.ascend_is_aic():                    # False: kernel_type unset means a vector kernel
+            pass
+        g = asc.GlobalTensor()
+        g.set_global_buffer(a)
+        t = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        asc.data_copy(t, g, 256)
+
+    from asc_trace.errors import OptionError
+    with pytest.raises(OptionError, match="ascend_is_aic"):
+        undeclared[1](np.zeros(256, np.float16), tiling_for(32, 32, 32, 32, 32), np.zeros(8, np.uint8))
+
+    @asc.jit(matmul_cube_only=True)
+    def no_cube(x: asc.GlobalAddress):
+        pass
+
+    with pytest.raises(OptionError, match="no cube instruction"):
+        no_cube[1](np.zeros(8, np.float32))
+
+
+def test_pipe_barrier_at_the_end_keeps_auto_sync():
+    """pyasc's Matmul kernels end with PipeBarrier<PIPE_ALL>: the derived flags must still be there."""
+    k = make_kernel(asc.float16, asc.float32)
+
+    @asc.jit
+    def with_barrier(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+                     tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        k(a, b, c, bias, tiling, workspace)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    with_barrier[1](a, b, c, np.zeros(64, np.float32), tiling_for(64, 64, 64, 64, 64), np.zeros(8, np.uint8))
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)

@@ -308,3 +308,8 @@ __all__ = ["BatchMode", "BatchOutMode", "IterateMode", "IterateOrder", "LayoutMo
            "MatmulShapeParams", "MatmulType", "ScheduleType", "TCubeTiling", "TilingInt", "get_basic_config",
            "get_ib_share_norm_config", "get_mdl_config", "get_mm_config", "get_normal_config",
            "get_special_basic_config", "get_special_mdl_config"]
+
+
+def ceildiv(x: Any, y: Any) -> Any:
+    """`asc.ceildiv(x, y)`: x / y rounded up (pyasc's helper, for host ints and runtime ints alike)."""
+    return -(-x // y) if isinstance(x, int) and isinstance(y, int) else (x + y - 1) // y

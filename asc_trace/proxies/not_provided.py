@@ -52,7 +52,12 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 
 
 # asc.adv names the high-level API does not have yet
-ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {}
+_STATIC_TILING = ("the vendor's compile-time tiling from a MatmulConfig (GetMatmulApiTiling<MM_CFG>) is not provided",
+                  "fill an asc.adv.TCubeTiling on the host with asc.lib.host.MultiCoreMatmulTiling / MatmulApiTiling "
+                  "and pass it to the kernel")
+ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
+    "get_matmul_api_tiling": _STATIC_TILING, "MatmulApiStaticTiling": _STATIC_TILING,
+}
 
 
 def module_getattr(name: str, table: dict[str, tuple[str, str]] = NOT_PROVIDED, module: str = "asc_trace") -> object:
