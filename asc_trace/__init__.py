@@ -48,6 +48,9 @@ from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadD
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 from . import adv  # noqa: E402 - the high-level API, asc.adv.*
+from .proxies.core_type import ascend_is_aic, ascend_is_aiv  # noqa: E402
+from .adv.matmul_types import (BatchMode, BatchOutMode, IterateMode, IterateOrder, LayoutMode,  # noqa: E402
+                               MatmulConfigMode, MatmulPolicy, ScheduleType, ceildiv)
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate

@@ -62,13 +62,12 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 }
 
 
-_MATMUL = ("the high-level Matmul (and its tiling) is not provided yet: the cube runs only the basic API",
-           "write the matmul with asc.data_copy(Nd2NzParams), asc.load_data, asc.mmad and asc.fixpipe "
-           "(examples/matmul_cube.py, docs/cube.md)")
-
 # asc.adv names the high-level API does not have yet
+_STATIC_TILING = ("the vendor's compile-time tiling from a MatmulConfig (GetMatmulApiTiling<MM_CFG>) is not provided",
+                  "fill an asc.adv.TCubeTiling on the host with asc.lib.host.MultiCoreMatmulTiling / MatmulApiTiling "
+                  "and pass it to the kernel")
 ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "Matmul": _MATMUL, "TCubeTiling": _MATMUL, "register_matmul": _MATMUL, "MatmulType": _MATMUL,
+    "get_matmul_api_tiling": _STATIC_TILING, "MatmulApiStaticTiling": _STATIC_TILING,
 }
 
 
