@@ -409,9 +409,8 @@ class _Scatter:
 class BatchInterpreter(Interpreter):
     """Program order, innermost loops batched where they can be (launches whose checks passed).
 
-    With `record` set to a list, a run also notes each batched loop it ran, as (loop, plan, iterations),
-    and clears `replayable` when anything else had a data effect: runtime/replay.py then runs the
-    same launch again as those batches alone."""
+    With `tape` set (runtime/tape.py `TapeBuilder`), a run also records each data effect it applies
+    and each batched loop it runs: runtime/replay.py then runs the same launch again from that tape."""
 
     def __init__(self, graph: Any) -> None:
         super().__init__(graph)
@@ -419,8 +418,7 @@ class BatchInterpreter(Interpreter):
             init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
         self.data_keys = _data_keys(graph)
-        self.record: list | None = None
-        self.replayable = True
+        self.tape: Any = None
 
     def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
         # the launch's checks passed on the same values: the operand range checks cannot fail
@@ -429,8 +427,14 @@ class BatchInterpreter(Interpreter):
     def run_node(self, st: NodeStep, m: Machine) -> None:
         ins = st.fn(m)
         if ins is not None and ins.apply is not None:
-            self.replayable = False     # a data effect outside a batch (only a recording run looks)
             ins.apply()
+            if self.tape is not None:
+                self.tape.node(st, ins)
+
+    def run_yield(self, st: Any, m: Machine) -> None:
+        super().run_yield(st, m)
+        if self.tape is not None and any(k in self.data_keys for k in st.keys):
+            self.tape.fail()            # a value computed from data outside any node: not on a tape
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)
@@ -446,15 +450,13 @@ class BatchInterpreter(Interpreter):
             stop = m.uniform_int(st.stop(env), st.node, "the loop bound")
             step = m.uniform_int(st.step(env), st.node, "the loop step")
             values = np.arange(start, stop, step, dtype=np.int64) if step else None
-            # a single iteration is batched only when recording: a replay has no interpreter to run it
-            if values is not None and (len(values) > 1 or (self.record is not None and len(values) == 1)):
+            # a single iteration is batched only when recording: the tape then holds one loop entry
+            if values is not None and (len(values) > 1 or (self.tape is not None and len(values) == 1)):
                 try:
                     with np.errstate(all="ignore"):
                         plan = lb.run(m, values, (start, stop, step))
-                    if self.record is not None:
-                        self.record.append((lb, plan, len(values)))
-                        if lb.revalue:          # its scalars come from this launch's data
-                            self.replayable = False
+                    if self.tape is not None:
+                        self.tape.loop(lb, plan, len(values), values)
                     return
                 except NotBatchable:
                     pass

@@ -126,6 +126,7 @@ class Machine:
         self.core_num = core_num
         self.ub = UB_POOL.take(self.C)
         self.ub_hi = 0           # end of the highest UB root defined: the bytes to poison again on release
+        self.keep = False        # a replay's tape holds views of this UB: release() leaves it alone
         self.data = True         # False: instructions are checked without their data effects (no GM views)
         self.gm = gm
         self.env = dict(env)
@@ -205,6 +206,8 @@ class Machine:
 
     def release(self) -> None:
         """Give the UB back to the pool (poisoned again); the machine must not run after this."""
+        if self.keep:
+            return
         ub, self.ub = self.ub, None
         if ub is not None:
             UB_POOL.give(ub, self.ub_hi)
