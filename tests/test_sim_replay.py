@@ -537,3 +537,119 @@ def test_a_launch_that_prints_is_not_replayed(capsys):
         assert z.tobytes() == x.tobytes()
     assert capsys.readouterr().out.count("v=") == 2
     assert list(_replays(printing, (x, z)).values()) == [None]
+
+
+# -- loops whose iterations are independent: one run over a stacked axis (runtime/tape_vector.py) -----------
+
+def test_softmax_rows_run_as_one_stacked_loop_when_there_are_several():
+    from softmax_rows import softmax_rows
+    x = rand(8 * 4 * 512, np.float32, 11).reshape(32, 512)
+    for _ in range(2):
+        z, z_ref = np.zeros_like(x), np.zeros_like(x)
+        softmax_rows[8](x, z, 4, 2)
+        _slow(softmax_rows, (x, z_ref, 4, 2), 8)
+        assert z.tobytes() == z_ref.tobytes()
+    assert any(r is not None and r.rows == [4] for r in _replays(softmax_rows, (x, z, 4, 2)).values())
+
+
+@asc.jit
+def carried_ub(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """acc carries from row to row (and get_value keeps the loop from batching): never stacked."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    acc = asc.LocalTensor(F32, VECIN, 256, 64)
+    o = asc.LocalTensor(F32, VECIN, 512, 64)
+    asc.duplicate(acc, 0.0, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.add(acc, acc, t, 64)
+        asc.adds(o, acc, acc.get_value(1), 64)
+        asc.data_copy(zg[r * 64:], o, 64)
+
+
+@asc.jit
+def carried_gm(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Row r reads the row r - 1 wrote into z: never stacked."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    p = asc.LocalTensor(F32, VECIN, 256, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.data_copy(p, zg[r * 64:], 64)
+        asc.muls(t, t, p.get_value(0), 64)
+        asc.add(t, t, p, 64)
+        asc.data_copy(zg[(r + 1) * 64:], t, 64)
+
+
+@pytest.mark.parametrize("kernel", [carried_ub, carried_gm])
+def test_a_loop_with_a_carried_dependence_is_not_stacked(kernel):
+    for seed in (1, 2):
+        x = rand(64 * 5, np.float32, seed)
+        z, z_ref = np.full(64 * 6, 0.5, np.float32), np.full(64 * 6, 0.5, np.float32)
+        kernel[1](x, z, 5)
+        _slow(kernel, (x, z_ref, 5), 1)
+        assert z.tobytes() == z_ref.tobytes()
+    (rep,) = _replays(kernel, (x, z, 5)).values()
+    assert rep is not None and rep.rows == []
+
+
+@asc.jit
+def rows_of(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.muls(t, t, t.get_value(3), 64)
+        asc.data_copy(zg[r * 64:], t, 64)
+
+
+def test_a_stacked_loop_out_of_bounds_on_its_last_iteration_only_is_refused():
+    x = rand(64 * 3, np.float32, 5)
+    z = np.zeros(64 * 3, np.float32)
+    rows_of[1](x, z, 3)
+    rows_of[1](x, z, 3)
+    np.testing.assert_array_equal(z, (x.reshape(3, 64) * x.reshape(3, 64)[:, 3:4]).reshape(-1))
+    assert [r.rows for r in _replays(rows_of, (x, z, 3)).values()] == [[3]]
+    z2 = np.full(64 * 3, 7.0, np.float32)
+    with pytest.raises(asc.OutOfBoundsError, match="index 3"):
+        rows_of[1](x, z2, 4)                   # the fourth row lies past x and z
+    assert (z2 == 7.0).all()
+
+
+@asc.jit
+def running(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """A sum, a max and a min carried across the iterations (ufunc.accumulate when that is exact)."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    s = asc.LocalTensor(F32, VECIN, 256, 64)
+    hi = asc.LocalTensor(F32, VECIN, 512, 64)
+    lo = asc.LocalTensor(F32, VECIN, 768, 64)
+    asc.duplicate(s, 0.0, 64)
+    asc.duplicate(hi, -0.0, 64)
+    asc.duplicate(lo, 0.0, 64)
+    for i in range(n):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.add(s, s, t, 64)
+        asc.max(hi, t, hi, 64)
+        asc.min(lo, lo, t, 64)
+    asc.data_copy(zg, s, 64)
+    asc.data_copy(zg[64:], hi, 64)
+    asc.data_copy(zg[128:], lo, 64)
+
+
+@pytest.mark.parametrize("case", ["plain", "zeros", "nan", "inf"])
+def test_running_sums_and_extremes_keep_program_orders_bits(case):
+    for seed in (1, 2):
+        x = rand(64 * 6, np.float32, seed)
+        if case == "zeros":
+            x[::3] = 0.0
+            x[1::3] = -0.0
+        elif case == "nan":
+            x.view(np.uint32)[5] = 0x7FC00042
+            x.view(np.uint32)[64 + 5] = 0xFFC00007
+        elif case == "inf":
+            x[7], x[64 + 7] = np.inf, -np.inf
+        z, z_ref = np.zeros(192, np.float32), np.zeros(192, np.float32)
+        running[1](x, z, 6)
+        _slow(running, (x, z_ref, 6), 1)
+        assert z.tobytes() == z_ref.tobytes()

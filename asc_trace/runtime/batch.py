@@ -246,6 +246,10 @@ def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i
         a = int(u.addr[0])
         acc = m.ub[:, a:a + u.nbytes].view(u.dtype.np).copy()
     T = ts.stop - ts.start
+    fast = _running(op, srcs, ins, acc)
+    if fast is not None:
+        carry[i] = fast[-1]
+        return fast
     out = np.empty((T, *acc.shape), acc.dtype)
     sc = op.scalar
     per_iter = isinstance(sc, np.ndarray) and sc.ndim == 3
@@ -255,6 +259,25 @@ def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i
         out[t] = r
         acc = out[t]
     carry[i] = acc
+    return out
+
+
+def _running(op: Op, srcs: list, ins: list, acc: np.ndarray) -> np.ndarray | None:
+    """A float32 add / max / min accumulator's values in one ufunc.accumulate, which runs each element's
+    operations in order as the loop does: the same bits unless a NaN is involved (the rule for two NaN
+    operands) or, for max / min, signed zeros meet; then None, and the loop runs iteration by iteration."""
+    name = op.node.op
+    if len(srcs) != 2 or acc.dtype != np.float32 or op.scalar is not None:
+        return None
+    ufunc = np.add if name == "add" else np.maximum if name == "max" else np.minimum if name == "min" else None
+    (x,) = [v for src, v in zip(srcs, ins) if src[0] != "carry"] or [None]
+    if ufunc is None or x is None or x.dtype != np.float32:
+        return None
+    run = np.concatenate([acc[None], x], axis=0)
+    ufunc.accumulate(run, axis=0, out=run)
+    out = run[1:]
+    if np.isnan(out).any() or (ufunc is not np.add and not out.all()):
+        return None
     return out
 
 
@@ -460,6 +483,10 @@ class BatchInterpreter(Interpreter):
                     return
                 except NotBatchable:
                     pass
+        if self.tape is not None:
+            from .tape_vector import run_loop as run_stacked     # imports this module's neighbours
+            if run_stacked(self, st, m):
+                return
         super().run_loop(st, m)
 
 

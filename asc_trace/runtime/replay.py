@@ -32,7 +32,7 @@ Entry = Callable[[list], None]
 class Replay:
     """The tape of a recorded launch: `entries` run in order on the arguments' arrays, after `poison`."""
 
-    __slots__ = ("entries", "poison", "uses_ub", "empty", "lock", "builders", "loop_counts")
+    __slots__ = ("entries", "poison", "uses_ub", "empty", "lock", "builders", "loop_counts", "rows")
 
     def __init__(self, builders: list[TapeBuilder]) -> None:
         self.builders = builders
@@ -40,6 +40,7 @@ class Replay:
         self.poison: list[tuple[np.ndarray, int, int]] = [(b.ub, lo, hi) for b in builders for lo, hi in b.poison]
         self.uses_ub = any(b.ub is not None for b in builders)
         self.loop_counts = [n for b in builders for n in b.loop_counts]     # the batched loops' iterations
+        self.rows = [n for b in builders for n in b.rows]       # those of the loops run over a stacked axis
         self.empty = not self.entries
         self.lock = threading.Lock()
 

@@ -26,7 +26,7 @@ from .. import config
 from ..graph.expr import free_vars
 from ..graph.node import exprs_in
 from ..graph.ops import REGISTRY
-from .batch_ops import Grid
+from .batch_ops import Gm, Grid
 
 Entry = Callable[[list], None]
 # families whose instructions touch only the UB through the views bound when the node ran
@@ -61,6 +61,8 @@ class TapeBuilder:
         self.ub: np.ndarray | None = m.ub
         self.mem = _Memory(None, m.C, m.ub)
         self._keys: dict[int, tuple[str, ...]] = {}
+        self.probe: Any = None                    # runtime/tape_vector.py `Rows` while a loop is watched
+        self.rows: list[int] = []                 # the iteration counts of the loops run over a stacked axis
 
     # -- while the run goes ------------------------------------------------------------------------------
     def fail(self) -> None:
@@ -94,13 +96,21 @@ class TapeBuilder:
         if fam not in _UB_ONLY and fam != "data_copy":     # a UB to UB copy is UB-only too
             return self.fail()
         reads = False
+        probe = self.probe
         for addr, nbytes, write in ins.ub:
             if not write:
                 self._read(addr, addr + nbytes)
                 reads = True
+                if probe is not None:
+                    probe.ub(addr, addr + nbytes, False)
         for addr, nbytes, write in ins.ub:
             if write:
                 self.written[addr:addr + nbytes] = True
+                if probe is not None:
+                    probe.ub(addr, addr + nbytes, True)
+        if probe is not None:
+            for param, start, count, _isz, write, _s0, _step in ins.gm:
+                probe.gm(param, start, start + count, write)
         if ins.gm:
             e = self._copy(node, ins)
             if e is None:
@@ -118,17 +128,27 @@ class TapeBuilder:
         if not self.ok:
             return
         reads = False
+        probe = self.probe
         for srcs in plan.sources:
             for src in srcs:
                 if src[0] in ("ub", "carry"):
                     u = src[1]
                     for a in np.unique(u.addr).tolist():
                         self._read(a, a + u.nbytes)
+                        if probe is not None:
+                            probe.ub(a, a + u.nbytes, False)
                     reads = True
         for op in plan.ops:
             if op.kind in ("load", "ub_copy", "elementwise"):
                 for a in np.unique(op.dst.addr).tolist():
                     self.written[a:a + op.dst.nbytes] = True
+                    if probe is not None:
+                        probe.ub(a, a + op.dst.nbytes, True)
+            if probe is not None:
+                for x in (op.dst, *op.srcs):
+                    if isinstance(x, Gm):
+                        probe.gm(x.param, x.start.min(axis=0), x.start.max(axis=0) + x.count,
+                                 x is op.dst and op.kind == "store")
         mem, wb = self.mem, [True]
         self.loops.append((len(self.entries), wb))
         self.loop_counts.append(count)
@@ -158,17 +178,18 @@ class TapeBuilder:
     def _rebind(self, fn: Callable, keys: tuple[str, ...]) -> Entry:
         m = self.m
         snap = dict(m.env)
+        roots = dict(m.roots)       # the tensors as they were then (a multi-buffered one moves per iteration)
 
         def run(arrays: list) -> None:
-            live = m.env
+            live, live_roots = m.env, m.roots
             env = dict(snap)
             for k in keys:
                 env[k] = live[k]
-            m.env = env
+            m.env, m.roots = env, roots
             try:
                 ins = fn(m)
             finally:
-                m.env = live
+                m.env, m.roots = live, live_roots
             if ins is not None and ins.apply is not None:
                 ins.apply()
         return run
@@ -185,9 +206,25 @@ class TapeBuilder:
         C = self.m.C
         return gm_store(view, param, start, count, C) if write else gm_load(view, param, start, count, C)
 
-    def finish(self) -> None:
-        """Decide the batched loops' write-backs and whether the UB is needed at all; keep the machine."""
-        later = False
+    def truncate(self, pos: int, counts: int) -> None:
+        """Drop the entries from `pos` on and the loop counts from `counts` on (a loop's iterations,
+        replaced by its stacked run)."""
+        del self.entries[pos:], self.reads[pos:], self.loop_counts[counts:]
+        self.loops = [(i, cell) for i, cell in self.loops if i < pos]
+
+    def add_region(self, entries: list[Entry], enter_reads: bool, exit_cell: list) -> None:
+        """A loop run over a stacked axis (runtime/tape_vector.py): its entering copy, its own machine's
+        entries, and its exit, whose copy back into this UB runs when a later entry reads the UB."""
+        self._add(entries[0], enter_reads)
+        for e in entries[1:-1]:
+            self._add(e, False)
+        self.loops.append((len(self.entries), exit_cell))
+        self._add(entries[-1], False)
+
+    def finish(self, tail_reads: bool = False) -> None:
+        """Decide the batched loops' write-backs and whether the UB is needed at all; keep the machine
+        (`tail_reads`: something after this tape reads its UB)."""
+        later = tail_reads
         wbs = dict(self.loops)
         for i in range(len(self.entries) - 1, -1, -1):
             cell = wbs.get(i)
@@ -196,7 +233,7 @@ class TapeBuilder:
             later = later or self.reads[i]
         self.poison = sorted(set(self.poison))
         only_loops = len(self.loops) == len(self.entries)
-        if only_loops and not any(self.reads):
+        if only_loops and not any(self.reads) and not tail_reads:
             self.ub = self.mem.ub = None       # nothing reads the UB: the replay needs none
         else:
             self.m.keep = True                 # the entries hold views of its UB
