@@ -415,9 +415,20 @@ COVERED_ELSEWHERE = {
     # the cube (tests/test_cube.py: against NumPy with fp32 accumulation, tails, bias, ReLU, errors)
     "data_copy_nd2nz": "test_cube", "data_copy_bias": "test_cube", "load_data": "test_cube", "mmad": "test_cube",
     "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
+    # cache and system calls (no data effect; trap stops the kernel)
+    **{name: "test_system_ops" for name in ("data_cache_clean_and_invalid", "data_cache_preload", "icache_preload",
+                                             "get_icache_preload_status", "data_sync_barrier", "get_arch_version",
+                                             "trap", "init_soc_state", "set_l2_cache_hint")},
+    **{name: "test_mask_register" for name in ("set_mask_count", "set_mask_norm", "set_vector_mask", "reset_mask")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})
+# pyasc's further vector families: each family's test file checks it against a loop-by-loop NumPy reference
+COVERED_ELSEWHERE.update({name: f"test_{op.family}" for name, op in REGISTRY.items()
+                          if op.family in ("vec_block_reduce",)})
+COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_brcb",
+                          "compare_scalar": "test_vec_copy_brcb", "gather": "test_vec_gather",
+                          "gatherb": "test_vec_gather"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
         "data_copy_pad", "get_value", "set_value", "dump_tensor"})

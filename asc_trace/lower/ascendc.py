@@ -48,6 +48,7 @@ class _Emitter:
     def __init__(self, g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> None:
         self.g = g
         self.overflow_param = overflow_param
+        self.generation = generation     # the CANN headers it is for (ops refuse calls those do not declare)
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
         self.names = CNames(params)
         self.nodes = {n.id: n for n in g}
@@ -141,6 +142,8 @@ class _Emitter:
             if op.emit_mask is None:
                 raise TraceError(f"asc.{n.op} has no mask form in Ascend C", n.loc)
             text = op.emit_mask.format(**mask_fields(self, n))
+            if n.attr("set_mask") is False:     # reads the mask register: Op<T, isSetMask = false>(...)
+                text = text.replace(f"AscendC::{op.c_name}(", f"AscendC::{op.c_name}<{c_type(n.attr('dtype'))}, false>(", 1)
         elif isinstance(op.emit, str):
             text = op.emit.format(**op.emit_fields(self, n))
         elif callable(op.emit):

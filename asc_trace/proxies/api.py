@@ -22,6 +22,7 @@ from ..graph.source_loc import SourceLoc
 from .api_forms import BINARY_FORMS, DUPLICATE_FORMS, UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
 from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for  # noqa: F401 (re-exported)
+from .mask_reg import register_mask
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
 from .tensors import GlobalTensor, LocalTensor, tensor_ref, vec_operand  # noqa: F401 (vec_operand re-exported)
@@ -41,7 +42,7 @@ def _record_vector(op: OpDef, head: tuple, form: str, bound: dict[str, Any], par
     """Record a vector op in its count form `(*head, count)` or its mask form
     `(*head, mask, repeat_times, params)` (`bound`: the form's arguments by name, api_forms.bind_form)."""
     ctx = current(f"asc.{op.name}")
-    check_set_mask(op.name, form, bound["is_set_mask"], loc)
+    check_set_mask(op.name, form, bound["is_set_mask"], loc, op.family)
     if form == "count":
         ctx.record(op.name, (*head, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(**attrs))
         return
@@ -49,7 +50,11 @@ def _record_vector(op: OpDef, head: tuple, form: str, bound: dict[str, Any], par
     if not isinstance(params, params_type):
         raise TraceError(f"repeat_params of asc.{op.name} is an asc.{params_type.__name__}(...), got "
                          f"{type(params).__name__}", loc)
-    ctx.record(op.name, (*head, mask_arg(bound["mask"], mask_dtype, loc), _repeat(bound["repeat_times"], loc), params),
+    if bound["is_set_mask"] is False:      # the mask the register holds here (the mask argument is not read)
+        mask, attrs = register_mask(op.name, mask_dtype, loc), {**attrs, "set_mask": False}
+    else:
+        mask = mask_arg(bound["mask"], mask_dtype, loc)
+    ctx.record(op.name, (*head, mask, _repeat(bound["repeat_times"], loc), params),
                loc, Pipe.V, make_attrs(form="mask", **attrs))
 
 
@@ -138,7 +143,7 @@ def _make_duplicate(op: OpDef) -> Callable[..., None]:
                                 given(count=count, mask=mask, repeat_times=repeat_times,
                                       dst_block_stride=dst_block_stride, dst_repeat_stride=dst_repeat_stride,
                                       is_set_mask=is_set_mask), DUPLICATE_FORMS, loc)
-        check_set_mask(op.name, form, bound["is_set_mask"], loc)
+        check_set_mask(op.name, form, bound["is_set_mask"], loc, op.family)
         if form == "count":
             ctx.record(op.name, (d, s, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
             return

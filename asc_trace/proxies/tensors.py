@@ -5,7 +5,7 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..cube_enums import CUBE_MEMORY
-from ..enums import UB_POSITIONS, TPosition
+from ..enums import UB_POSITIONS, CacheMode, CacheRwMode, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import ParamRef, Pipe, TensorRef, make_attrs
@@ -156,6 +156,39 @@ class GlobalTensor(_ShapeInfoMixin):
         if size is None:
             raise TraceError("get_size() needs the window size: bind with set_global_buffer(addr, length)", user_loc())
         return wrap(size)      # Ascend C's operator[] keeps bufferSize: a view reports the whole window
+
+    def get_phy_addr(self, offset: Any = 0) -> GlobalAddress:
+        """The address of element `offset` of this tensor (`GetPhyAddr(offset)`), as a GlobalAddress that
+        `set_global_buffer` and `+` take: the argument it points into, and where, are known while tracing."""
+        ref = self._bound()
+        node = current("GlobalTensor.get_phy_addr").recorded()[ref.root]
+        param, start = node.args[0], node.args[1]
+        return GlobalAddress(param, binop("+", binop("+", start, ref.offset), _int_expr(offset, "the element offset")),
+                             ref.dtype)
+
+    def set_l2_cache_hint(self, mode: Any = CacheMode.CACHE_MODE_NORMAL, rw_mode: Any = CacheRwMode.RW) -> None:
+        """`SetL2CacheHint<rw_mode>(mode)`: the L2 cache policy of this tensor's later accesses (their data is the
+        same whatever the policy; the model has no L2 cache).
+
+        Raises:
+            TraceError: a view `g[off:]` (Ascend C sets the hint on the object, and a view is a temporary), or
+                an enum that is not CacheMode / CacheRwMode.
+        """
+        ctx = current("GlobalTensor.set_l2_cache_hint")
+        loc = user_loc()
+        ref = self._bound()
+        if not (isinstance(ref.offset, Const) and ref.offset.value == 0):
+            raise TraceError("set_l2_cache_hint is set on the GlobalTensor that set_global_buffer bound, not on a "
+                             "view g[off:]", loc, hint="bind a GlobalTensor at that offset and set the hint on it")
+        try:
+            m, rw = CacheMode(mode), CacheRwMode(rw_mode)
+        except (ValueError, TypeError):
+            raise TraceError(f"set_l2_cache_hint takes an asc.CacheMode and an asc.CacheRwMode, got {mode!r}, "
+                             f"{rw_mode!r}", loc) from None
+        ctx.record("set_l2_cache_hint", (ref, m, rw), loc)
+
+    GetPhyAddr = get_phy_addr
+    SetL2CacheHint = set_l2_cache_hint
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"

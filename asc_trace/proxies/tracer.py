@@ -165,7 +165,8 @@ def param_proxy(p: Param) -> Any:
         return GlobalAddress(ParamRef(p.index, p.name), Const(0), p.dtype)
     if p.kind in ("int", "float"):
         return Scalar(Var("param", p.index, p.name, p.kind))
-    return p.value
+    copy = getattr(p.value, "__asc_kernel_copy__", None)
+    return copy() if copy is not None else p.value     # a struct passed by value (asc.adv.TCubeTiling)
 
 
 def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None = None,

@@ -274,8 +274,8 @@ class SimRuntime(Runtime):
             key = None
         if key is not None and (key in art.checked or (not sanitize and key in art.unchecked)):
             replay = art.replays.get(key)
-            if replay is not None:
-                return replay.run(job.bound.arrays)
+            if replay is not None and replay.run(job.bound.arrays):
+                return
             return _run_verified(art, job, aliased, key)
         plat = platform(job.options.get("platform"))
         if not sanitize:
