@@ -19,7 +19,6 @@ from .analysis import Need, Trace, abstract_trace, find_deps
 from .expr import free_vars
 from .node import exprs_in
 from .kernel_graph import KernelGraph
-from .regions import yield_targets
 from .sync_plan import Plan
 
 
@@ -85,7 +84,7 @@ def annotate(g: KernelGraph, traces: Callable[[], list[Trace]], plans: list[Plan
 
 def _value_edges(g: KernelGraph, edge) -> None:
     assigners: dict[str, list[int]] = {}
-    for yid, targets in yield_targets(g).items():
+    for yid, targets in g.region_table().yield_targets.items():
         for v in targets:
             assigners.setdefault(v.env_key, []).append(yid)
     if not assigners:
