@@ -43,11 +43,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..enums import HardEvent, TPosition
+from ..enums import HardEvent
 from .analysis import _access, _moduli, _overlap  # one overlap rule for the guess and the proof
 from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
-from .hb import API_EVENT_ID, PIDX, QUE_PIPES, api_steps
+from .hb import API_EVENT_ID, PIDX, api_steps
+from .queue_model import que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
 from .sync_proof_state import EMPTY, MAYBE, SET, UNSET, Elem, ElemTable, State
 from .sync_proof_symmetry import align_queues
@@ -483,8 +484,7 @@ class Prover:
             if n.op in ("alloc_tensor", "deque"):
                 st.slots[n.id] = None
             return
-        prod, cons = QUE_PIPES.get(TPosition(info["pos"]), (None, None))
-        if prod is None:
+        if que_pipes(info["pos"]) is None:
             return
         if qs is None:
             # nothing known about the queue's buffers: its events order nothing provable
@@ -496,33 +496,39 @@ class Prover:
             slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
             if slot is None:
                 return
-            key = ("que", qid, slot, "free")
+            pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
+            prod = PIDX[pipe]
             # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
             # for nothing); where that is not known on every path, the wait orders nothing provable
             if st.flags.get(key, (UNSET,))[0] == SET:
-                self.flag(n, PIDX[prod], "wait", key, st)
+                self.flag(n, prod, "wait", key, st)
             elif st.flags.get(key, (UNSET,))[0] == MAYBE:
                 # where the buffer was never freed it was never used (a buffer is free and its event unset
                 # only before its first use), so no access to its bytes is pending on those paths; where it
                 # was freed the framework waits: either way the accesses of this buffer that the free
                 # event's setter had ordered are ordered now (and nothing else is)
                 own = frozenset(e for e in st.flags[key][1] if self.E[e].space == ("que", qid, slot))
-                self.issue(PIDX[prod], st)
+                self.issue(prod, st)
                 if own:
-                    st.pending[PIDX[prod]] = st.pending[PIDX[prod]] - own
+                    st.pending[prod] = st.pending[prod] - own
                 st.flags[key] = (UNSET, EMPTY, st.flags[key][2])
         elif n.op == "enque":
             slot = _put(n, st, qid, lambda s: (free, inq + (s,), reused))
             if slot is not None:
-                self.flag(n, PIDX[prod], "set", ("que", qid, slot, "enq"), st)
+                self.que_flag(n, info, slot, st)
         elif n.op == "deque":
             slot = _take(n, st, qid, inq, lambda rest: (free, rest, reused))
             if slot is not None:
-                self.flag(n, PIDX[cons], "wait", ("que", qid, slot, "enq"), st)
+                self.que_flag(n, info, slot, st)
         elif n.op == "free_tensor":
             slot = _put(n, st, qid, lambda s: (free + (s,), inq, reused))
             if slot is not None:
-                self.flag(n, PIDX[cons], "set", ("que", qid, slot, "free"), st)
+                self.que_flag(n, info, slot, st)
+
+    def que_flag(self, n: Node, info: dict, slot: int, st: State) -> None:
+        """The set or wait of a queue operation (graph/queue_model.py)."""
+        pipe, kind, key = que_event(info["pos"], n.op, n.args[0].root, slot)
+        self.flag(n, PIDX[pipe], kind, key, st)
 
 
 def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:
