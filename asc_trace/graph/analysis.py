@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from ..enums import HardEvent, TPosition
+from ..enums import HardEvent
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
-from .hb import API_EVENT_ID, PIDX, QUE_PIPES, Instr, PipeClock, api_events, api_steps
+from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
+from .queue_model import que_event, que_pipes
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -330,8 +331,7 @@ class _AbstractRun:
             if n.op in ("alloc_tensor", "deque"):
                 self.roots[n.id] = ("que", qid, None)
             return
-        prod, cons = QUE_PIPES.get(TPosition(q["pos"]), (None, None))
-        if prod is None:
+        if que_pipes(q["pos"]) is None:
             return
         if n.op == "alloc_tensor":
             if not q["free"]:
@@ -339,28 +339,32 @@ class _AbstractRun:
                 return
             slot = q["free"].pop(0)
             self.roots[n.id] = ("que", qid, slot)
-            if slot in q["reused"]:
-                self.emit(n, prod, "wait", ("que", qid, slot, "free"), (), iters)
+            self.que_event(n, q, slot, iters, reused=slot in q["reused"])
             q["reused"].add(slot)
         elif n.op == "enque":
             slot = self.slot_of(n.args[1])
             if slot is None:
                 return
             q["inq"].append(slot)
-            self.emit(n, prod, "set", ("que", qid, slot, "enq"), (), iters)
+            self.que_event(n, q, slot, iters)
         elif n.op == "deque":
             if not q["inq"]:
                 self.roots[n.id] = ("que", qid, None)
                 return
             slot = q["inq"].pop(0)
             self.roots[n.id] = ("que", qid, slot)
-            self.emit(n, cons, "wait", ("que", qid, slot, "enq"), (), iters)
+            self.que_event(n, q, slot, iters)
         elif n.op == "free_tensor":
             slot = self.slot_of(n.args[1])
             if slot is None:
                 return
             q["free"].append(slot)
-            self.emit(n, cons, "set", ("que", qid, slot, "free"), (), iters)
+            self.que_event(n, q, slot, iters)
+
+    def que_event(self, n: Node, q: dict, slot: int, iters: tuple[int, ...], reused: bool = True) -> None:
+        ev = que_event(q["pos"], n.op, n.args[0].root, slot, reused)
+        if ev is not None:
+            self.emit(n, ev[0], ev[1], ev[2], (), iters)
 
     def slot_of(self, ref: TensorRef) -> int | None:
         r = self.roots.get(ref.root)

@@ -13,6 +13,8 @@ The edges come from the same abstract runs the scheduler plans with (graph/analy
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from .analysis import Need, Trace, abstract_trace, find_deps
 from .expr import free_vars
 from .node import exprs_in
@@ -45,8 +47,10 @@ def _carried(d: Need, loop_ops: set[int]) -> tuple[int | None, int]:
     return d.a.node.regions[level], d.b.iters[level] - d.a.iters[level]
 
 
-def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGraph:
-    """A copy of `g` with the dependences and the inserted flags' edges in its `nx`."""
+def annotate(g: KernelGraph, traces: Callable[[], list[Trace]], plans: list[Plan]) -> KernelGraph:
+    """A copy of `g` with the dependences and the inserted flags' edges in its `nx`. The dependences
+    (from the abstract runs `traces()`) are found when `nx` is first built: a compile that never looks
+    does not run the analysis for them."""
     g = g.copy()
     added: set[tuple] = set()
 
@@ -54,8 +58,8 @@ def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGr
         if (u, v, kind) not in added:
             added.add((u, v, kind))
             g.add_edge(u, v, kind=kind, **data)
-    for (a, b, *_), data in dependences(g, traces).items():
-        g.add_edge(a, b, **data)
+    dg = g
+    g.add_edges_later(lambda: [(a, b, data) for (a, b, *_), data in dependences(dg, traces()).items()])
     _value_edges(g, edge)
     for p in plans:
         sets = [nid for nid in p.nodes if g.node(nid).op == "set_flag"]
@@ -95,4 +99,4 @@ def _value_edges(g: KernelGraph, edge) -> None:
 def dataflow(g: KernelGraph) -> KernelGraph:
     """The pass for kernels the scheduler leaves alone (auto_sync=False): the same dependence edges,
     from one abstract run (every branch's then-side, every loop its unroll)."""
-    return annotate(g, [abstract_trace(g)], [])
+    return annotate(g, lambda: [abstract_trace(g)], [])

@@ -13,7 +13,7 @@ then-branch) or an `else` (the else-branch).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -36,6 +36,9 @@ class KernelGraph:
         self.options: KernelOptions = as_options(options)
         self._nodes: dict[int, Node] = {}
         self._extra: list[tuple[int, int, dict[str, Any]]] = []   # edges passes add (graph/dataflow.py)
+        # edges computed only when `nx` is asked for (a compile that never looks pays nothing for them):
+        # (where in _extra they go, the function that lists them)
+        self._later: list[tuple[int, Callable[[], list[tuple[int, int, dict[str, Any]]]]]] = []
         self._nx: "nx.MultiDiGraph | None" = None      # built when first asked for (networkx is slow to import)
         self.order: list[int] = []
         self._next_id = 0
@@ -81,6 +84,16 @@ class KernelGraph:
         if self._nx is not None:
             self._nx.add_edge(src, dst, **data)
 
+    def add_edges_later(self, edges: Callable[[], list[tuple[int, int, dict[str, Any]]]]) -> None:
+        """Edges like add_edge's, listed by `edges()` the first time `nx` is built."""
+        self._later.append((len(self._extra), edges))
+        self._nx = None
+
+    def _materialize(self) -> None:
+        for at, edges in reversed(self._later):
+            self._extra[at:at] = edges()
+        self._later = []
+
     # -- reading --------------------------------------------------------------------------------
     @property
     def nx(self) -> "nx.MultiDiGraph":
@@ -89,6 +102,7 @@ class KernelGraph:
         -> op with the operand index, and the edges passes added."""
         if self._nx is None:
             import networkx as nx
+            self._materialize()
             G = nx.MultiDiGraph()
             for nid, n in self._nodes.items():
                 G.add_node(nid, n=n, op=n.op, pipe=n.pipe.value if n.pipe else None, scope=n.regions)
@@ -130,6 +144,7 @@ class KernelGraph:
         g = KernelGraph(self.name, self.signature, self.options)
         g._nodes = dict(self._nodes)
         g._extra = list(self._extra)
+        g._later = list(self._later)
         g.order = list(self.order)
         g._next_id = self._next_id
         g.notes = list(self.notes)

@@ -1,5 +1,7 @@
 """insert_sync: add every synchronisation the data dependences need (auto_sync=True).
 
+0. A kernel that brings its own flags, barriers or TQue stages is proved first (graph/sync_proof.py):
+   when no pair is left unordered, nothing is added and steps 1-5 do not run.
 1. The analysis (graph/analysis.py) runs the kernel's structure under every profile (branch choices,
    zero / one trip loops) and lists the conflicting access pairs it does not order yet: the needs.
 2. Needs implied by others are dropped: on a DAG of the instances involved, with each pipe's program
@@ -30,7 +32,12 @@ from .sync_gate import proof_needs, prove_gate
 from .sync_proof import ProofCache, prove
 from .sync_plan import Plan, Regions, build, plan_for
 from .sync_prune import prune
+from .ops.framework import QUEUE_OPS
+from .ops.opdef import family
 from .ops.sync import FLAG_OPS
+
+# what makes a kernel one that brings (some of) its own synchronisation: events, barriers, TQue stages
+OWN_SYNC_OPS = frozenset(op.name for op in family("sync")) | QUEUE_OPS
 
 MAX_ROUNDS = 64
 FIRST_GUESS_PROFILES = 6
@@ -45,6 +52,11 @@ class _Scheduler:
         self.pos = {nid: i for i, nid in enumerate(g.order)}
         self.profiles: list[PathChoice] = profiles(g)
         self.first: list[Trace | None] = [None] * len(self.profiles)
+
+    def _user_ids(self) -> None:
+        """The kernel's own event ids (what the inserted flags' ids must avoid) and those it computes
+        from runtime values (`unknown`)."""
+        g = self.base
         self.user_ids: dict = {}
         own = [n for n in g if n.op in FLAG_OPS]
         if all(isinstance(n.args[1], Const) for n in own):
@@ -61,7 +73,6 @@ class _Scheduler:
                 for ev, ids in self.trace_base(i).user_ids.items():
                     self.user_ids.setdefault(ev, set()).update(ids)
             self.unknown = [n for tr in self.first for n in tr.unknown_ids]
-        self.trace_base(0)
 
     def trace_base(self, i: int) -> Trace:
         tr = self.first[i]
@@ -69,10 +80,20 @@ class _Scheduler:
             tr = self.first[i] = abstract_trace(self.base, self.profiles[i])
         return tr
 
+    def _first_trace(self) -> list[Trace]:
+        return [self.trace_base(0)]
+
     def build(self, plans: list[Plan]) -> KernelGraph:
         return build(self.base, self.regions, plans)
 
     def run(self) -> KernelGraph:
+        if any(n.op in OWN_SYNC_OPS for n in self.base):
+            # a kernel that brings its own flags, barriers or TQue stages often needs nothing more: the
+            # proof says so at once, without the first guess's runs (what it finds is the gate's anyway)
+            known = prove(self.base)
+            if not any(v.kind in ("order", "barrier") for v in known):
+                return annotate(self.base, self._first_trace, [])
+        self._user_ids()
         plans: list[Plan] = []
         g, start = self.base, 0
         # the first guess plans from the first FIRST_GUESS_PROFILES profiles; what the others would add,
@@ -101,7 +122,10 @@ class _Scheduler:
                     break
                 baseline = None
                 self._check_unknown([needs])
+                layout = [(p.key, p.set_after) for p in plans]
                 self._add_plans(plans, [needs])
+                if [(p.key, p.set_after) for p in plans] == layout:
+                    break       # these needs only joined plans already placed: the same graph, the same proof
                 g = self.build(plans)
         # (a first guess that has not settled after its rounds is left as it is: the proof gate below orders
         # whatever it left open, so a correct kernel is never refused for it)
@@ -118,7 +142,7 @@ class _Scheduler:
         else:
             known = None
         g, plans = prove_gate(g, plans, self.build, self.regions, self.user_ids, known)
-        first = [self.trace_base(0)]
+        first = self._first_trace
         if not plans:
             return annotate(self.base, first, [])
         flags = sum(1 for p in plans if p.event is not None)

@@ -29,43 +29,37 @@ state joined into every phase (the real sequence is a rotation of that one).
 `prove(g)` returns the violations: (a) a flag set while set or maybe set, waited while unset or maybe
 unset, set before its previous wait is ordered, left set at the end; (b) a conflicting pair of
 accesses no in-order pipe, flag chain or barrier orders. Empty means proved.
+
+Cost (none of it changes a verdict): accesses are interned numbers (graph/sync_proof_state.py), so the
+states' set algebra runs on small ints; what a node accesses under the current phases of its loops, the
+conflict verdict of two accesses and the carrying of an access over a back edge are memoized; and a
+loop's result is memoized by everything its walk reads (the phases, the entry state, the tensors' places,
+the queues' sizes), so the round that confirms an outer loop's fixpoint does not walk its inner loops
+again.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any
 
-from ..enums import HardEvent, TPosition
+from ..enums import HardEvent
 from .analysis import _access, _moduli, _overlap  # one overlap rule for the guess and the proof
-from .expr import Const, Expr, Var, binop, free_vars, substitute
+from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
-from .hb import API_EVENT_ID, PIDX, QUE_PIPES, api_steps
+from .hb import API_EVENT_ID, PIDX, api_steps
+from .queue_model import que_event, que_pipes
+from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
+from .sync_proof_state import EMPTY, MAYBE, SET, UNSET, Elem, ElemTable, State
 from .sync_proof_symmetry import align_queues
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, linearize
-from .node import Node, Pipe, TensorRef, exprs_in
+from .node import Node, TensorRef, exprs_in
 from .ops import accesses as op_accesses
 
-UNSET, SET, MAYBE = 0, 1, 2
-MAX_PERIOD = 12
 MAX_NEST_PHASES = 16     # phases of one loop times those of the loops around it (see Prover.loop)
 MAX_ROUNDS = 40
 _S = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Elem:
-    """One access (or a wait's pseudo-access of its flag) that may still be unordered."""
-
-    node: int
-    pipe: int
-    space: tuple
-    start: Lin
-    length: Lin
-    write: bool
-    api: bool = False       # a set or wait made inside an API call
 
 
 @dataclass(frozen=True)
@@ -75,62 +69,41 @@ class Violation:
     text: str
 
 
-@dataclass
-class State:
-    flags: dict = field(default_factory=dict)       # key -> (state, payload, setters)
-    pending: list = field(default_factory=lambda: [frozenset()] * 4)
-    same: list = field(default_factory=lambda: [frozenset()] * 4)
-    ques: dict = field(default_factory=dict)        # que id -> (free, inq, reused) or None
-    slots: dict = field(default_factory=dict)       # alloc / deque node id -> slot or None
-
-    def copy(self) -> "State":
-        return State(dict(self.flags), list(self.pending), list(self.same), dict(self.ques), dict(self.slots))
-
-    def key(self) -> tuple:
-        return (tuple(sorted(self.flags.items(), key=lambda kv: repr(kv[0]))), tuple(self.pending), tuple(self.same),
-                tuple(sorted(self.ques.items())), tuple(sorted(self.slots.items())))
-
-    def map(self, f) -> "State":
-        cache: dict[int, frozenset] = {}
-
-        def m(s: frozenset | None) -> frozenset | None:
-            if s is None:
-                return None
-            out = cache.get(id(s))
-            if out is None:
-                out = cache[id(s)] = frozenset(f(e) for e in s)
-            return out
-        return State({k: (st, m(p), w) for k, (st, p, w) in self.flags.items()}, [m(s) for s in self.pending],
-                     [m(s) for s in self.same], dict(self.ques), dict(self.slots))
-
-
-def join(a: State | None, b: State | None, g: "KernelGraph | None" = None) -> State | None:
+def join(a: State | None, b: State | None, tab: ElemTable, g: "KernelGraph | None" = None,
+         memo: dict | None = None) -> State | None:
+    """Both states' paths: flags equal on both or MAYBE, what a flag orders on every path that sets it,
+    pending and same-pipe accesses of either; queues aligned first (sync_proof_symmetry.py)."""
     if a is None:
         return b
     if b is None:
         return a
     if g is not None and a.ques != b.ques:
-        b = align_queues(a, b, g)
+        b = align_queues(a, b, g, tab, memo if memo is not None else {})
     flags = {}
-    for k in set(a.flags) | set(b.flags):
-        sa, pa, wa = a.flags.get(k, (UNSET, frozenset(), frozenset()))
-        sb, pb, wb = b.flags.get(k, (UNSET, frozenset(), frozenset()))
+    af, bf = a.flags, b.flags
+    for k in af.keys() | bf.keys():
+        fa, fb = af.get(k), bf.get(k)
+        if fa is fb or fa == fb:
+            flags[k] = fa
+            continue
+        sa, pa, wa = fa or (UNSET, EMPTY, EMPTY)
+        sb, pb, wb = fb or (UNSET, EMPTY, EMPTY)
         st = sa if sa == sb else MAYBE
         # what the flag orders on every path that sets it (a path that does not set it cannot wait on it
         # without a reported violation)
-        pays = [x or frozenset() for s_, x in ((sa, pa), (sb, pb)) if s_ != UNSET]
-        pay = frozenset() if not pays else pays[0] if len(pays) == 1 else pays[0] & pays[1]
+        if sa == UNSET:
+            pay = pb if sb != UNSET else EMPTY
+        else:
+            pay = pa if sb == UNSET else pa & pb
         flags[k] = (st, pay, wa | wb)
-    ques = {q: (a.ques.get(q) if a.ques.get(q) == b.ques.get(q) else None) for q in set(a.ques) | set(b.ques)}
-    slots = {n: (a.slots.get(n) if a.slots.get(n) == b.slots.get(n) else None) for n in set(a.slots) | set(b.slots)}
-    return State(flags, [x | y for x, y in zip(a.pending, b.pending)], [x | y for x, y in zip(a.same, b.same)],
-                 ques, slots)
-
-
-@lru_cache(maxsize=65536)
-def _rewrite_lin(lin: Lin, mapping: tuple) -> Lin:
-    out = linearize(substitute(lin.to_expr(), dict(mapping)))
-    return out if out is not None else Lin(((Var("local", -1, "unknown"), 1),), 0)
+    ques, slots = a.ques, a.slots
+    if a.ques != b.ques:
+        ques = {q: (a.ques.get(q) if a.ques.get(q) == b.ques.get(q) else None) for q in a.ques.keys() | b.ques.keys()}
+    if a.slots != b.slots:
+        slots = {n: (a.slots.get(n) if a.slots.get(n) == b.slots.get(n) else None)
+                 for n in a.slots.keys() | b.slots.keys()}
+    return State(flags, [x if x is y else x | y for x, y in zip(a.pending, b.pending)],
+                 [x if x is y else x | y for x, y in zip(a.same, b.same)], dict(ques), dict(slots))
 
 
 @dataclass
@@ -141,6 +114,7 @@ class _LoopCtx:
     d: Var
     defined: frozenset      # Vars the body defines
     any_phase: bool = False
+    phase: int = 0          # the phase being walked
 
 
 class Prover:
@@ -155,6 +129,17 @@ class Prover:
         self.restart = False
         self.own_pipe = any(n.op == "tpipe" for n in g)
         self.memo: dict[tuple, dict] = {}
+        self.tab = ElemTable()
+        self.E = self.tab.elems
+        # the env is a function of the phases of the `for` loops being walked: that tuple keys the memos
+        # of what a node evaluates under it (its accesses, its API call's flags)
+        self.env_key: tuple = ()
+        self.node_accs: dict[int, tuple] = {}
+        self.acc_memo: dict[tuple, tuple] = {}
+        self.loop_memo: dict[tuple, tuple] = {}
+        # loops whose walk changes the TQue table (not replayed by the loop memo)
+        self.unmemoized = {it.node.id for it in loop_items(g.structured())
+                           if any(n.op in ("tque", "init_buffer") for n in walk_items(it.body))}
 
     # -- driver -------------------------------------------------------------------------------------
     def run(self, cache: "ProofCache | None" = None) -> list[Violation]:
@@ -162,6 +147,8 @@ class Prover:
         st, start = State(), 0
         entries: list[tuple] = []
         if cache is not None:
+            self.tab = cache.tab
+            self.E = self.tab.elems
             # the top-level items this graph shares with the last one proved: their states carry over
             for i, it in enumerate(items):
                 if i < len(cache.entries) and cache.entries[i][0] == it:
@@ -183,6 +170,9 @@ class Prover:
                 self.report("left_set", tuple(sorted(setters)), f"{_key(k)} may be left set at the end of the kernel")
         return list(self.violations.values())
 
+    def join(self, a: State | None, b: State | None) -> State | None:
+        return join(a, b, self.tab, self.g, self.memo.setdefault(("align",), {}))
+
     def report(self, kind: str, nodes: tuple[int, ...], text: str) -> None:
         self.violations.setdefault((kind, nodes), Violation(kind, nodes, text))
 
@@ -193,25 +183,49 @@ class Prover:
             elif isinstance(it, While):
                 st = self.loop(it.node, it.body, st)
             elif isinstance(it, Cond):
-                st = join(self.block(it.then_body, st.copy()), self.block(it.else_body, st.copy()), self.g)
+                st = self.join(self.block(it.then_body, st.copy()), self.block(it.else_body, st.copy()))
             else:
                 st = self.node(it, st)
         return st
 
     # -- loops --------------------------------------------------------------------------------------
     def loop(self, head: Node, body: tuple, entry: State) -> State:
+        """The state after the loop, memoized: an outer loop's fixpoint walks its body again with the
+        same state (the round that confirms it), and the inner loop's result is then the same."""
+        if head.id in self.unmemoized:
+            return self._loop(head, body, entry)
+        # (everything the walk reads: the env, the state, the tensors' places and the queues' sizes)
+        key = (head.id, self.env_key, entry.key(), frozenset(self.roots.items()),
+               tuple((q, info.get("num")) for q, info in self.que_info.items()))
+        hit = self.loop_memo.get(key)
+        if hit is not None:
+            out, roots, restart = hit
+            self.roots.update(roots)
+            if restart is not None:
+                self.restart = restart
+            return out.copy()
+        before = dict(self.roots)
+        out = self._loop(head, body, entry)
+        roots = {k: v for k, v in self.roots.items() if before.get(k) is not v}
+        # the restart flag as the loop's last body walk left it (each walk starts it afresh), or None
+        # when a loop of no trips walked nothing and left it as it was
+        walked = not (head.op == "for" and trip_count_of(head) == 0)
+        self.loop_memo[key] = (out.copy(), roots, self.restart if walked else None)
+        return out
+
+    def _loop(self, head: Node, body: tuple, entry: State) -> State:
         is_for = head.op == "for"
-        trips = _trip_count(head) if is_for else None
+        trips = trip_count_of(head) if is_for else None
         if trips == 0:
             return entry
-        period = _period(self.g, head, body) if is_for else 1
+        period = period_of(self.g, head, body) if is_for else 1
         if period > 1 and math.prod(c.period for c in self.loops) * period > MAX_NEST_PHASES:
             # nested loops each told apart by phase multiply their work: past the budget, only what the
             # event ids and queue rotations need (addresses of other phases then may overlap: sound)
-            period = _period(self.g, head, body, ids_only=True)
+            period = period_of(self.g, head, body, ids_only=True)
         lid = head.id
         ctx = _LoopCtx(head, period, Var("local", -1000 - lid, f"M{lid}"), Var("local", -2000 - lid, f"D{lid}"),
-                       frozenset(_defined(self.g, body)))
+                       frozenset(defined_by(self.g, body)))
         for _attempt in range(2):
             out = self._fixpoint(ctx, body, entry, trips)
             if out is not None:
@@ -224,7 +238,7 @@ class Prover:
         heads: list[State | None] = [entry] + [entry if ctx.any_phase else None] * (P - 1)
         exit_st: State | None = entry if trips is None or ctx.any_phase else None
         self.loops.append(ctx)
-        saved = (dict(self.env), dict(self.id_env))
+        saved = (dict(self.env), dict(self.id_env), self.env_key)
         try:
             if not ctx.any_phase:
                 # the first round of P iterations on its own (peeled): queue buffers and primed flags
@@ -236,7 +250,7 @@ class Prover:
                     st = self.block(body, st.copy())
                     if self.restart and not last:
                         return None
-                    exit_st = join(exit_st, st, self.g)
+                    exit_st = self.join(exit_st, st)
                 heads = [self._back_edge(ctx, st)] + [None] * (P - 1)
             for _round in range(MAX_ROUNDS):
                 changed = False
@@ -248,10 +262,10 @@ class Prover:
                     out = self.block(body, heads[p].copy())
                     if self.restart and not ctx.any_phase and not last:
                         return None
-                    exit_st = join(exit_st, out, self.g)
+                    exit_st = self.join(exit_st, out)
                     nxt = (p + 1) % P
                     carried = self._back_edge(ctx, out) if nxt == 0 else out
-                    new = join(heads[nxt], carried, self.g)
+                    new = self.join(heads[nxt], carried)
                     if heads[nxt] is None or new != heads[nxt]:
                         heads[nxt] = new
                         changed = True
@@ -259,7 +273,7 @@ class Prover:
                     break
         finally:
             self.loops.pop()
-            self.env, self.id_env = saved
+            self.env, self.id_env, self.env_key = saved
         return self._exit(ctx, exit_st)
 
     def _phase_env(self, ctx: _LoopCtx, p: int) -> None:
@@ -271,46 +285,30 @@ class Prover:
         k = binop("+", binop("*", Const(ctx.period), ctx.m), Const(p))
         self.env[var] = binop("+", s, binop("*", k, t))
         self.id_env[var] = binop("*", k, t) if ctx.any_phase else self.env[var]
+        ctx.phase = p
+        self.env_key = tuple((c.node.id, c.phase, c.any_phase) for c in self.loops if c.node.op == "for")
 
     def _back_edge(self, ctx: _LoopCtx, st: State) -> State:
         older = binop("-", binop("-", ctx.m, Const(1)), ctx.d)
         olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
 
-        memo = self.memo.setdefault(("back", ctx.node.id, ctx.any_phase), {})
-
         def f(e: Elem) -> Elem:
-            out = memo.get(e)
-            if out is not None:
-                return out
-            names = _lin_vars(e.start) | _lin_vars(e.length)
-            mapping = tuple((v, o) for v, o in olds if v in names)
-            if ctx.m in names and ctx.d not in names:
-                mapping += ((ctx.m, older),)
-            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
-                                             _rewrite_lin(e.length, mapping), e.write, e.api)
-            memo[e] = out
-            return out
-        return st.map(f)
+            lins = carry_back(e.start, e.length, olds, ctx.m, ctx.d, older)
+            return e if lins is None else Elem(e.node, e.pipe, e.space, *lins, e.write, e.api)
+        return self._map(st, ("back", ctx.node.id, ctx.any_phase), f)
 
     def _exit(self, ctx: _LoopCtx, st: State) -> State:
         anyv = Var("local", -4000 - ctx.node.id, f"any{ctx.node.id}")
         olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
 
-        memo = self.memo.setdefault(("exit", ctx.node.id), {})
-
         def f(e: Elem) -> Elem:
-            out = memo.get(e)
-            if out is not None:
-                return out
-            names = _lin_vars(e.start) | _lin_vars(e.length)
-            mapping = tuple((v, o) for v, o in olds if v in names)
-            if ctx.m in names:
-                mapping += ((ctx.m, anyv),)
-            out = e if not mapping else Elem(e.node, e.pipe, e.space, _rewrite_lin(e.start, mapping),
-                                             _rewrite_lin(e.length, mapping), e.write, e.api)
-            memo[e] = out
-            return out
-        return st.map(f)
+            lins = carry_exit(e.start, e.length, olds, ctx.m, anyv)
+            return e if lins is None else Elem(e.node, e.pipe, e.space, *lins, e.write, e.api)
+        return self._map(st, ("exit", ctx.node.id), f)
+
+    def _map(self, st: State, name: tuple, f) -> State:
+        """`st` with every access mapped by f (pure; named by `name` for its memos)."""
+        return st.map(self.tab.mapper(self.memo.setdefault(name, {}), f), self.memo.setdefault(name + ("sets",), {}))
 
     # -- instructions -------------------------------------------------------------------------------
     def ev(self, e: Any) -> Any:
@@ -341,10 +339,10 @@ class Prover:
                 self.flag(n, PIDX[n.pipe], "set" if op == "set_flag" else "wait", key, st)
         elif op == "pipe_barrier":
             if n.pipe is None:
-                st.pending = [frozenset()] * 4
-                st.same = [frozenset()] * 4
+                st.pending = [EMPTY] * 4
+                st.same = [EMPTY] * 4
             else:
-                st.same[PIDX[n.pipe]] = frozenset()
+                st.same[PIDX[n.pipe]] = EMPTY
         elif n.pipe is not None:
             self.op(n, st)
         return st
@@ -366,21 +364,24 @@ class Prover:
         if p != _S:
             mine, ps = st.pending[p], st.pending[_S]
             if mine and not mine <= ps:
-                st.pending[p] = frozenset(e for e in mine if e.pipe == _S or e in ps)
+                E = self.E
+                st.pending[p] = frozenset(e for e in mine if e in ps or E[e].pipe == _S)
 
     def flag(self, n: Node, p: int, kind: str, key: tuple, st: State, api: bool = False) -> None:
         self.issue(p, st)
         check = not (key[0] in ("que",))
-        state, payload, setters = st.flags.get(key, (UNSET, frozenset(), frozenset()))
+        state, payload, setters = st.flags.get(key, (UNSET, EMPTY, EMPTY))
         if kind == "set":
             if check and state != UNSET and not api:
                 self.report("double_set", tuple(sorted(setters | {n.id})),
                             f"set_flag of {_key(key)} at %{n.id} may run while the flag is still set")
-            fe = _flag_elem(key)
-            for e in st.pending[p]:
-                if e.space == fe.space and check and not (api and e.api):
-                    self.report("set_before_wait", tuple(sorted({e.node, n.id})),
-                                f"set_flag of {_key(key)} at %{n.id} may run before the wait %{e.node} consumed it")
+            if check:
+                space = ("flag", key)
+                for i in st.pending[p]:
+                    e = self.E[i]
+                    if e.space == space and not (api and e.api):
+                        self.report("set_before_wait", tuple(sorted({e.node, n.id})),
+                                    f"set_flag of {_key(key)} at %{n.id} may run before the wait %{e.node} consumed it")
             # what the setting pipe has ordered: every tracked access not pending for it
             known = frozenset().union(*st.pending) - st.pending[p]
             st.flags[key] = (SET, known, frozenset({n.id}))
@@ -390,14 +391,14 @@ class Prover:
                             f"wait_flag of {_key(key)} at %{n.id} may wait for a flag nobody set")
             if payload and state != UNSET:
                 st.pending[p] = st.pending[p] - payload
-            st.flags[key] = (UNSET, frozenset(), setters)
+            st.flags[key] = (UNSET, EMPTY, setters)
             fe = _flag_elem(key)
-            w = Elem(n.id, p, fe.space, fe.start, fe.length, True, api)
-            self.reissue(frozenset({w}), st)
+            w = frozenset((self.tab.id(Elem(n.id, p, fe.space, fe.start, fe.length, True, api)),))
+            self.reissue(w, st)
             for q in range(4):
                 if q != p:
-                    st.pending[q] = st.pending[q] | {w}
-        st.same[p] = frozenset()
+                    st.pending[q] = st.pending[q] | w
+        st.same[p] = EMPTY
 
     def reissue(self, new: frozenset, st: State) -> None:
         """New instances of accesses: a flag's knowledge of an older instance with the same abstract form
@@ -410,26 +411,46 @@ class Prover:
     def op(self, n: Node, st: State) -> None:
         p = PIDX[n.pipe]
         self.issue(p, st)
-        accs = []
-        for ref, start, nelem, write in op_accesses(n):
-            acc = self.access(n, ref, binop("+", ref.offset, start), self.ev(nelem), write, st)
-            if acc is not None:
-                accs.append(acc)
+        spec = self.node_accs.get(n.id)
+        if spec is None:
+            spec = self.node_accs[n.id] = tuple(op_accesses(n))
+        roots, slots = self.roots, st.slots
+        key = (n.id, self.env_key, tuple(roots.get(r.root) or ("slot", slots.get(r.root, -1)) for r, *_ in spec))
+        memo = self.acc_memo.get(key)
+        if memo is None:
+            accs = []
+            for ref, start, nelem, write in spec:
+                acc = self.access(n, ref, binop("+", ref.offset, start), self.ev(nelem), write, st)
+                if acc is not None:
+                    accs.append(acc)
+            memo = self.acc_memo[key] = (accs, tuple(api_steps(n, self._int) or ()))
+        accs, steps = memo
+        E, order, barrier = self.E, self.tab.order, self.tab.barrier
         for b in accs:
+            B = E[b]
             for a in st.pending[p]:
-                if a.pipe != p and (a.write or b.write) and _overlap(a, b):
-                    self.report("order", (a.node, n.id), f"%{a.node} and %{n.id} may touch the same bytes unordered")
+                hit = order.get((a, b))
+                if hit is None:
+                    A = E[a]
+                    hit = order[(a, b)] = A.pipe != p and (A.write or B.write) and _overlap(A, B)
+                if hit:
+                    a_node = E[a].node
+                    self.report("order", (a_node, n.id), f"%{a_node} and %{n.id} may touch the same bytes unordered")
             for a in st.same[p]:
-                kind = dependence(a.write, b.write)
-                if kind and needs_barrier(n.pipe, kind) and _overlap(a, b):
-                    self.report("barrier", (a.node, n.id), f"%{a.node} and %{n.id} on one pipe need a barrier")
+                hit = barrier.get((a, b))
+                if hit is None:
+                    A = E[a]
+                    kind = dependence(A.write, B.write)
+                    hit = barrier[(a, b)] = bool(kind) and needs_barrier(n.pipe, kind) and _overlap(A, B)
+                if hit:
+                    a_node = E[a].node
+                    self.report("barrier", (a_node, n.id), f"%{a_node} and %{n.id} on one pipe need a barrier")
         new = frozenset(accs)
         self.reissue(new, st)
         for q in range(4):
             if q != p:
                 st.pending[q] = st.pending[q] | new
         st.same[p] = st.same[p] | new
-        steps = api_steps(n, self._int) or ()
         for pipe, kind, ev in steps:
             key = ("api", ev) if self.own_pipe else (ev, API_EVENT_ID)
             self.flag(n, PIDX[pipe], kind, key, st, api=True)
@@ -438,7 +459,7 @@ class Prover:
         v = self.ev(e)
         return v.value if isinstance(v, Const) and isinstance(v.value, int) else None
 
-    def access(self, n: Node, ref: TensorRef, offset: Expr, nelem: Expr, write: bool, st: State) -> Elem | None:
+    def access(self, n: Node, ref: TensorRef, offset: Expr, nelem: Expr, write: bool, st: State) -> int | None:
         p = PIDX[n.pipe]
         root = self.roots.get(ref.root)
         if root is None:
@@ -452,8 +473,8 @@ class Prover:
             space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf") else ())
             if root[0] == "que":
                 space = ("que", root[1], None)
-            return Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write)
-        return Elem(n.id, p, acc.space, acc.start, acc.length, write)
+            return self.tab.id(Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write))
+        return self.tab.id(Elem(n.id, p, acc.space, acc.start, acc.length, write))
 
     def que_op(self, n: Node, st: State) -> None:
         qid = n.args[0].root
@@ -463,8 +484,7 @@ class Prover:
             if n.op in ("alloc_tensor", "deque"):
                 st.slots[n.id] = None
             return
-        prod, cons = QUE_PIPES.get(TPosition(info["pos"]), (None, None))
-        if prod is None:
+        if que_pipes(info["pos"]) is None:
             return
         if qs is None:
             # nothing known about the queue's buffers: its events order nothing provable
@@ -476,33 +496,39 @@ class Prover:
             slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
             if slot is None:
                 return
-            key = ("que", qid, slot, "free")
+            pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
+            prod = PIDX[pipe]
             # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
             # for nothing); where that is not known on every path, the wait orders nothing provable
             if st.flags.get(key, (UNSET,))[0] == SET:
-                self.flag(n, PIDX[prod], "wait", key, st)
+                self.flag(n, prod, "wait", key, st)
             elif st.flags.get(key, (UNSET,))[0] == MAYBE:
                 # where the buffer was never freed it was never used (a buffer is free and its event unset
                 # only before its first use), so no access to its bytes is pending on those paths; where it
                 # was freed the framework waits: either way the accesses of this buffer that the free
                 # event's setter had ordered are ordered now (and nothing else is)
-                own = frozenset(e for e in st.flags[key][1] if e.space == ("que", qid, slot))
-                self.issue(PIDX[prod], st)
+                own = frozenset(e for e in st.flags[key][1] if self.E[e].space == ("que", qid, slot))
+                self.issue(prod, st)
                 if own:
-                    st.pending[PIDX[prod]] = st.pending[PIDX[prod]] - own
-                st.flags[key] = (UNSET, frozenset(), st.flags[key][2])
+                    st.pending[prod] = st.pending[prod] - own
+                st.flags[key] = (UNSET, EMPTY, st.flags[key][2])
         elif n.op == "enque":
             slot = _put(n, st, qid, lambda s: (free, inq + (s,), reused))
             if slot is not None:
-                self.flag(n, PIDX[prod], "set", ("que", qid, slot, "enq"), st)
+                self.que_flag(n, info, slot, st)
         elif n.op == "deque":
             slot = _take(n, st, qid, inq, lambda rest: (free, rest, reused))
             if slot is not None:
-                self.flag(n, PIDX[cons], "wait", ("que", qid, slot, "enq"), st)
+                self.que_flag(n, info, slot, st)
         elif n.op == "free_tensor":
             slot = _put(n, st, qid, lambda s: (free + (s,), inq, reused))
             if slot is not None:
-                self.flag(n, PIDX[cons], "set", ("que", qid, slot, "free"), st)
+                self.que_flag(n, info, slot, st)
+
+    def que_flag(self, n: Node, info: dict, slot: int, st: State) -> None:
+        """The set or wait of a queue operation (graph/queue_model.py)."""
+        pipe, kind, key = que_event(info["pos"], n.op, n.args[0].root, slot)
+        self.flag(n, PIDX[pipe], kind, key, st)
 
 
 def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:
@@ -524,20 +550,8 @@ def _put(n: Node, st: State, qid: int, rebuild) -> int | None:
     return slot
 
 
-def _fill_node(e: Elem, nid: int, p: int) -> Elem:
-    return Elem(nid, p, e.space, e.start, e.length, e.write, e.api)
-
-
 def _flag_elem(key: tuple) -> Elem:
     return Elem(-1, -1, ("flag", key), Lin((), 0), Lin((), 1), True)
-
-
-@lru_cache(maxsize=65536)
-def _lin_vars(lin: Lin) -> frozenset:
-    out: set = set()
-    for a, _c in lin.terms:
-        out |= free_vars(a)
-    return frozenset(out)
 
 
 def _key(key: tuple) -> str:
@@ -549,12 +563,7 @@ def _key(key: tuple) -> str:
     return f"HardEvent.{ev.name} id {i}" if isinstance(ev, HardEvent) else str(key)
 
 
-def _trip_count(n: Node) -> int | None:
-    from .analysis import trip_count
-    return trip_count(n)
-
-
-def _period(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -> int:
+def period_of(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -> int:
     var = head.args[0]
     period = 1
     ques: set[int] = set()
@@ -573,32 +582,13 @@ def _period(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -> 
     return period if period <= MAX_PERIOD else 1
 
 
-def _defined(g: KernelGraph, body: tuple) -> set[Var]:
-    """The Vars whose value the body sets: inner indices, branch outputs, carried values, node values."""
-    out: set[Var] = set()
-    ids = set()
-    for n in walk_items(body):
-        ids.add(n.id)
-        if n.op == "for":
-            out.add(n.args[0])
-        elif n.op == "while":
-            out.update(n.args[0])
-        elif n.op == "if":
-            out.update(n.args[1])
-    for n in walk_items(body):
-        for e in exprs_in(n.args):
-            for v in free_vars(e):
-                if v.kind == "node" and v.key in ids:
-                    out.add(v)
-    return out
-
-
 class ProofCache:
     """The states after each top-level item of the last graph proved: proving a variant of it (one plan
     removed, as the scheduler's prune does) starts from the first item that differs."""
 
     def __init__(self) -> None:
         self.entries: list[tuple] = []
+        self.tab = ElemTable()      # the states' accesses are numbers in this table
 
 
 def prove(g: KernelGraph, cache: ProofCache | None = None) -> list[Violation]:

@@ -10,14 +10,12 @@ renaming of one queue's buffers (each holds the same bytes at a different addres
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from .sync_proof_state import Elem, ElemTable, State
 
 if TYPE_CHECKING:
     from .kernel_graph import KernelGraph
-
-# sync_proof's State and Elem, typed loosely: importing them here would make an import cycle
-State = Elem = Any
 
 
 def _bijection(a_q: tuple, b_q: tuple, held: list[tuple[Any, Any]]) -> dict[int, int] | None:
@@ -55,8 +53,9 @@ def _rename_space(space: tuple, q: int, pi: dict[int, int]) -> tuple:
     return space
 
 
-def align_queues(a: State, b: State, g: "KernelGraph") -> State:
-    """`b` with each queue's buffers renamed to match `a` where the two differ only by such a renaming."""
+def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dict) -> State:
+    """`b` with each queue's buffers renamed to match `a` where the two differ only by such a renaming
+    (`memo`: the renamings' memos, by queue and renaming)."""
     for q in set(a.ques) & set(b.ques):
         a_q, b_q = a.ques[q], b.ques[q]
         if a_q is None or b_q is None or a_q == b_q:
@@ -69,9 +68,10 @@ def align_queues(a: State, b: State, g: "KernelGraph") -> State:
 
         def elem(e: Elem, q: int = q, pi: dict[int, int] = pi) -> Elem:
             sp = _rename_space(e.space, q, pi)
-            return e if sp == e.space else replace(e, space=sp)
+            return e if sp == e.space else e.with_space(sp)
 
-        b = b.map(elem)
+        name = (q, tuple(sorted(pi.items())))
+        b = b.map(tab.mapper(memo.setdefault(name, {}), elem), memo.setdefault(name + ("sets",), {}))
         b.flags = {_rename_key(k, q, pi): v for k, v in b.flags.items()}
         b.ques = dict(b.ques)
         b.ques[q] = (tuple(pi[s] for s in b_q[0]), tuple(pi[s] for s in b_q[1]), b_q[2])

@@ -15,7 +15,8 @@ import numpy as np
 from .. import config
 from ..enums import TPosition
 from ..errors import OutOfBoundsError, QueueError, SyncError, UBOverflowError
-from ..graph.hb import QUE_PIPES, Instr
+from ..graph.hb import Instr
+from ..graph.queue_model import que_event
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
@@ -246,11 +247,16 @@ def _bind_alloc(node: Node, op: OpDef) -> Step:
         q = m.queues[obj.root]
         slot = q.alloc(node)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
-        if slot not in q.reused:       # the first use of a buffer does not wait (docs/facts.md#facts-6)
-            q.reused.add(slot)
-            return None
-        return Instr(node, QUE_PIPES[q.pos][0], "wait", key=("que", obj.root, slot, "free"))
+        reused = slot in q.reused      # the first use of a buffer does not wait (graph/queue_model.py)
+        q.reused.add(slot)
+        return _que_instr(node, q, "alloc_tensor", obj.root, slot, reused)
     return run
+
+
+def _que_instr(node: Node, q: QueState, op: str, que: int, slot: int, reused: bool = True) -> Instr | None:
+    """The set or wait the queue operation issues (graph/queue_model.py), as an instruction."""
+    ev = que_event(q.pos, op, que, slot, reused)
+    return None if ev is None else Instr(node, ev[0], ev[1], key=ev[2])
 
 
 def _slot_of(m: Machine, q: QueState, ref: TensorRef, que_id: int, node: Node) -> int:
@@ -269,7 +275,7 @@ def _bind_enque(node: Node, op: OpDef) -> Step:
         q = m.queues[obj.root]
         slot = _slot_of(m, q, ref, obj.root, node)
         q.enque(slot, node)
-        return Instr(node, QUE_PIPES[q.pos][0], "set", key=("que", obj.root, slot, "enq"))
+        return _que_instr(node, q, "enque", obj.root, slot)
     return run
 
 
@@ -281,7 +287,7 @@ def _bind_deque(node: Node, op: OpDef) -> Step:
         q = m.queues[obj.root]
         slot = q.deque(node)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
-        return Instr(node, QUE_PIPES[q.pos][1], "wait", key=("que", obj.root, slot, "enq"))
+        return _que_instr(node, q, "deque", obj.root, slot)
     return run
 
 
@@ -293,7 +299,7 @@ def _bind_free(node: Node, op: OpDef) -> Step:
         q = m.queues[obj.root]
         slot = _slot_of(m, q, ref, obj.root, node)
         q.free_slot(slot, node)
-        return Instr(node, QUE_PIPES[q.pos][1], "set", key=("que", obj.root, slot, "free"))
+        return _que_instr(node, q, "free_tensor", obj.root, slot)
     return run
 
 

@@ -108,3 +108,8 @@ register(
 # The TQue operations, as the scheduler's queue model steps them (a queue op moves a buffer between
 # the queue's states; the proof and the pruner read this set instead of naming the ops themselves).
 QUEUE_OPS = frozenset({"alloc_tensor", "deque", "enque", "free_tensor"})
+
+# The event each TQue operation issues on its buffer (graph/queue_model.py): the side of the queue's pipe
+# pair (0 producer, 1 consumer), "set" or "wait", and which of the buffer's two events.
+QUEUE_EVENTS = {"alloc_tensor": (0, "wait", "free"), "enque": (0, "set", "enq"),
+                "deque": (1, "wait", "enq"), "free_tensor": (1, "set", "free")}
