@@ -194,5 +194,6 @@ def vec_more_kernels() -> tuple[Kernel, ...]:
 
 
 def all_kernels() -> tuple[Kernel, ...]:
+    from suite_framework import framework_kernels
     return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
-            + vec_more_kernels())
+            + vec_more_kernels() + framework_kernels())

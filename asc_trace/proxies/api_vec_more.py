@@ -16,7 +16,8 @@ from ..graph.params import Mask, UnaryRepeatParams
 from ..graph.params_vec import (BrcbRepeatParams, CopyRepeatParams, GatherMaskMode, GatherMaskParams,
                                 GatherRepeatParams)
 from ..graph.source_loc import SourceLoc
-from .api import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for, vec_operand
+from .operands import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for
+from .tensors import vec_operand
 from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
 from .context import current
 from .scalar import Scalar

@@ -24,7 +24,6 @@ _CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
 
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
-    "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
@@ -63,13 +62,12 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 }
 
 
-_MATMUL = ("the high-level Matmul (and its tiling) is not provided yet: the cube runs only the basic API",
-           "write the matmul with asc.data_copy(Nd2NzParams), asc.load_data, asc.mmad and asc.fixpipe "
-           "(examples/matmul_cube.py, docs/cube.md)")
-
 # asc.adv names the high-level API does not have yet
+_STATIC_TILING = ("the vendor's compile-time tiling from a MatmulConfig (GetMatmulApiTiling<MM_CFG>) is not provided",
+                  "fill an asc.adv.TCubeTiling on the host with asc.lib.host.MultiCoreMatmulTiling / MatmulApiTiling "
+                  "and pass it to the kernel")
 ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "Matmul": _MATMUL, "TCubeTiling": _MATMUL, "register_matmul": _MATMUL, "MatmulType": _MATMUL,
+    "get_matmul_api_tiling": _STATIC_TILING, "MatmulApiStaticTiling": _STATIC_TILING,
 }
 
 
