@@ -428,7 +428,8 @@ COVERED_ELSEWHERE.update({name: f"test_{op.family}" for name, op in REGISTRY.ite
                           if op.family in ("vec_block_reduce",)})
 COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_brcb",
                           "compare_scalar": "test_vec_copy_brcb", "gather": "test_vec_gather",
-                          "gatherb": "test_vec_gather"})
+                          "gatherb": "test_vec_gather", "gather_mask": "test_vec_gather_mask",
+                          "cast": "test_ops (count form) + test_cast_mask (mask form)"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
         "data_copy_pad", "get_value", "set_value", "dump_tensor"})

@@ -196,6 +196,77 @@ def gather_reference(x: np.ndarray, offs: np.ndarray, z0: np.ndarray, base: int,
     return z
 
 
+
+# -- the mask form of Cast ----------------------------------------------------------------------------
+
+@asc.jit
+def cast_mask_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int], out_cap: asc.ConstExpr[int],
+                     mode: asc.ConstExpr[int], mask: asc.ConstExpr[object], repeat: asc.ConstExpr[int],
+                     strides: asc.ConstExpr[object]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, out_cap)
+    asc.data_copy(out, gm(z), out_cap)
+    asc.cast(out, a, asc.RoundMode(mode), mask=mask, repeat_times=repeat, repeat_params=asc.UnaryRepeatParams(*strides))
+    asc.data_copy(gm(z), out, out_cap)
+
+
+def cast_mask_reference(x: np.ndarray, z0: np.ndarray, convert, mask, repeat: int, strides: tuple) -> np.ndarray:
+    """`convert` maps the selected source elements (a NumPy array) to the destination's values."""
+    dst_blk, src_blk, dst_rep, src_rep = strides
+    per_rep = 256 // max(x.itemsize, z0.itemsize)
+    dpb, spb = 32 // z0.itemsize, 32 // x.itemsize
+    z = z0.copy()
+    for r in range(repeat):
+        for e in lanes_of(mask, per_rep):
+            z[(r * dst_rep + e // dpb * dst_blk) * dpb + e % dpb] = convert(
+                np.array([x[(r * src_rep + e // spb * src_blk) * spb + e % spb]]))[0]
+    return z
+
+
+
+# -- GatherMask -----------------------------------------------------------------------------------------
+
+@asc.jit
+def gather_mask_kernel(x: asc.GlobalAddress, p: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int],
+                       n_pat: asc.ConstExpr[int], out_cap: asc.ConstExpr[int], pattern: asc.ConstExpr[object],
+                       params: asc.ConstExpr[object]):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, cap)
+    asc.data_copy(a, gm(x), cap)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, out_cap)
+    asc.data_copy(out, gm(z), out_cap)
+    if pattern == "tensor":
+        bits = asc.LocalTensor(p.dtype, asc.TPosition.VECIN, 131072, n_pat)
+        asc.data_copy(bits, gm(p), n_pat)
+        asc.gather_mask(out, a, bits, False, 0, asc.GatherMaskParams(*params))
+    else:
+        n = asc.gather_mask(out, a, pattern, False, 0, asc.GatherMaskParams(*params))
+        out.set_value(out_cap - 1, n)
+    asc.data_copy(gm(z), out, out_cap)
+
+
+def gather_mask_reference(x: np.ndarray, pat_words: np.ndarray, z0: np.ndarray, pattern, params: tuple) -> np.ndarray:
+    blk, repeat, rep, prep = params
+    per_block = 32 // x.itemsize
+    per_rep = 8 * per_block
+    z = z0.copy()
+    k = 0
+    for r in range(repeat):
+        if pattern == "tensor":
+            wbits = 8 * pat_words.itemsize
+            base = r * prep * (32 // pat_words.itemsize)
+            lanes = [e for e in range(per_rep) if (int(pat_words[base + e // wbits]) >> (e % wbits)) & 1]
+        else:
+            lanes = {1: range(0, per_rep, 2), 2: range(1, per_rep, 2), 7: range(per_rep)}.get(
+                pattern, range(pattern - 3, per_rep, 4))
+        for e in lanes:
+            z[k] = x[(r * rep + e // per_block * blk) * per_block + e % per_block]
+            k += 1
+    if pattern != "tensor":
+        z[-1] = k
+    return z
+
+
 def header_suite() -> list:
     """Kernels only compiled (the header check, the API-symbol audit): ops whose intrinsics the cpu_debug stub
     layer does not model, so they are not cpu_debug cases."""
@@ -204,6 +275,9 @@ def header_suite() -> list:
     offs = (np.arange(512, dtype=np.uint32) * 2) % 1024
     for form in (("count", 200), ("mask", (0xFFFF, 0xFF), 2, 8)):
         out.append(asc.compile(gather_kernel, (x16, offs, z16, 512, 512, 512, 2, form)))
+    pat = np.full(64, 0x5A5A, np.uint16)
+    out.append(asc.compile(gather_mask_kernel, (x16, pat, z16, 512, 64, 512, 3, (1, 2, 8, 0))))
+    out.append(asc.compile(gather_mask_kernel, (x16, pat, z16, 512, 64, 512, "tensor", (1, 2, 8, 1))))
     u16 = np.arange(512, dtype=np.uint16)
     out.append(asc.compile(gather_kernel, (u16, offs * 16, u16.copy(), 512, 512, 512, 0, ("gatherb", 2, 1, 8))))
     return out
@@ -243,4 +317,15 @@ def backend_cases(Case) -> list:
                             lambda xs=xs, form=form, nb=per_rep // 2: (xs, np.zeros(nb, np.uint8), len(xs), nb, 0.5, 4,
                                                                        form),
                             lambda args: args[1]))
+    x32 = (rng.random(400) * 600 - 300).astype(np.float32)
+    z16 = rng.random(512).astype(np.float16)
+    mode = int(asc.RoundMode.CAST_RINT)
+    out.append(Case("cast-mask-f32-f16", cast_mask_kernel,
+                    lambda: (x32, z16.copy(), 400, 512, mode, (0xF0F0F0F00F0F0FFF, 0), 3, (1, 2, 5, 12)),
+                    lambda args: args[1]))
+    x16 = (rng.random(512) * 8 - 4).astype(np.float16)
+    z32 = rng.random(400).astype(np.float32)
+    out.append(Case("cast-mask-f16-f32", cast_mask_kernel,
+                    lambda: (x16, z32.copy(), 512, 400, int(asc.RoundMode.CAST_NONE), 50, 3, (2, 1, 17, 5)),
+                    lambda args: args[1]))
     return out

@@ -14,6 +14,8 @@ from ..graph.ops.vec_cast import CAST_PAIRS
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
+from ..graph.params import UnaryRepeatParams
+from .api_forms import UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
 from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
 from .scalar import to_expr
@@ -29,8 +31,11 @@ def _enum(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
 
 
 def _make_cast(op: OpDef) -> Callable[..., None]:
-    def cast(dst: Any, src: Any, round_mode: Any, count: Any) -> None:
-        """`Cast(dst, src, RoundMode, count)`: convert `count` elements to dst's type, rounding as `round_mode`."""
+    def cast(dst: Any, src: Any, round_mode: Any, *args: Any, count: Any = None, mask: Any = None,
+             repeat_times: Any = None, repeat_params: Any = None, is_set_mask: bool = True) -> None:
+        """`Cast(dst, src, RoundMode, count)`: convert `count` elements to dst's type, rounding as `round_mode`;
+        or the mask form `(dst, src, RoundMode, mask, repeat_times, UnaryRepeatParams)`, a repeat being 256 bytes
+        of the wider type."""
         ctx = current("asc.cast")
         loc = user_loc()
         d = vec_operand(dst, "dst", "cast", loc)
@@ -47,7 +52,22 @@ def _make_cast(op: OpDef) -> Callable[..., None]:
             modes = ", ".join(f"CAST_{m.upper()}" for m in sorted(allowed))
             raise DTypeError(f"asc.cast {s.dtype} -> {d.dtype} does not take RoundMode.{mode.name}", loc,
                              hint=f"use one of {modes}")
-        ctx.record("cast", (d, s, mode, count_expr(count, loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
+        form, bound = bind_form("cast", "dst, src, round_mode", args,
+                                given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,
+                                      is_set_mask=is_set_mask), UNARY_FORMS, loc)
+        check_set_mask("cast", form, bound["is_set_mask"], loc)
+        if form == "count":
+            ctx.record("cast", (d, s, mode, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
+            return
+        p = bound["repeat_params"]
+        if not isinstance(p, UnaryRepeatParams):
+            raise TraceError("the repeat_params of asc.cast's mask form are an asc.UnaryRepeatParams", loc)
+        wider = s.dtype if s.dtype.itemsize >= d.dtype.itemsize else d.dtype
+        rep = count_expr(bound["repeat_times"], loc, "repeat time")
+        if isinstance(rep, Const) and rep.value > 255:
+            raise TraceError(f"repeat_time is at most 255, got {rep.value}", loc)
+        ctx.record("cast", (d, s, mode, mask_arg(bound["mask"], wider, loc), rep, p), loc, Pipe.V,
+                   make_attrs(dtype=d.dtype, mask_form=True))
     return cast
 
 

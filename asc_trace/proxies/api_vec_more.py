@@ -13,9 +13,11 @@ from ..graph.node import Pipe, make_attrs
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask, UnaryRepeatParams
-from ..graph.params_vec import BrcbRepeatParams, CopyRepeatParams, GatherRepeatParams
+from ..graph.params_vec import (BrcbRepeatParams, CopyRepeatParams, GatherMaskMode, GatherMaskParams,
+                                GatherRepeatParams)
 from ..graph.source_loc import SourceLoc
-from .api import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for, vec_operand
+from .operands import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for
+from .tensors import vec_operand
 from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
 from .context import current
 from .scalar import Scalar
@@ -261,7 +263,64 @@ def _make_gather(op: OpDef) -> Callable[..., None]:
     return gather
 
 
+class _CountNotReadBack(Scalar):
+    """What asc.gather_mask returns for a tensor pattern: how many elements it selected is data in a register
+    the scalar unit would read back (RSVD_CNT), which asc_trace does not model; any use of it is refused."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        pass
+
+    @property  # type: ignore[override]
+    def expr(self) -> Expr:
+        raise TraceError("the count asc.gather_mask returns for a tensor pattern is data (the RSVD_CNT register "
+                         "the scalar unit reads back), which asc_trace does not model", user_loc(),
+                         hint="use a built-in pattern (1-7), whose count is known, or count the pattern's bits "
+                              "another way")
+
+
+def _make_gather_mask(op: OpDef) -> Callable[..., Any]:
+    def gather_mask(dst: Any, src0: Any, src1_pattern: Any, reduce_mode: Any, mask: Any, params: Any,
+                    gather_mask_mode: Any = GatherMaskMode.DEFAULT) -> Any:
+        """`GatherMask(dst, src0, src1Pattern, reduceMode, mask, GatherMaskParams, rsvdCnt)` in normal mode: the
+        elements of each repeat of src0 whose pattern bit is 1, packed into dst; returns how many (for a built-in
+        pattern 1-7; a tensor pattern's count is data asc_trace does not read back)."""
+        ctx = current("asc.gather_mask")
+        loc = user_loc()
+        refs = [vec_operand(t, n, "gather_mask", loc) for t, n in ((dst, "dst"), (src0, "src0"))]
+        dtype = check_same_dtype("gather_mask", refs, ["dst", "src0"], loc)
+        check_supported(op, dtype, loc)
+        if reduce_mode is not False:
+            raise TraceError("asc.gather_mask with reduce_mode=True (counter mode) is not provided: its mask counts "
+                             "the elements of all repeats together", loc, hint="use reduce_mode=False (normal mode)")
+        if GatherMaskMode(gather_mask_mode) != GatherMaskMode.DEFAULT:
+            raise TraceError("gather_mask_mode is GatherMaskMode.DEFAULT", loc)
+        if not isinstance(params, GatherMaskParams):
+            raise TraceError("the params of asc.gather_mask are an asc.GatherMaskParams(src0_block_stride, "
+                             "repeat_times, src0_repeat_stride, src1_repeat_stride)", loc)
+        count_expr(mask, loc, "mask")          # not used in normal mode, but still an integer
+        if isinstance(src1_pattern, int):
+            if not 1 <= src1_pattern <= 7:
+                raise TraceError(f"a built-in src1_pattern is 1..7, got {src1_pattern}", loc)
+            pattern: Any = src1_pattern
+        else:
+            pattern = vec_operand(src1_pattern, "src1_pattern", "gather_mask", loc)
+            want = "uint16" if dtype.itemsize == 2 else "uint32"
+            if pattern.dtype.name != want:
+                raise DTypeError(f"the src1_pattern of asc.gather_mask on {dtype} is a {want} tensor of bits, got "
+                                 f"{pattern.dtype}", loc)
+        ctx.record("gather_mask", (*refs, pattern, params), loc, Pipe.V, make_attrs(dtype=dtype))
+        if isinstance(pattern, int):
+            from ..graph.ops.vec_gather import builtin_pattern_lanes
+            return Scalar(binop("*", params.repeat_times,
+                                Const(len(builtin_pattern_lanes(pattern, 256 // dtype.itemsize)))))
+        return _CountNotReadBack()
+    return gather_mask
+
+
 FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
+    "vec_gather_mask": _make_gather_mask,
     "vec_gather": _make_gather,
     "vec_block_reduce": _make_block_reduce,
     "vec_copy": _make_copy,

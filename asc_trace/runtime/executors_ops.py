@@ -116,10 +116,49 @@ def bind_masked(node: Node, op: OpDef) -> Step:
 
 @binder("vec_cast")
 def _bind_cast(node: Node, op: OpDef) -> Step:
+    if node.attr("mask_form"):
+        return _bind_cast_masked(node)
     d, s, mode, n = node.args
     mname = mode.name[5:].lower()
     return bind_elementwise(node, d, [s], n, lambda ins, sc, cnt, C: cast_values(ins[0], s.dtype, d.dtype, mname),
                             raw=True)
+
+
+def _bind_cast_masked(node: Node) -> Step:
+    """Cast's mask form: a repeat is 256 bytes of the wider type (graph/ops/vec_cast.py cast_per_repeat); each
+    operand is placed by its own 32-byte blocks and strides; every selected element is read before any is
+    written, the writes in repeat, lane order."""
+    from ..graph.ops.vec_cast import cast_per_repeat
+    d, s, mode, mask, repeat_e, p = node.args
+    mname = mode.name[5:].lower()
+    fd, fs, fr = efn(d.offset), efn(s.offset), efn(repeat_e)
+    fdb, fdr, fsb, fsr = (efn(x) for x in (p.dst_blk_stride, p.dst_rep_stride, p.src_blk_stride, p.src_rep_stride))
+    per_rep = cast_per_repeat(s.dtype, d.dtype)
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        pos = mask_positions(mask, env, m, node, per_rep)
+        ints = [m.uniform_int(f(env), node, w) for f, w in ((fdb, "dst_blk_stride"), (fdr, "dst_rep_stride"),
+                                                            (fsb, "src_blk_stride"), (fsr, "src_rep_stride"))]
+        di = masked_index(pos, repeat, ints[0], ints[1], 32 // d.dtype.itemsize)
+        si = masked_index(pos, repeat, ints[2], ints[3], 32 // s.dtype.itemsize)
+        nd, ns = int(di.max()) + 1, int(si.max()) + 1
+        asrc, vs = m.ub_access(s, fs(env), ns, node, "src")
+        adst, vd = m.ub_access(d, fd(env), nd, node, "dst")
+
+        def apply() -> None:
+            out = cast_values(vs[:, si], s.dtype, d.dtype, mname)
+            if len(np.unique(di)) == len(di):
+                vd[:, di] = out
+                return
+            for k in range(len(di)):
+                vd[:, di[k]] = out[:, k]
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
+                     ub=((asrc, ns * s.dtype.itemsize, False), (adst, nd * d.dtype.itemsize, True)))
+    return run
 
 
 # -- reductions ---------------------------------------------------------------------------------

@@ -308,3 +308,57 @@ def _bind_gatherb(node: Node) -> Step:
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * 8 * per_block,
                      ub=((ao, repeat * 32, False), (asrc, src_len * dt.itemsize, False), (ad, n_dst * dt.itemsize, True)))
     return run
+
+
+# -- GatherMask (graph/ops/vec_gather.py) ----------------------------------------------------------------
+
+@binder("vec_gather_mask")
+def _bind_gather_mask(node: Node, op: OpDef) -> Step:
+    from ..graph.ops.vec_gather import builtin_pattern_lanes
+    d, s, pattern, p = node.args
+    fd, fs = efn(d.offset), efn(s.offset)
+    fr, fb, fsr, fpr = (efn(x) for x in (p.repeat_times, p.src0_block_stride, p.src0_repeat_stride,
+                                         p.src1_repeat_stride))
+    dt: DataType = s.dtype
+    per_block = 32 // dt.itemsize
+    per_rep = 8 * per_block
+    tensor = not isinstance(pattern, int)
+    fp = efn(pattern.offset) if tensor else None
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        repeat = m.count(fr(env), node)
+        if repeat == 0:
+            return None
+        blk = m.uniform_int(fb(env), node, "src0_block_stride")
+        rep = m.uniform_int(fsr(env), node, "src0_repeat_stride")
+        all_idx = masked_index(np.arange(per_rep), repeat, blk, rep, per_block).reshape(repeat, per_rep)
+        n_src = int(all_idx.max()) + 1
+        asrc, vs = m.ub_access(s, fs(env), n_src, node, "src0")
+        ub = [(asrc, n_src * dt.itemsize, False)]
+        if tensor:
+            prep = m.uniform_int(fpr(env), node, "src1_repeat_stride")
+            words = per_rep // (8 * pattern.dtype.itemsize)
+            w_idx = (np.arange(repeat)[:, None] * prep * (32 // pattern.dtype.itemsize) + np.arange(words)[None, :])
+            n_pat = int(w_idx.max()) + 1
+            apat, vp = m.ub_access(pattern, fp(env), n_pat, node, "src1_pattern")
+            ub.append((apat, n_pat * pattern.dtype.itemsize, False))
+            n_dst = repeat * per_rep           # at most every lane: checked against what is selected when it runs
+            lanes = None
+        else:
+            lanes = np.array(builtin_pattern_lanes(pattern, per_rep), np.int64)
+            n_dst = repeat * len(lanes)
+        ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
+
+        def apply() -> None:
+            if lanes is not None:
+                vd[:, :n_dst] = vs[:, all_idx[:, lanes].ravel()]
+                return
+            bits = np.unpackbits(np.ascontiguousarray(vp[:, w_idx.ravel()]).view(np.uint8), axis=1,
+                                 bitorder="little").reshape(vp.shape[0], repeat, per_rep).astype(bool)
+            for c in range(vd.shape[0]):        # the count is data: each core packs its own selection
+                picked = vs[c, all_idx[bits[c]]]
+                vd[c, :len(picked)] = picked
+        return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per_rep,
+                     ub=tuple(ub) + ((ad, n_dst * dt.itemsize, True),))
+    return run

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..node import Pipe
 from ..numerics import cast_values
+from .masked import envelope, last_lane
 from .opdef import CppModel, OpDef, VecCost, register
 
 _R = frozenset({"rint", "floor", "ceil", "round", "trunc"})
@@ -32,9 +33,37 @@ CAST_PAIRS: dict[tuple[str, str], frozenset[str]] = {
     ("uint8", "float16"): frozenset({"none"}),
 }
 
-def _cast_fields(ctx, n) -> dict[str, str]:
+def _cast_emit(ctx, n) -> str:
+    """The count form `Cast(dst, src, RoundMode, count)`, or the mask form `Cast(dst, src, RoundMode, mask,
+    repeatTime, UnaryRepeatParams)` (node: dst, src, mode, mask, repeat, params; attr mask_form)."""
     a = n.args
-    return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "mode": a[2].name, "count": ctx.cast(a[3], "uint32_t")}
+    head = f"AscendC::Cast({ctx.ref(a[0])}, {ctx.ref(a[1])}, AscendC::RoundMode::{a[2].name}, "
+    if not n.attr("mask_form"):
+        return head + f"{ctx.cast(a[3], 'uint32_t')});"
+    p = a[5]
+    casts = ("uint16_t", "uint16_t", "uint8_t", "uint8_t")
+    params = ", ".join(ctx.cast(getattr(p, f), c) for f, c in
+                       zip(("dst_blk_stride", "src_blk_stride", "dst_rep_stride", "src_rep_stride"), casts))
+    return head + f"{ctx.mask(n, a[3])}, {ctx.cast(a[4], 'uint8_t')}, AscendC::UnaryRepeatParams({params}));"
+
+
+def cast_per_repeat(src, dst) -> int:
+    """Elements of one repeat of the mask form: 256 bytes of the wider type (each operand is placed by its own
+    32-byte blocks and strides)."""
+    return 256 // max(src.itemsize, dst.itemsize)
+
+
+def _cast_accesses(node) -> list:
+    from ..expr import Const
+    d, s = node.args[:2]
+    if not node.attr("mask_form"):
+        return [(d, Const(0), node.args[3], True), (s, Const(0), node.args[3], False)]
+    mask, repeat, p = node.args[3:]
+    per_rep = cast_per_repeat(s.dtype, d.dtype)
+    last = last_lane(mask, per_rep)
+    last = per_rep - 1 if last is None else last
+    return [(d, Const(0), envelope(d.dtype, repeat, p.dst_blk_stride, p.dst_rep_stride, last), True),
+            (s, Const(0), envelope(s.dtype, repeat, p.src_blk_stride, p.src_rep_stride, last), False)]
 
 
 register(
@@ -42,6 +71,7 @@ register(
           dtypes=frozenset(s for s, _ in CAST_PAIRS) | frozenset(d for _, d in CAST_PAIRS),
           cost=VecCost(5, 2, "fitted: PTO-ISA cost model for A2: vconv f16 -> f32 5 + 2 (the other pairs "
                              "assumed alike)"),
-          emit="AscendC::Cast({dst}, {src0}, AscendC::RoundMode::{mode}, {count});", emit_fields=_cast_fields,
-          cpp_model=CppModel(header="Cast"), printer="dst", writes=(0,)),
+          emit=_cast_emit, cpp_model=CppModel(header="Cast"), printer="dst", writes=(0,), accesses=_cast_accesses,
+          declared={"Cast/6": ("include/basic_api/kernel_operator_vec_vconv_intf.h:61",
+                               "interface/kernel_operator_vec_vconv_intf.h:60")}),
 )

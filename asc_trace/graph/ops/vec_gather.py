@@ -80,3 +80,67 @@ register(
                                   f"{_C}kernel_operator_vec_gather_intf.h:52"),
                     "GatherRepeatParams/2": (f"{_D}kernel_struct_gather.h:40", f"{_C}kernel_struct_gather.h:29")}),
 )
+
+
+# -- GatherMask (vreducev2), normal mode ----------------------------------------------------------------
+#
+# `GatherMask(dst, src0, src1Pattern, reduceMode=false, mask, GatherMaskParams, rsvdCnt)`: per repeat, the
+# elements of one 256-byte repeat of src0 (blocks src0BlockStride apart, repeats src0RepeatStride apart) whose
+# pattern bit is 1, packed one after another into dst across all repeats; rsvdCnt is how many. The pattern is
+# a built-in one (1: even lanes, 2: odd lanes, 3..6: lane 0, 1, 2 or 3 of every 4, 7: every lane; the
+# GatherMask docs' patterns 01..01, 10..10, 0001, 0010, 0100, 1000, 1111 read from the lowest bit) or a uint16
+# / uint32 tensor of bits, lowest bit first, repeats src1RepeatStride blocks apart. In normal mode the mask
+# argument is not used (the vendor sets the full mask in CPU-debug mode). Counter mode (reduceMode=true) is not
+# provided. Node: (dst, src0, pattern (int or TensorRef), GatherMaskParams); attrs: count (the selected count
+# when the pattern is built in).
+
+def builtin_pattern_lanes(pattern: int, per_rep: int) -> list[int]:
+    """The lanes of a repeat built-in pattern 1..7 selects."""
+    if pattern == 1:
+        return list(range(0, per_rep, 2))
+    if pattern == 2:
+        return list(range(1, per_rep, 2))
+    if 3 <= pattern <= 6:
+        return list(range(pattern - 3, per_rep, 4))
+    return list(range(per_rep))
+
+
+def _gm_accesses(node) -> list:
+    from ..node import TensorRef
+    d, s, pattern, p = node.args
+    per_block = 32 // s.dtype.itemsize
+    per_rep = 8 * per_block
+    rm1 = binop("-", p.repeat_times, Const(1))
+    src_last = binop("+", binop("*", rm1, p.src0_repeat_stride), binop("*", Const(7), p.src0_block_stride))
+    src_n = binop("max", Const(0), binop("*", binop("+", src_last, Const(1)), Const(per_block)))
+    if isinstance(pattern, TensorRef):
+        # every lane may be selected: dst can take a whole repeat's elements per repeat
+        words = per_rep // (8 * pattern.dtype.itemsize)
+        pat_n = binop("max", Const(0), binop("+", binop("*", binop("*", rm1, p.src1_repeat_stride),
+                                                         Const(32 // pattern.dtype.itemsize)), Const(words)))
+        dst_n = binop("*", p.repeat_times, Const(per_rep))
+        return [(d, Const(0), dst_n, True), (s, Const(0), src_n, False), (pattern, Const(0), pat_n, False)]
+    dst_n = binop("*", p.repeat_times, Const(len(builtin_pattern_lanes(pattern, per_rep))))
+    return [(d, Const(0), dst_n, True), (s, Const(0), src_n, False)]
+
+
+def _gm_emit(ctx, n) -> str:
+    from ..node import TensorRef
+    d, s, pattern, p = n.args
+    pat = ctx.ref(pattern) if isinstance(pattern, TensorRef) else f"static_cast<uint8_t>({pattern})"
+    params = (f"AscendC::GatherMaskParams({ctx.cast(p.src0_block_stride, 'uint8_t')}, "
+              f"{ctx.cast(p.repeat_times, 'uint16_t')}, {ctx.cast(p.src0_repeat_stride, 'uint16_t')}, "
+              f"{ctx.cast(p.src1_repeat_stride, 'uint8_t')})")
+    cnt = f"asct_rsvd{n.id}"
+    ctx.pre.append(f"uint64_t {cnt} = 0;")
+    return f"AscendC::GatherMask({ctx.ref(d)}, {ctx.ref(s)}, {pat}, false, static_cast<uint32_t>(0), {params}, {cnt});"
+
+
+register(
+    OpDef("gather_mask", "vec_gather_mask", Pipe.V, "GatherMask", arity=2, dtypes=GATHER_DTYPES, cost=_COST,
+          emit=_gm_emit, cpp_model=NA("the cpp backend's C++ API model has no GatherMask; sim, eager and cpu_debug "
+                                      "run it"), printer="dst", writes=(0,), accesses=_gm_accesses,
+          declared={"GatherMask/7": (f"{_D}kernel_operator_vec_gather_mask_intf.h:40",
+                                     f"{_C}kernel_operator_vec_gather_mask_intf.h:44"),
+                    "GatherMaskParams/4": (f"{_D}kernel_struct_gather.h:68", f"{_C}kernel_struct_gather.h:61")}),
+)

@@ -866,6 +866,36 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     std::memcpy(d, tmp.data(), count * sizeof(T));
 }
 
+// The mask form: a repeat is 256 bytes of the wider type; each operand placed by its own blocks and strides;
+// every selected element is read before any is written, and the writes go in repeat, lane order.
+namespace detail {
+template <typename T, typename U, typename M>
+inline void cast_masked(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, M mask,
+                        const uint8_t repeatTime, const UnaryRepeatParams& p)
+{
+    if (repeatTime == 0) return;
+    const uint32_t per = static_cast<uint32_t>(256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U)));
+    MaskSel sel = mask_of(mask, per);
+    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
+    const U* a = src.span(masked_extent<U>(sel, per, repeatTime, p.srcBlkStride, p.srcRepStride), "src");
+    std::vector<std::pair<uint32_t, T>> out;
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            if (sel.on(e))
+                out.emplace_back(masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride),
+                                 cast1<T, U>(a[masked_at<U>(r, e, p.srcBlkStride, p.srcRepStride)], roundMode));
+    for (const auto& o : out) d[o.first] = o.second;
+}
+}  // namespace detail
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, uint64_t mask[],
+                 const uint8_t repeatTime, const UnaryRepeatParams& p)
+{ detail::cast_masked(dst, src, roundMode, static_cast<const uint64_t*>(mask), repeatTime, p); }
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, uint64_t mask,
+                 const uint8_t repeatTime, const UnaryRepeatParams& p)
+{ detail::cast_masked(dst, src, roundMode, mask, repeatTime, p); }
+
 // ---------------------------------------------------------------------------------------------
 // Reductions: asc_trace's summation order (numerics.tree_sum); max / min with NumPy's NaN rule.
 // ---------------------------------------------------------------------------------------------
