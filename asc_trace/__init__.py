@@ -37,6 +37,9 @@ from .proxies.loops import static_range
 from .proxies.params import (Array, BinaryRepeatParams, DataCopyExtParams, DataCopyPadExtParams, DataCopyParams,
                              ShapeInfo, UnaryRepeatParams, array)
 from .proxies.scalar import Scalar
+from .graph.params_vec import GatherMaskMode, TransposeType
+from .proxies.params_vec import (BrcbRepeatParams, CopyRepeatParams, DataCopyPadParams, GatherMaskParams,
+                                 GatherRepeatParams, TransDataTo5HDParams, TransposeParamsExt)
 from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor, LocalTensorAuto
 from .torch_library import torch_op
 from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
@@ -47,9 +50,15 @@ from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadD
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config
 from . import adv  # noqa: E402 - the high-level API, asc.adv.*
+from .proxies.core_type import ascend_is_aic, ascend_is_aiv  # noqa: E402
+from .adv.matmul_types import (BatchMode, BatchOutMode, IterateMode, IterateOrder, LayoutMode,  # noqa: E402
+                               MatmulConfigMode, MatmulPolicy, ScheduleType, ceildiv)
 
 
 globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ..., duplicate
+from .proxies.api_vec_more import build_further_api as _build_further_api  # noqa: E402
+from .proxies.api_vec_more import get_sort_len, get_sort_offset  # noqa: E402
+globals().update(_build_further_api())   # pyasc's further vector families: block_reduce_sum, ...
 
 # a pyasc name deliberately not provided is a NotProvidedError naming the alternative (proxies/not_provided.py)
 from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.errors import OutOfBoundsError, TraceError
@@ -62,7 +63,7 @@ def test_count_keyword(backend):
     np.testing.assert_array_equal(z, x + 1)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lanes=st.integers(1, 300), repeat=st.integers(1, 3), backend=st.sampled_from(("sim", "eager")))
 def test_tensor_sized_to_the_selected_lanes(lanes, repeat, backend):
     """A mask count past 128 selects the whole repeat (as the vendor's SetMask(len)); the tensors end at the

@@ -24,7 +24,6 @@ from ..graph.ops.adv_common import adv_includes
 from ..graph.ops.control import REGION_CLOSE, REGION_ELSE, REGION_OPEN, REGION_YIELD
 from ..graph.ops.masked import mask_fields
 from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
-from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
 from .ascendc_pipe import PLACEMENT, plan_pipe
 from .cexpr import BLOCK_IDX, BLOCK_NUM, CNames, c_const, c_expr, c_ident, c_string
@@ -247,7 +246,7 @@ class _Emitter:
             # ReduceSum/Max/Min fetch event ids from the TPipe; raw LocalTensors are placed through it
             head += ["    " + line for line in self.pipe.declaration()]
         depth = 1
-        targets = yield_targets(g)
+        targets = g.region_table().yield_targets
         for n in g:
             if n.op in REGION_OPEN:
                 self.emit(depth, n, self.loop_header(n) if n.op == "for" else

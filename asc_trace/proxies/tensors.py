@@ -8,9 +8,11 @@ from ..cube_enums import CUBE_MEMORY
 from ..enums import UB_POSITIONS, CacheMode, CacheRwMode, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
-from ..graph.node import ParamRef, TensorRef, make_attrs
+from ..graph.node import ParamRef, Pipe, TensorRef, make_attrs
 from ..graph.params import ShapeInfo as GraphShapeInfo
+from ..graph.source_loc import SourceLoc
 from .context import current
+from .operands import count_expr, scalar_for
 from .scalar import Scalar, to_expr, wrap
 from .source_loc import user_loc
 
@@ -131,13 +133,11 @@ class GlobalTensor(_ShapeInfoMixin):
 
     def get_value(self, offset: Any) -> Any:
         """The element at `offset`, read by the scalar unit (Ascend C `GlobalTensor::GetValue`)."""
-        from .api_ops import get_value
-        return get_value(self._bound(), offset)
+        return read_element(self._bound(), offset)
 
     def set_value(self, offset: Any, value: Any) -> None:
         """Write one element from the scalar unit (Ascend C `GlobalTensor::SetValue`)."""
-        from .api_ops import set_value
-        set_value(self._bound(), offset, value)
+        write_element(self._bound(), offset, value)
 
     __call__ = get_value       # pyasc's `g(i)`: Ascend C's operator() read as a value
     GetValue = get_value
@@ -251,13 +251,11 @@ class LocalTensor(_ShapeInfoMixin):
 
     def get_value(self, index: Any) -> Any:
         """The element at `index`, read by the scalar unit (a runtime scalar)."""
-        from .api_ops import get_value
-        return get_value(self._ref, index)
+        return read_element(self._ref, index)
 
     def set_value(self, index: Any, value: Any) -> None:
         """Write one element from the scalar unit."""
-        from .api_ops import set_value
-        set_value(self._ref, index, value)
+        write_element(self._ref, index, value)
 
     GetValue = get_value
     SetValue = set_value
@@ -422,6 +420,34 @@ def tensor_ref(t: Any, what: str) -> TensorRef:
         raise TraceError(f"{what} is a GlobalAddress; wrap it in a GlobalTensor first", user_loc(),
                          hint="g = asc.GlobalTensor(); g.set_global_buffer(addr, length)")
     raise TraceError(f"{what} must be a LocalTensor or GlobalTensor, got {type(t).__name__}", user_loc())
+
+
+def vec_operand(t: Any, what: str, opname: str, loc: SourceLoc) -> TensorRef:
+    """The TensorRef of a vector op's operand, which must be a LocalTensor (a UB tensor)."""
+    if isinstance(t, GlobalTensor):
+        raise TraceError(f"asc.{opname} works on LocalTensors in the Unified Buffer, but {what} is a GlobalTensor",
+                         loc, hint="copy the data into the UB with asc.data_copy(local, global, count) first")
+    if not isinstance(t, LocalTensor):
+        raise TraceError(f"{what} of asc.{opname} must be a LocalTensor, got {type(t).__name__}", loc)
+    return t._ref
+
+
+def read_element(ref: TensorRef, index: Any) -> Any:
+    """One element read by the scalar unit (GetValue of a Local or GlobalTensor): a runtime scalar."""
+    ctx = current("LocalTensor.get_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    nid = ctx.record("get_value", (ref, i), loc, Pipe.S, make_attrs(dtype=ref.dtype))
+    return ctx.node_value(nid, "float" if ref.dtype.is_float else "int")
+
+
+def write_element(ref: TensorRef, index: Any, value: Any) -> None:
+    """One element written by the scalar unit (SetValue of a Local or GlobalTensor)."""
+    ctx = current("LocalTensor.set_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    v = scalar_for(ref.dtype, value, "set_value", loc)
+    ctx.record("set_value", (ref, i, v), loc, Pipe.S, make_attrs(dtype=ref.dtype))
 
 
 __all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "LocalTensorAuto", "Scalar", "tensor_ref", "wrap"]

@@ -262,10 +262,11 @@ public:
     }
     T* span(uint32_t count, const char* what) const
     {
-        if (addr_ % 32 != 0)
-            detail::fail("alignment", "%s starts at UB byte address %u, which is not 32-byte aligned", what, addr_);
+        // the API checks the tensor's size when it is called, the instruction the alignment: in that order
         if (count > size_)
             detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
+        if (addr_ % 32 != 0)
+            detail::fail("alignment", "%s starts at UB byte address %u, which is not 32-byte aligned", what, addr_);
         return reinterpret_cast<T*>(detail::core().ub + addr_);
     }
     uint32_t addr() const { return addr_; }

@@ -342,6 +342,14 @@ inline void vcgmin(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t sr
                                static_cast<uint32_t>(repeat));
 }
 
+// PairReduceSum: (dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride)
+template <typename T>
+inline void vcpadd(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)
+{
+    asc_stub::vec_pair_reduce(asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                              static_cast<uint32_t>(repeat));
+}
+
 // ---- TPipe / TQue / TBuf bookkeeping hooks (tikicpulib's buffer checker; src/runtime.cpp) --------------
 void AscendCQueCreate(uint8_t src, uint8_t dst, int32_t depth);
 void AscendCBufAbsAddr(uint8_t hardware, uint64_t base, uint32_t len);
