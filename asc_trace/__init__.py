@@ -10,7 +10,7 @@ from ._version import __version__
 from .tuning import Autotuner, Config, autotune
 from .dtypes import (DataType, bfloat16, bool_, float16, float32, float_, half, int8, int16, int32, int64, int_,
                      uint8, uint16, uint32, uint64)
-from .enums import (CMPMODE, SELMODE, CacheLine, CacheMode, CacheRwMode, DataFormat, DcciDst, HardEvent, Hardware, MaskMode,
+from .enums import (CMPMODE, SELMODE, AtomicDtype, AtomicOp, CacheLine, CacheMode, CacheRwMode, DataFormat, DcciDst, HardEvent, Hardware, MaskMode,
                     MemDsbT, PipeID, QuePosition,
                     ReduceOrder, RoundMode, SelMode, TPosition)
 from .errors import (AlignmentError, AscTraceError, AscTraceWarning, CacheError, DTypeError, LaunchError,
@@ -27,6 +27,8 @@ from .proxies.control import cond, while_loop
 from .proxies.scalar_bits import (count_bits_cnt_same_as_sign_bit, get_data_block_size_in_bytes, scalar_cast,
                                   scalar_count_leading_zero, scalar_get_count_of_value, scalar_get_sff_value)
 from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
+from .proxies.atomic import (get_store_atomic_config, set_atomic_add, set_atomic_max, set_atomic_min,
+                             set_atomic_none, set_atomic_type, set_store_atomic_config)
 from .proxies.mask_reg import reset_mask, set_mask_count, set_mask_norm, set_vector_mask
 from .proxies.system import (data_cache_clean_and_invalid, data_cache_preload, data_sync_barrier, get_arch_version,
                              get_icache_preload_status, get_shape_size, icache_preload, init_soc_state, trap)

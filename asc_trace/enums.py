@@ -149,6 +149,22 @@ class MaskMode(IntEnum):
     COUNTER = 1
 
 
+class AtomicDtype(IntEnum):
+    """SetStoreAtomicConfig's element type (the store-atomic register's type field)."""
+    ATOMIC_NONE = 0
+    ATOMIC_F32 = 1
+    ATOMIC_F16 = 2
+    ATOMIC_S16 = 3
+    ATOMIC_S32 = 4
+    ATOMIC_S8 = 5
+    ATOMIC_BF16 = 6
+
+
+class AtomicOp(IntEnum):
+    """SetStoreAtomicConfig's operation."""
+    ATOMIC_SUM = 0
+
+
 class RoundMode(IntEnum):
     CAST_NONE = 0
     CAST_RINT = 1

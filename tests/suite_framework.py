@@ -52,6 +52,27 @@ def mask_register(x: asc.GlobalAddress, z: asc.GlobalAddress):
     asc.data_copy(o, c, 256)
 
 
+# GM atomics: every register write, and stores under add / max / min
+@asc.jit
+def atomics(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(a, g, 64)
+    asc.set_atomic_add(asc.float32)
+    asc.data_copy(o, a, 64)
+    asc.set_atomic_max(asc.float32)
+    asc.data_copy(o, a, 64)
+    asc.set_atomic_min(asc.float16)
+    asc.set_atomic_type(asc.float32)
+    asc.data_copy(o, a, 64)
+    asc.set_store_atomic_config(asc.AtomicDtype.ATOMIC_F32, asc.AtomicOp.ATOMIC_SUM)
+    asc.get_store_atomic_config()
+    asc.data_copy(o, a, 64)
+    asc.set_atomic_none()
+
+
 # calls only CANN 8.5+ (asc-devkit) declares: lowering them for CANN 8.x is refused at the user's line
 @asc.jit
 def system_calls_85(x: asc.GlobalAddress):
@@ -66,7 +87,7 @@ def framework_kernels() -> tuple[Kernel, ...]:
     x, y = np.zeros(64, np.float32), np.zeros(16, np.uint64)
     out = []
     h = np.zeros(256, np.float16)
-    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h))):
+    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -183,8 +183,8 @@ def _scale(x: asc.GlobalAddress, n: int):
 
 
 def test_an_unmodeled_intrinsic_stops_with_its_name(monkeypatch):
-    _inject(monkeypatch, "AscendC::SetAtomicAdd<float>();")       # reaches set_atomic_add, not modeled
-    with pytest.raises(asc.ToolchainError, match="intrinsic set_atomic_add is reached") as ei:
+    _inject(monkeypatch, "AscendC::SetDeqScale(static_cast<half>(1.0f));")       # reaches set_deqscale, not modeled
+    with pytest.raises(asc.ToolchainError, match="intrinsic set_deqscale is reached") as ei:
         _run(asc.jit(_scale, always_compile=True), "cpu_debug", 1, (np.ones(64, np.float32), 64))
     assert "stub" in str(ei.value)
 

@@ -94,7 +94,7 @@ def _add(a):
     (lambda a, n: (asc.set_mask_count(), asc.set_vector_mask(64, dtype=asc.float32, mode=asc.MaskMode.COUNTER),
                    _add(a)), "COUNTER"),
     (lambda a, n: (asc.reset_mask(), asc.exp(a, a, 64), _add(a)) and None, None),
-    (lambda a, n: (asc.reset_mask(), [asc.adds(a, a, 1.0, 64) for _ in range(n)], _add(a)), "loop or branch"),
+    (lambda a, n: (asc.reset_mask(), [asc.adds(a, a, 1.0, 64) for _ in asc.range(n)], _add(a)), "loop or branch"),
     (lambda a, n: (asc.reset_mask(), asc.cast(a.reinterpret_cast(asc.int32), a, asc.RoundMode.CAST_ROUND, 64),
                    _add(a)), "does not follow"),
     (lambda a, n: (asc.set_vector_mask(1, 0, dtype=asc.float32, mode=asc.MaskMode.NORMAL), _add(a)),

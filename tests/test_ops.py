@@ -420,6 +420,8 @@ COVERED_ELSEWHERE = {
                                              "get_icache_preload_status", "data_sync_barrier", "get_arch_version",
                                              "trap", "init_soc_state", "set_l2_cache_hint")},
     **{name: "test_mask_register" for name in ("set_mask_count", "set_mask_norm", "set_vector_mask", "reset_mask")},
+    **{name: "test_atomic" for name in ("set_atomic_add", "set_atomic_max", "set_atomic_min", "set_atomic_type",
+                                        "set_atomic_none", "set_store_atomic_config", "get_store_atomic_config")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

@@ -21,6 +21,7 @@ from ..graph.ops.debug import FLOAT_CONV, INT_CONV, PRINTF_CONV, printf_conversi
 from ..graph.source_loc import SourceLoc
 from .api_forms import BINARY_FORMS, DUPLICATE_FORMS, UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
+from .atomic import store_atomic
 from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for  # noqa: F401 (re-exported)
 from .mask_reg import register_mask
 from .scalar import Scalar, to_expr
@@ -205,13 +206,18 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
         return data_copy_cube(dst, src, count, loc)
     pipe = copy_pipe(d, s, "asc.data_copy", loc)
     dtype = check_same_dtype("data_copy", [d, s], ["dst", "src"], loc)
+    atomic = store_atomic(dtype, loc) if pipe is Pipe.MTE3 else None     # the store-atomic register's mode
     if isinstance(count, DataCopyParams):
+        if atomic is not None:
+            raise TraceError(f"an atomic {atomic[0]} store by asc.data_copy with DataCopyParams is not modelled", loc,
+                             hint="store with the count form asc.data_copy(dst, src, count), or call "
+                                  "asc.set_atomic_none() before this copy")
         ctx.record("data_copy", (d, s, count), loc, pipe, make_attrs(dtype=dtype, form="params"))
         return
     n = count_expr(count, loc)
     if isinstance(n, Const):
         check_copy_length(n.value, dtype, loc=loc)
-    ctx.record("data_copy", (d, s, n), loc, pipe, make_attrs(dtype=dtype))
+    ctx.record("data_copy", (d, s, n), loc, pipe, make_attrs(dtype=dtype, atomic=atomic))
 
 
 # -- synchronisation ----------------------------------------------------------------------------

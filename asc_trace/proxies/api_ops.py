@@ -16,6 +16,7 @@ from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
 from ..graph.params import UnaryRepeatParams
 from .api_forms import UNARY_FORMS, bind_form, check_set_mask, given
+from .atomic import store_atomic
 from .context import current
 from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
 from .scalar import to_expr
@@ -207,6 +208,9 @@ def data_copy_pad(dst: Any, src: Any, data_copy_params: Any, pad_params: Any = N
     if pad_params is not None:
         pv = scalar_for(dtype, pad_params.padding_value, "data_copy_pad", loc)
         pad_params = DataCopyPadExtParams(pad_params.is_pad, pad_params.left_padding, pad_params.right_padding, pv)
+    if pipe is Pipe.MTE3 and store_atomic(dtype, loc) is not None:
+        raise TraceError("an atomic store by asc.data_copy_pad is not modelled", loc,
+                         hint="store with asc.data_copy(dst, src, count), or call asc.set_atomic_none() before this copy")
     ctx.record("data_copy_pad", (d, s, p, pad_params), loc, pipe, make_attrs(dtype=dtype))
 
 

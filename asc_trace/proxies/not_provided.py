@@ -15,8 +15,6 @@ _TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel"
            "time a kernel from the host with asc.profile(kernel, *args, core_num=...) (modeled cycles per pipe)")
 _CROSS_CORE = ("ordering between vector cores inside one launch is not modelled",
                "split the kernel at that point into two launches (the launch boundary orders every core)")
-_ATOMIC = ("GM atomics (a store that accumulates into GM) are not provided yet",
-           "let each GM element be written by one core, or reduce the partial results in a second launch")
 
 _CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
             "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
@@ -28,9 +26,6 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
     "notify_next_block": _CROSS_CORE, "wait_pre_block": _CROSS_CORE,
-    "set_atomic_add": _ATOMIC, "set_atomic_max": _ATOMIC, "set_atomic_min": _ATOMIC,
-    "set_atomic_none": _ATOMIC, "set_atomic_type": _ATOMIC, "set_store_atomic_config": _ATOMIC,
-    "get_store_atomic_config": _ATOMIC,
     "set_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
                          "run collectives from the host, e.g. with torch.distributed"),
     "get_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",

@@ -157,6 +157,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         st.out.clear();
         st.node = -1;
         st.pipe_made = false;
+        st.atomic_op = 0;
         st.pipe_next = 0;
         std::memset(st.event_mask, 0, sizeof st.event_mask);
         std::memset(st.que_buffers, 0, sizeof st.que_buffers);

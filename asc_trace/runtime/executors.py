@@ -23,6 +23,7 @@ from ..graph.ops.data_copy import check_copy_length
 from ..graph.operand_checks import Ranges
 from .checks import with_checks
 from .executor_base import BINDERS, Step, bind_elementwise, binder, efn
+from .executors_system import atomic_store
 from .machine import GmRoot, Machine, QueState
 
 
@@ -86,6 +87,7 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
     d, s, n = node.args
     fd, fs, fn = efn(d.offset), efn(s.offset), efn(n)
     dt = d.dtype
+    atomic = node.attr("atomic")
 
     if d.space == "ub" and s.space == "gm":
         def run(m: Machine) -> Instr | None:
@@ -110,6 +112,8 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
                 return None
             aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
             gd, write = m.gm_access(d, fd(env), count, node, "the copy destination", write=True)
+            if atomic is not None:       # the store-atomic register's operation (graph/ops/atomic.py)
+                write = atomic_store(m, d, fd(env), count, node, atomic[0]) if write is not None else None
 
             def apply() -> None:
                 write(vs)

@@ -371,9 +371,18 @@ def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
         if core.min() == core.max():
             continue
         lo, hi, w = np.concatenate(lo_parts), np.concatenate(hi_parts), np.concatenate(w_parts)
-        hit = _sweep(_merge(lo, hi, core), _merge(lo[w], hi[w], core[w]))
+        # atomic stores of one operation commute (graph/ops/atomic.py): they may overlap each other, not
+        # another access; every other write may overlap no access of another core
+        kind = np.array([(i.node.attr("atomic") or ("",))[0] if wr else "" for (i, _), wr in zip(ins, w)])
+        plain = w & (kind == "")
+        hit = _sweep(_merge(lo, hi, core), _merge(lo[plain], hi[plain], core[plain]))
         if hit is not None:
             _cross_core_error(hit, ins, lo, hi, core, w, names.get(param, f"#{param}"))
+        for op in sorted(set(kind.tolist()) - {""}):
+            mine = w & (kind == op)
+            hit = _sweep_between(_merge(lo[mine], hi[mine], core[mine]), _merge(lo[~mine], hi[~mine], core[~mine]))
+            if hit is not None:        # the atomic store against another core's other access
+                _cross_core_error(hit, ins, lo, hi, core, w, names.get(param, f"#{param}"), mine)
 
 
 def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, int, int]]:
@@ -391,6 +400,25 @@ def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, 
     first = np.flatnonzero(new)
     runs_hi = np.maximum.reduceat(hi, first)
     return list(zip(lo[first].tolist(), runs_hi.tolist(), core[first].tolist()))
+
+
+def _sweep_between(written: list, touched: list) -> tuple[int, int, int, int] | None:
+    """(writer core, other core, lo, hi) of the lowest-addressed overlap between a `written` run and a
+    `touched` run of another core (overlaps within each list are allowed), or None."""
+    items = sorted([(lo, hi, c, 0) for lo, hi, c in written] + [(lo, hi, c, 1) for lo, hi, c in touched])
+    best = [[(-1, -1), (-1, -1)], [(-1, -1), (-1, -1)]]      # per list: (hi, core) reaching furthest, and another core's
+    for lo, hi, c, side in items:
+        other = best[1 - side][0] if best[1 - side][0][1] != c else best[1 - side][1]
+        if other[0] > lo:
+            return (c, other[1], lo, min(hi, other[0])) if side == 0 else (other[1], c, lo, min(hi, other[0]))
+        b = best[side]
+        if hi > b[0][0]:
+            if b[0][1] != c:
+                b[1] = b[0]
+            b[0] = (hi, c)
+        elif c != b[0][1] and hi > b[1][0]:
+            b[1] = (hi, c)
+    return None
 
 
 def _sweep(touched: list, written: list) -> tuple[int, int, int, int] | None:
@@ -419,12 +447,16 @@ def _sweep(touched: list, written: list) -> tuple[int, int, int, int] | None:
 
 
 def _cross_core_error(hit: tuple, ins: list, lo: np.ndarray, hi: np.ndarray, core: np.ndarray, w: np.ndarray,
-                      name: str) -> None:
+                      name: str, atomic: np.ndarray | None = None) -> None:
     from .race_report import describe_iters
     cw, co, a, b = hit
     over = (lo < b) & (hi > a)
-    writer, size = ins[int(np.flatnonzero(over & w & (core == cw))[0])]
-    theirs = np.flatnonzero(over & (core == co))
+    if atomic is not None:      # the writer is an atomic store; the other access is anything else
+        writer, size = ins[int(np.flatnonzero(over & atomic & (core == cw))[0])]
+        theirs = np.flatnonzero(over & (core == co) & ~atomic)
+    else:
+        writer, size = ins[int(np.flatnonzero(over & w & (core == cw))[0])]
+        theirs = np.flatnonzero(over & (core == co))
     both = theirs[w[theirs]]
     other_write = bool(both.size)
     other = ins[int(both[0] if other_write else theirs[0])][0]

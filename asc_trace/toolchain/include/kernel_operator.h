@@ -93,6 +93,8 @@ struct Core {
     uint32_t pipe_next = 0;
     uint8_t event_mask[64] = {};
     int que_buffers[32] = {};    // TQue buffers per TPosition (each holds an event id: at most 8)
+    int atomic_op = 0;           // the store-atomic register: 0 plain stores, 1 add, 2 max, 3 min
+    int atomic_type = 0;         // its AtomicDtype code (GetStoreAtomicConfig)
 };
 
 inline Core& core() { static Core c; return c; }
@@ -314,6 +316,32 @@ inline void GetArchVersion(uint32_t&) {}                // leaves the value: pya
 inline void InitSocState() {}
 [[noreturn]] inline void Trap() { detail::fail("launch", "the kernel called Trap()"); }
 
+// The store-atomic register: DataCopy to GM (count form) combines with GM while an operation is set.
+enum class AtomicDtype { ATOMIC_NONE = 0, ATOMIC_F32, ATOMIC_F16, ATOMIC_S16, ATOMIC_S32, ATOMIC_S8, ATOMIC_BF16 };
+enum class AtomicOp { ATOMIC_SUM = 0 };
+namespace detail {
+template <typename T> constexpr int atomic_code()
+{
+    return std::is_same<T, float>::value ? 1 : std::is_same<T, half>::value ? 2 : std::is_same<T, int16_t>::value ? 3
+         : std::is_same<T, int32_t>::value ? 4 : std::is_same<T, int8_t>::value ? 5 : 6;
+}
+inline void set_atomic(int op, int type) { core().atomic_op = op; core().atomic_type = type; }
+}  // namespace detail
+template <typename T> inline void SetAtomicAdd() { detail::set_atomic(1, detail::atomic_code<T>()); }
+template <typename T> inline void SetAtomicMax() { detail::set_atomic(2, detail::atomic_code<T>()); }
+template <typename T> inline void SetAtomicMin() { detail::set_atomic(3, detail::atomic_code<T>()); }
+template <typename T> inline void SetAtomicType() { detail::core().atomic_type = detail::atomic_code<T>(); }
+inline void SetAtomicNone() { detail::set_atomic(0, 0); }
+template <AtomicDtype type, AtomicOp op> inline void SetStoreAtomicConfig()
+{
+    detail::set_atomic(type == AtomicDtype::ATOMIC_NONE ? 0 : 1, static_cast<int>(type));
+}
+inline void GetStoreAtomicConfig(uint16_t& atomicType, uint16_t& atomicOp)
+{
+    atomicType = static_cast<uint16_t>(detail::core().atomic_op ? detail::core().atomic_type : 0);
+    atomicOp = 0;
+}
+
 // The mask register: each op's mask is taken from the trace (an op with isSetMask = false carries the
 // value the register holds there), so the writes themselves change nothing in the model.
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
@@ -519,7 +547,15 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
 {
     detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
     if (count == 0) return;
-    std::memcpy(dst.span(count, "the copy destination"), src.span(count, "the copy source"), count * sizeof(T));
+    T* d = dst.span(count, "the copy destination");
+    const T* s = src.span(count, "the copy source");
+    const int op = detail::core().atomic_op;      // the store-atomic register (SetAtomicAdd / Max / Min)
+    if (op == 0) {
+        std::memcpy(d, s, count * sizeof(T));
+        return;
+    }
+    for (uint32_t i = 0; i < count; ++i)
+        d[i] = op == 1 ? detail::wrap_add(d[i], s[i]) : op == 2 ? detail::max_(d[i], s[i]) : detail::min_(d[i], s[i]);
 }
 template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {

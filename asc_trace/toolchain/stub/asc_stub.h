@@ -65,6 +65,12 @@ uint64_t& acc_val();
 uint64_t& max_min_cnt();
 void set_pad_value(uint64_t bits);
 uint64_t& ctrl();
+// the store-atomic register: op 0 plain stores, 1 add, 2 max, 3 min; type: the AtomicDtype code
+// (1 f32, 2 f16, 3 s16, 4 s32, 5 s8, 6 bf16), which copy_ubuf_to_gm combines elements as
+void set_atomic(int op);
+void set_atomic_type(int code);
+int atomic_op();
+int atomic_type();
 
 // -- events ------------------------------------------------------------------------------------------
 void set_flag(int src_pipe, int dst_pipe, int event);

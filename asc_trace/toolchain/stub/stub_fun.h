@@ -76,9 +76,26 @@ template <typename T> inline void get_cmpmask(T* dst) { asc_stub::get_cmpmask_to
 inline int64_t get_acc_val() { return static_cast<int64_t>(asc_stub::acc_val()); }
 inline int64_t get_max_min_cnt() { return static_cast<int64_t>(asc_stub::max_min_cnt()); }
 inline void set_mov_pad_val(uint64_t value) { asc_stub::set_pad_value(value); }
-// GM writes overwrite (no atomic accumulation): the TPipe sets this at construction; the atomic
-// modes themselves (set_atomic_add, ...) are not modeled.
-inline void set_atomic_none() {}
+// The store-atomic register (asc_stub.h set_atomic): copy_ubuf_to_gm combines with GM while an operation
+// is set; the TPipe's construction sets plain stores.
+inline void set_atomic_none() { asc_stub::set_atomic(0); }
+inline void set_atomic_add() { asc_stub::set_atomic(1); }
+inline void set_atomic_max() { asc_stub::set_atomic(2); }
+inline void set_atomic_min() { asc_stub::set_atomic(3); }
+inline void set_atomic_f32() { asc_stub::set_atomic_type(1); }
+inline void set_atomic_f16() { asc_stub::set_atomic_type(2); }
+inline void set_atomic_s16() { asc_stub::set_atomic_type(3); }
+inline void set_atomic_s32() { asc_stub::set_atomic_type(4); }
+inline void set_atomic_s8() { asc_stub::set_atomic_type(5); }
+inline void set_atomic_bf16() { asc_stub::set_atomic_type(6); }
+// the register's fields as GetStoreAtomicConfig reads them: type in bits 0-2, op in bits 3-4 (sum: 0)
+template <typename A, typename B> inline void set_st_atomic_cfg(A type, B /*op*/)
+{
+    const int code = static_cast<int>(type);
+    asc_stub::set_atomic(code == 0 ? 0 : 1);
+    asc_stub::set_atomic_type(code);
+}
+inline int64_t get_st_atomic_cfg() { return asc_stub::atomic_op() ? asc_stub::atomic_type() : 0; }
 
 // ---- cache and system: the host's memory is coherent and there is no instruction cache -----------------
 // (the headers pass the enums as cache_line_t / dcci_dst_t or as plain integers: any form is taken)

@@ -6,6 +6,21 @@
 
 namespace asc_stub {
 
+// A store to GM under the store-atomic register: each element combined with GM's in the register's type.
+static void atomic_store(uint8_t* d, const uint8_t* s, uint64_t len)
+{
+    static const DT types[] = {DT::F32, DT::F32, DT::F16, DT::S16, DT::S32, DT::S8, DT::BF16};
+    const int op = S().atomic_op, code = S().atomic_type;
+    if (code < 1 || code > 6) fail("sync", "an atomic store with no element type set (SetAtomicType)");
+    by_type(types[code], [&](auto zero) {
+        using T = decltype(zero);
+        for (uint64_t i = 0; i + sizeof(T) <= len; i += sizeof(T)) {
+            const T a = load<T>(d + i), b = load<T>(s + i);
+            store<T>(d + i, op == 1 ? asc_num::wrap_add(a, b) : op == 2 ? asc_num::max_(a, b) : asc_num::min_(a, b));
+        }
+    });
+}
+
 static void check_side(bool ub, const void* p, uint64_t nbytes, const char* what)
 {
     if (ub)
@@ -29,7 +44,10 @@ void copy_blocks(int where, void* dst, const void* src, uint32_t n_burst, uint32
         const uint8_t* s = static_cast<const uint8_t*>(src) + i * src_step;
         check_side(src_ub, s, len, "the copy source");
         check_side(dst_ub, d, len, "the copy destination");
-        std::memmove(d, s, len);
+        if (where == 1 && S().atomic_op != 0)
+            atomic_store(d, s, len);
+        else
+            std::memmove(d, s, len);
     }
 }
 

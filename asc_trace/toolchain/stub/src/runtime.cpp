@@ -183,6 +183,10 @@ void end_core()
 }
 
 Mask& mask() { return S().mask; }
+void set_atomic(int op) { S().atomic_op = op; }
+void set_atomic_type(int code) { S().atomic_type = code; }
+int atomic_op() { return S().atomic_op; }
+int atomic_type() { return S().atomic_type; }
 uint64_t& acc_val() { return S().acc; }
 uint64_t& max_min_cnt() { return S().max_min; }
 void set_pad_value(uint64_t bits)

@@ -33,6 +33,7 @@ struct State {
     uint8_t cmpmask[16] = {};
     uint64_t acc = 0, max_min = 0, pad = 0;
     bool pad_set = false;   // the MTE2 padding register holds a value (set_mov_pad_val)
+    int atomic_op = 0, atomic_type = 0;   // the store-atomic register (asc_stub.h set_atomic)
     uint8_t flags[PIPES][PIPES] = {};   // bit e: event e of (src pipe, dst pipe) is set
 };
 State& S();
