@@ -144,3 +144,43 @@ def test_the_profile_shows_the_calls_instructions_as_slices():
     assert [e["name"] for e in ev] == [f"adv_layernorm: {n}" for n, _c in costs]
     assert ev[0]["name"] == "adv_layernorm: muls" and len(ev) > 20       # 1/h, the sums, the broadcasts, ...
     assert sum(e["args"]["cycles"] for e in ev) == pytest.approx(end - start)
+
+
+def test_one_tensor_as_two_operands_where_the_vendors_check_refuses_it():
+    """layernorm_check_common.h: output may be inputX (in place: the same result), mean may not be inputX."""
+    t = asc.adv.get_layernorm_nd_tiling_info([1, 2, 64, 64], 4096, 4)
+
+    def kernel(in_place: bool):
+        @asc.jit
+        def ln(x: asc.GlobalAddress, z: asc.GlobalAddress):
+            xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+            xg.set_global_buffer(x)
+            zg.set_global_buffer(z)
+            a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 128)
+            gb = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 1024, 128)
+            mv = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 2048, 16)
+            o = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4096, 128)
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 8192, 4096)
+            asc.data_copy(a, xg, 128)
+            asc.duplicate(gb, 1.0, 64)
+            asc.duplicate(gb[64:], 0.0, 64)
+            out = a if in_place else o
+            asc.adv.layernorm(out, mv, mv[8:], a, gb, gb[64:], 1e-5, t, tmp)
+            asc.data_copy(zg, out, 128)
+        return ln
+    x = np.random.default_rng(1).standard_normal(128).astype(np.float32)
+    z1, z2 = np.zeros_like(x), np.zeros_like(x)
+    kernel(False)[1](x, z1)
+    kernel(True)[1](x, z2)
+    assert z1.tobytes() == z2.tobytes()
+
+    @asc.jit
+    def mean_on_x(x: asc.GlobalAddress):
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        o = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 1024, 256)
+        gb = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 2048, 128)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 8192, 4096)
+        asc.adv.layernorm(o, a, o[128:], a, gb, gb[64:], 1e-5, t, tmp)
+    with pytest.raises(asc.OutOfBoundsError, match="are one tensor") as ei:
+        mean_on_x[1](np.zeros(256, np.float32))
+    assert "test_adv_layernorm.py" in str(ei.value)

@@ -92,3 +92,15 @@ def test_errors_at_the_users_line():
             a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 1024)
             asc.adv.log_softmax(a, a[512:], a[768:], a[256:], asc.adv.SoftmaxTiling(), a, shape=(1, 256))
         wrong[1](np.zeros(1024, np.float16))
+
+
+def test_dst_may_not_be_src():
+    """log_softmax_check_common.h checks dst, src, sum and max pairwise (SoftMax lets dst be src)."""
+    @asc.jit
+    def in_place(x: asc.GlobalAddress):
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        s = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 1024, 64)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 4096, 4096)
+        asc.adv.log_softmax(a, s, s[32:], a, asc.adv.LogSoftMaxTiling(), tmp, shape=(4, 64))
+    with pytest.raises(asc.OutOfBoundsError, match="dst and src of asc.adv.log_softmax are one tensor"):
+        in_place[1](np.zeros(256, np.float32))

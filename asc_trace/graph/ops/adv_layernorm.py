@@ -12,6 +12,8 @@ The reduction runs over all h lanes (originalH only sets the 1/h factor), as the
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ...dtypes import float16, float32
@@ -109,9 +111,16 @@ DECLARED = {
     "LayerNorm<>/8": ("include/adv_api/normalization/layernorm.h:87", "lib/normalization/layernorm.h:66"),
 }
 
+# layernorm_check_common.h: no two of (output, mean, variance, gamma), of (.., beta), of (mean, variance, inputX)
+# are one tensor; output may be inputX
+_DISTINCT = tuple(sorted({p for group in (("dst", "mean", "variance", "gamma"), ("dst", "mean", "variance", "beta"),
+                                          ("mean", "variance", "src"))
+                          for p in itertools.combinations(group, 2)}))
+
 register_adv(
     adv_record("adv_layernorm", "LayerNorm",
                AdvSpec(("dst", "mean", "variance"), ("src", "gamma", "beta"), _layernorm, layernorm_tmp,
-                       layernorm_tmp, scalars=("epsilon",), counted=False, extent=_extent),
+                       layernorm_tmp, scalars=("epsilon",), counted=False, extent=_extent,
+                       distinct=_DISTINCT),
                _emit, frozenset({"float16", "float32"}), DECLARED, TOL_STEPS, header="normalization/layernorm.h"),
 )

@@ -9,6 +9,8 @@ LogSoftMaxTiling passed in does not change the result; the buffer must hold one 
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ...dtypes import float16
@@ -58,6 +60,9 @@ DECLARED = {"LogSoftMax<>/7": ("include/adv_api/activation/logsoftmax.h:55", "li
 register_adv(
     adv_record("adv_log_softmax", "LogSoftMax",
                AdvSpec(("dst", "sum", "max"), ("src",), _log_softmax, log_softmax_min_tmp, log_softmax_max_tmp,
-                       counted=False, extent=_softmax_extent),
+                       counted=False, extent=_softmax_extent,
+                       # log_softmax_check_common.h: no two of dst, src, sum, max are one tensor (unlike SoftMax,
+                       # dst may not be src)
+                       distinct=tuple(itertools.combinations(("dst", "src", "sum", "max"), 2))),
                _emit, frozenset({"float16", "float32"}), DECLARED, SOFTMAX_TOL, header="activation/logsoftmax.h"),
 )
