@@ -99,6 +99,8 @@ def suite() -> tuple:
     x = np.zeros((4, 64), np.float32)
     out.append(asc.compile(log_softmax_kernel(4, 64, type_size=4), (x, x.copy(), np.zeros(32, np.float32),
                                                                      np.zeros(32, np.float32))))
+    out.append(asc.compile(extract_kernel(1), (np.zeros(64, np.float32), np.zeros(32, np.float32),
+                                               np.zeros(32, np.uint32))))
     out.append(asc.compile(quant_kernel(256, config=asc.adv.QuantConfig(256, 0, 0, 512)),
                            (np.ones(256, np.float16), np.zeros(256, np.int8))))
     for name in ACTIVATIONS + ("swiglu",):
@@ -268,3 +270,23 @@ def log_softmax_kernel(m: int, k: int, tmp_bytes: int = 16 * 1024, type_size: in
         asc.data_copy(mg, ml, m * per)
         asc.data_copy(sg, sl, m * per)
     return asc.jit(log_softmax_rows, **options)
+
+
+def extract_kernel(repeat: int, **options):
+    """s (repeat x 32 sorted (value, index) structures of 8 bytes) -> their values v and uint32 indices i."""
+    n = repeat * 32
+
+    def unpack(s: asc.GlobalAddress, v: asc.GlobalAddress, i: asc.GlobalAddress):
+        sg, vg, ig = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        sg.set_global_buffer(s)
+        vg.set_global_buffer(v)
+        ig.set_global_buffer(i)
+        per = 8 // s.dtype.sizeof()
+        sl = asc.LocalTensor(s.dtype, asc.TPosition.VECIN, 0, n * per)
+        vl = asc.LocalTensor(s.dtype, asc.TPosition.VECOUT, 16384, n)
+        il = asc.LocalTensor(asc.uint32, asc.TPosition.VECOUT, 32768, n)
+        asc.data_copy(sl, sg, n * per)
+        asc.adv.extract(vl, il, sl, repeat)
+        asc.data_copy(vg, vl, n)
+        asc.data_copy(ig, il, n)
+    return asc.jit(unpack, **options)

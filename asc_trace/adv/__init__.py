@@ -9,6 +9,7 @@ from . import math as _math
 from . import tiling as _tiling
 from .activation import faster_gelu, gelu, log_softmax, sigmoid, silu, softmax, swiglu
 from .normalization import layernorm, rmsnorm
+from .sort import concat, extract
 from .quantization import QuantConfig, quant
 from .tiling_norm import (GetLayerNormMaxMinTmpSize, GetLayerNormNDTilingInfo, LayerNormTiling,
                           get_layernorm_max_min_tmp_size, get_layernorm_nd_tiling_info)
@@ -41,7 +42,7 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                  "GetLayerNormMaxMinTmpSize", "GetLayerNormNDTilingInfo", "log_softmax",
                                  "LogSoftMaxTiling", "log_softmax_tiling_func", "get_log_softmax_max_tmp_size",
                                  "get_log_softmax_min_tmp_size", "GetLogSoftMaxMaxTmpSize",
-                                 "GetLogSoftMaxMinTmpSize", "LogSoftMaxTilingFunc", "Matmul", "register_matmul", "MatmulType", "MatmulConfig",
+                                 "GetLogSoftMaxMinTmpSize", "LogSoftMaxTilingFunc", "concat", "extract", "Matmul", "register_matmul", "MatmulType", "MatmulConfig",
                                  "TCubeTiling", "MatmulShapeParams", "MatmulQuantParams", "MatmulBatchParams",
                                  "MatmulFuncParams", "get_basic_config", "get_ib_share_norm_config", "get_mdl_config",
                                  "get_mm_config", "get_normal_config", "get_special_basic_config",
