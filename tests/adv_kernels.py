@@ -91,6 +91,16 @@ def suite() -> tuple:
         x = np.ones(2 * 3 * 64, np.float32)
         out.append(asc.compile(rmsnorm_kernel(2, 3, 64, 60, 4096, 4, with_tmp=with_tmp), (x, x[:64].copy(), x.copy())))
         out.append(asc.compile(quant_kernel(256, with_tmp=with_tmp), (x[:256].copy(), np.zeros(256, np.int8))))
+    for with_tmp in (True, False):
+        x = np.ones(6 * 64, np.float32)
+        out.append(asc.compile(layernorm_kernel(2, 3, 64, 4096, 4, with_tmp=with_tmp),
+                               (x, x[:64].copy(), x[:64].copy(), x.copy(), np.zeros(8, np.float32),
+                                np.zeros(8, np.float32))))
+    x = np.zeros((4, 64), np.float32)
+    out.append(asc.compile(log_softmax_kernel(4, 64, type_size=4), (x, x.copy(), np.zeros(32, np.float32),
+                                                                     np.zeros(32, np.float32))))
+    out.append(asc.compile(extract_kernel(1), (np.zeros(64, np.float32), np.zeros(32, np.float32),
+                                               np.zeros(32, np.uint32))))
     out.append(asc.compile(quant_kernel(256, config=asc.adv.QuantConfig(256, 0, 0, 512)),
                            (np.ones(256, np.float16), np.zeros(256, np.int8))))
     for name in ACTIVATIONS + ("swiglu",):
@@ -203,3 +213,80 @@ def activation_kernel(name: str, with_tmp: bool, **options):
         asc.data_copy(zg, zl, n)
     kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
     return asc.jit(kernel, **options)
+
+
+def layernorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, with_tmp: bool = True, tiling=None,
+                     eps: float = 1e-5, **options):
+    """x [b, s, h], gamma, beta [h] -> z = LayerNorm(x), the row mean and variance to mean, var."""
+    tiling = tiling or asc.adv.get_layernorm_nd_tiling_info([b, s, h, h], tmp_bytes, type_size)
+    rows = b * s
+    per = 32 // type_size
+
+    def layernorm_rows(x: asc.GlobalAddress, g: asc.GlobalAddress, be: asc.GlobalAddress, z: asc.GlobalAddress,
+                       mean: asc.GlobalAddress, var: asc.GlobalAddress):
+        xg, gg, bg, zg, mg, vg = (asc.GlobalTensor() for _ in range(6))
+        for t, a in ((xg, x), (gg, g), (bg, be), (zg, z), (mg, mean), (vg, var)):
+            t.set_global_buffer(a)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, rows * h)
+        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, h)
+        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 36864, h)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 40960, rows * h)
+        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 73728, -(-rows // per) * per)
+        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 77824, -(-rows // per) * per)
+        asc.data_copy(xl, xg, rows * h)
+        asc.data_copy(gl, gg, h)
+        asc.data_copy(bl, bg, h)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 81920, tmp_bytes)
+            asc.adv.layernorm(zl, ml, vl, xl, gl, bl, eps, tiling, tmp)
+        else:
+            asc.adv.layernorm(zl, ml, vl, xl, gl, bl, eps, tiling)
+        asc.data_copy(zg, zl, rows * h)
+        asc.data_copy(mg, ml, -(-rows // per) * per)
+        asc.data_copy(vg, vl, -(-rows // per) * per)
+    layernorm_rows.__name__ = layernorm_rows.__qualname__ = f"adv_layernorm_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(layernorm_rows, **options)
+
+
+def log_softmax_kernel(m: int, k: int, tmp_bytes: int = 16 * 1024, type_size: int = 2, tiling_bytes: int = 0,
+                       **options):
+    """x [m, k] -> z = LogSoftMax rows; the row max and sum (one 32-byte block per row, type T) to mx, sm. The
+    tiling is the host helper's for `tiling_bytes` (default: the buffer's size)."""
+    tiling = asc.adv.log_softmax_tiling_func([m, k], type_size, tiling_bytes or tmp_bytes)
+
+    def log_softmax_rows(x: asc.GlobalAddress, z: asc.GlobalAddress, mx: asc.GlobalAddress, sm: asc.GlobalAddress):
+        xg, zg, mg, sg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        for t, a in ((xg, x), (zg, z), (mg, mx), (sg, sm)):
+            t.set_global_buffer(a)
+        per = 32 // x.dtype.sizeof()
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 65536, m * per)
+        sl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 65536 + 4096, m * per)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 81920, tmp_bytes)
+        asc.data_copy(xl, xg, m * k)
+        asc.adv.log_softmax(zl, sl, ml, xl, tiling, tmp)
+        asc.data_copy(zg, zl, m * k)
+        asc.data_copy(mg, ml, m * per)
+        asc.data_copy(sg, sl, m * per)
+    return asc.jit(log_softmax_rows, **options)
+
+
+def extract_kernel(repeat: int, **options):
+    """s (repeat x 32 sorted (value, index) structures of 8 bytes) -> their values v and uint32 indices i."""
+    n = repeat * 32
+
+    def unpack(s: asc.GlobalAddress, v: asc.GlobalAddress, i: asc.GlobalAddress):
+        sg, vg, ig = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        sg.set_global_buffer(s)
+        vg.set_global_buffer(v)
+        ig.set_global_buffer(i)
+        per = 8 // s.dtype.sizeof()
+        sl = asc.LocalTensor(s.dtype, asc.TPosition.VECIN, 0, n * per)
+        vl = asc.LocalTensor(s.dtype, asc.TPosition.VECOUT, 16384, n)
+        il = asc.LocalTensor(asc.uint32, asc.TPosition.VECOUT, 32768, n)
+        asc.data_copy(sl, sg, n * per)
+        asc.adv.extract(vl, il, sl, repeat)
+        asc.data_copy(vg, vl, n)
+        asc.data_copy(ig, il, n)
+    return asc.jit(unpack, **options)

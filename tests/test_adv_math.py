@@ -230,3 +230,26 @@ def test_a_temporary_buffer_overlapping_an_operand_is_refused():
     with pytest.raises(asc.OutOfBoundsError, match="overlaps dst"):
         overlap[1](np.ones(256, np.float32), z)
     assert (z == 5).all()
+
+
+def test_without_a_count_the_source_size_is_the_count():
+    """The vendor's Log(dst, src) is Log(dst, src, src.GetSize()) (pyasc's test_log_kernel calls it so); a
+    source whose size is not known is refused at the call."""
+    @asc.jit
+    def log_all(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        xl = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        zl = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4096, 256)
+        asc.data_copy(xl, xg, 256)
+        asc.duplicate(zl, 7.0, 256)
+        asc.adv.log(zl, xl[64:])          # GetSize of the view: 192 elements
+        asc.data_copy(zg, zl, 256)
+    x = np.linspace(0.5, 4.0, 256).astype(np.float32)
+    z = np.full_like(x, -1.0)
+    log_all[1](x, z)
+    np.testing.assert_allclose(z[:192], np.log(x[64:].astype(np.float64)), rtol=2e-6)
+    assert (z[192:] == 7.0).all()                 # past the source's size: not written
+    src = asc.compile(log_all, (x, z)).source
+    assert "AscendC::Log(" in src and "192" in src.split("AscendC::Log(")[1].split(";")[0]

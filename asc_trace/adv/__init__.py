@@ -7,14 +7,19 @@ from .math import (acos, acosh, asin, asinh, atan, atanh, axpy, ceil, cos, cosh,
 
 from . import math as _math
 from . import tiling as _tiling
-from .activation import faster_gelu, gelu, sigmoid, silu, softmax, swiglu
-from .normalization import rmsnorm
+from .activation import faster_gelu, gelu, log_softmax, sigmoid, silu, softmax, swiglu
+from .normalization import layernorm, rmsnorm
+from .sort import concat, extract
 from .quantization import QuantConfig, quant
+from .tiling_norm import (GetLayerNormMaxMinTmpSize, GetLayerNormNDTilingInfo, LayerNormTiling,
+                          get_layernorm_max_min_tmp_size, get_layernorm_nd_tiling_info)
 from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRmsNormTilingInfo,
                      GetSoftMaxMaxTmpSize, GetSoftMaxMinTmpSize, RmsNormTiling, SoftMaxTiling, SoftMaxTilingFunc,
                      SoftmaxTiling, get_ascend_quant_max_min_tmp_size, get_rms_norm_max_min_tmp_size,
                      get_rms_norm_tiling_info, get_softmax_max_tmp_size, get_softmax_min_tmp_size,
-                     softmax_tiling_func)
+                     softmax_tiling_func, LogSoftMaxTiling, log_softmax_tiling_func, get_log_softmax_max_tmp_size,
+                     get_log_softmax_min_tmp_size, GetLogSoftMaxMaxTmpSize, GetLogSoftMaxMinTmpSize,
+                     LogSoftMaxTilingFunc)
 
 globals().update(_tiling.MATH_HELPERS)
 
@@ -32,7 +37,12 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                  "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
                                  "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",
                                  "SoftMaxTilingFunc", "GetRmsNormMaxMinTmpSize", "GetRmsNormTilingInfo",
-                                 "GetAscendQuantMaxMinTmpSize", "Matmul", "register_matmul", "MatmulType", "MatmulConfig",
+                                 "GetAscendQuantMaxMinTmpSize", "layernorm", "LayerNormTiling",
+                                 "get_layernorm_max_min_tmp_size", "get_layernorm_nd_tiling_info",
+                                 "GetLayerNormMaxMinTmpSize", "GetLayerNormNDTilingInfo", "log_softmax",
+                                 "LogSoftMaxTiling", "log_softmax_tiling_func", "get_log_softmax_max_tmp_size",
+                                 "get_log_softmax_min_tmp_size", "GetLogSoftMaxMaxTmpSize",
+                                 "GetLogSoftMaxMinTmpSize", "LogSoftMaxTilingFunc", "concat", "extract", "Matmul", "register_matmul", "MatmulType", "MatmulConfig",
                                  "TCubeTiling", "MatmulShapeParams", "MatmulQuantParams", "MatmulBatchParams",
                                  "MatmulFuncParams", "get_basic_config", "get_ib_share_norm_config", "get_mdl_config",
                                  "get_mm_config", "get_normal_config", "get_special_basic_config",

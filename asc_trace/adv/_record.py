@@ -18,8 +18,9 @@ from ..proxies.source_loc import user_loc
 def record(op_name: str, outs: dict[str, Any], ins: dict[str, Any], temp_buffer: Any = None,
            scalars: dict[str, Any] | None = None, count: Any = None, *, counted: bool = True,
            dtype_of: str | None = None, tmp_form: bool = True, tmp_required: bool = False,
-           **attrs: Any) -> SourceLoc:
-    """Record `asc.adv.<name>`; `dtype_of`: the operand whose type is the call's T (default: the first)."""
+           size_of: str | None = None, **attrs: Any) -> SourceLoc:
+    """Record `asc.adv.<name>`; `dtype_of`: the operand whose type is the call's T (default: the first);
+    `size_of`: the tensor whose GetSize() is the count when none is given (the vendor's count-less forms)."""
     name = op_name[4:]
     ctx = current(f"asc.adv.{name}")
     loc = user_loc()
@@ -45,6 +46,8 @@ def record(op_name: str, outs: dict[str, Any], ins: dict[str, Any], temp_buffer:
         e = to_expr(v, f"{k} of asc.adv.{name}")
         args.append(e)
     if counted:
+        if count is None and size_of is not None:
+            count = _size(ins[size_of], loc)
         if count is None:
             raise TraceError(f"asc.adv.{name} needs the element count (count=...)", loc,
                              hint="asc_trace does not know a LocalTensor's size from its declaration alone")
@@ -52,3 +55,13 @@ def record(op_name: str, outs: dict[str, Any], ins: dict[str, Any], temp_buffer:
     ctx.record(op_name, tuple(args), loc, Pipe.V, make_attrs(dtype=dt, tmp=True if tmp is not None else None,
                                                             **attrs))
     return loc
+
+
+def _size(t: Any, loc: SourceLoc) -> Any:
+    """`t.GetSize()`, as the vendor's forms without calCount read it (Log(dst, src) is Log(dst, src,
+    src.GetSize())); a tensor whose size is not known is the same TraceError as a missing count."""
+    try:
+        return t.get_size()
+    except TraceError as e:
+        raise TraceError(f"the element count was not given and the source's size is not known: {e.args[0]}", loc,
+                         hint="pass count=...") from None

@@ -8,7 +8,7 @@ from ..errors import AlignmentError, DTypeError, TraceError
 from ..proxies.api import vec_operand
 from ..proxies.source_loc import user_loc
 from ._record import record
-from .tiling import SoftmaxTiling, check_softmax_tiling, static_values
+from .tiling import LogSoftMaxTiling, SoftmaxTiling, check_softmax_tiling, static_values
 
 
 def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_buffer: Any = None,  # noqa: A002
@@ -59,6 +59,45 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
            dtype_of="src", shape=(m, k), tiling=values, reduce_dtype=red)
 
 
+def log_softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: LogSoftMaxTiling, temp_buffer: Any,  # noqa: A002
+                reuse_source: bool = False, data_format_nz: bool = False, *,
+                shape: tuple[int, int] | None = None) -> None:
+    """Ascend C `LogSoftMax<T>(dst, sum, max, src, sharedTmpBuffer, tiling, shapeInfo)` over rows of [m, k] (ND):
+    the vendor's steps are SoftMax's, then Ln and a multiplication by log10(e), so dst = log10(softmax(x));
+    sum / max as SoftMax writes them (one 32-byte block per row, type T). Arguments in the order of
+    asc.adv.softmax (tiling, then the buffer, which LogSoftMax always takes).
+
+    Raises:
+        TraceError: no shape (a tiling with src_m / src_k, or shape=(m, k)), or the two disagree; NZ format.
+        AlignmentError: k x sizeof(T) not a multiple of 32 bytes.
+        DTypeError: the four tensors not one type of half, float.
+        UBOverflowError (at run time, before any write): temp_buffer below GetLogSoftMaxMinTmpSize.
+    """
+    loc = user_loc()
+    if not isinstance(tiling, LogSoftMaxTiling):
+        raise TraceError(f"asc.adv.log_softmax takes an asc.adv.LogSoftMaxTiling, got {type(tiling).__name__}", loc,
+                         hint="asc.adv.log_softmax_tiling_func([m, k], type_size, tmp_bytes)")
+    if data_format_nz:
+        raise TraceError("asc.adv.log_softmax models the ND format only", loc)
+    values = static_values(tiling, "the LogSoftMaxTiling")
+    if values[0] and values[1] and shape is not None and tuple(shape) != (values[0], values[1]):
+        raise TraceError(f"shape={tuple(shape)} and the tiling's ({values[0]}, {values[1]}) disagree", loc)
+    m, k = (values[0], values[1]) if values[0] and values[1] else (shape or (0, 0))
+    if not (isinstance(m, int) and isinstance(k, int) and m > 0 and k > 0):
+        raise TraceError("asc.adv.log_softmax needs the shape [m, k]: a tiling with src_m / src_k, or shape=(m, k)",
+                         loc, hint="asc.adv.log_softmax_tiling_func([m, k], type_size, tmp_bytes) fills one")
+    refs = {n: vec_operand(t, n, "adv.log_softmax", loc) for n, t in dict(dst=dst, sum=sum, max=max, src=src).items()}
+    if len({r.dtype for r in refs.values()}) != 1:
+        raise DTypeError("dst, sum, max and src of asc.adv.log_softmax must have one type (" +
+                         ", ".join(f"{n} is {r.dtype}" for n, r in refs.items()) + ")", loc)
+    itemsize = refs["src"].dtype.itemsize
+    if k * itemsize % 32:
+        raise AlignmentError(f"asc.adv.log_softmax's last axis is {k} x {itemsize} bytes, not a multiple of 32", loc,
+                             hint="pad the rows to 32 bytes")
+    record("adv_log_softmax", dict(dst=dst, sum=sum, max=max), {"src": src}, temp_buffer, counted=False,
+           dtype_of="src", tmp_required=True, shape=(m, k), tiling=values, reduce_dtype=refs["src"].dtype)
+
+
 def _no_variants(name: str, high_precision: bool, high_performance: bool) -> None:
     if high_precision or high_performance:
         raise TraceError(f"asc.adv.{name} models the default variant only (highPrecision = highPerformance = false)",
@@ -97,4 +136,4 @@ def swiglu(dst: Any, src0: Any, src1: Any, scalar_value: Any, count: Any = None,
            count)
 
 
-__all__ = ["softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu"]
+__all__ = ["softmax", "log_softmax", "gelu", "faster_gelu", "silu", "sigmoid", "swiglu"]

@@ -13,7 +13,7 @@ from ._record import record
 
 def _unary(name: str, c_name: str) -> Callable[..., None]:
     def fn(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, is_reuse_source: bool = False) -> None:
-        record(f"adv_{name}", {"dst": dst}, {"src": src}, temp_buffer, count=count,
+        record(f"adv_{name}", {"dst": dst}, {"src": src}, temp_buffer, count=count, size_of="src",
                tmp_form=name != "log")     # Log has no sharedTmpBuffer form (it is one Ln)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Ascend C `{c_name}(dst, src[, sharedTmpBuffer], calCount)`, element-wise "
@@ -35,13 +35,13 @@ def exp(dst: Any, src: Any, count: Any = None, taylor_expand_level: int = 0, tem
 def power(dst: Any, src0: Any, src1: Any, count: Any = None, temp_buffer: Any = None,
           is_reuse_source: bool = False) -> None:
     """Ascend C `Power(dst, src0, src1[, sharedTmpBuffer], calCount)`: src0 ** src1 element-wise."""
-    record("adv_power", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, count=count)
+    record("adv_power", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, count=count, size_of="src0")
 
 
 def xor(dst: Any, src0: Any, src1: Any, count: Any = None, temp_buffer: Any = None,
         is_reuse_source: bool = False) -> None:
     """Ascend C `Xor(dst, src0, src1[, sharedTmpBuffer], calCount)` on int16 / uint16."""
-    record("adv_xor", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, count=count)
+    record("adv_xor", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, count=count, size_of="src0")
 
 
 def axpy(dst: Any, src: Any, scalar: Any, count: Any = None, temp_buffer: Any = None,

@@ -151,6 +151,22 @@ def check_softmax_tiling(t: SoftmaxTiling, type_size: int) -> None:
                               "all zero and pass shape=(m, k): the kernel then computes it")
 
 
+@dataclass(frozen=True)
+class LogSoftMaxTiling(SoftmaxTiling):
+    """Ascend C `LogSoftMaxTiling` (SoftMaxTiling's fields). The vendor's LogSoftMax recomputes its split from the
+    temporary buffer, so only src_m / src_k (the shape) are read from it."""
+
+
+def log_softmax_tiling_func(src_shape: Sequence[int], data_type_size: int,
+                            local_work_space_size: int) -> LogSoftMaxTiling:
+    """LogSoftMaxTilingFunc (logsoftmax_tiling.cpp): the same split as SoftMaxTilingFunc."""
+    return LogSoftMaxTiling(*astuple(softmax_tiling_func(src_shape, data_type_size, local_work_space_size)))
+
+
+get_log_softmax_max_tmp_size = get_softmax_max_tmp_size     # GetLogSoftMaxMaxTmpSize: SoftMax's sizes on A2
+get_log_softmax_min_tmp_size = get_softmax_min_tmp_size
+
+
 # -- RmsNorm (impl/adv_api/tiling/normalization/rmsnorm_tiling_impl.cpp) ---------------------------
 
 def _bsh(src_shape: Sequence[int]) -> tuple[int, int, int]:
@@ -267,3 +283,6 @@ GetRmsNormMaxMinTmpSize = get_rms_norm_max_min_tmp_size
 GetRmsNormTilingInfo = get_rms_norm_tiling_info
 GetAscendQuantMaxMinTmpSize = get_ascend_quant_max_min_tmp_size
 SoftMaxTiling = SoftmaxTiling
+GetLogSoftMaxMaxTmpSize = get_log_softmax_max_tmp_size
+GetLogSoftMaxMinTmpSize = get_log_softmax_min_tmp_size
+LogSoftMaxTilingFunc = log_softmax_tiling_func

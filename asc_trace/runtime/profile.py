@@ -13,7 +13,9 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import AscTraceError, OptionError, PathError
+from ..graph.expr import Const
 from ..graph.node import Node
+from ..graph.ops.adv_common import ADV, instruction_costs, operands
 from ..proxies.source_loc import user_loc
 from .core_timing import IssueRun
 from .launch_model import CoreTimeline, LaunchRecord, LaunchTiming, time_launch
@@ -214,9 +216,10 @@ class Profile:
             for i, name in enumerate(PIPE_NAMES):
                 events.append({"name": "thread_name", "ph": "M", "pid": core, "tid": i, "args": {"name": name}})
         for core, block, p, start, end, item in self.placed_slices():
-            events.append({"name": _slice_name(item), "cat": PIPE_NAMES[p], "ph": "X", "pid": core, "tid": p,
-                           "ts": us(start), "dur": max(us(end - start), 1e-3),
-                           "args": {**_slice_args(item), "block": block, "cycles": end - start}})
+            for name, s0, s1, extra in _instruction_slices(item, start, end):
+                events.append({"name": name, "cat": PIPE_NAMES[p], "ph": "X", "pid": core, "tid": p,
+                               "ts": us(s0), "dur": max(us(s1 - s0), 1e-3),
+                               "args": {**_slice_args(item), **extra, "block": block, "cycles": s1 - s0}})
         events.extend(self._chip_events())
         return {"traceEvents": events, "displayTimeUnit": "ns",
                 "otherData": {"kernel": self.kernel, "platform": self.platform.name, "cycles": self.cycles,
@@ -320,6 +323,25 @@ def writable_file(path: Any, what: str) -> Path:
 
 def _slice_name(item: Any) -> str:
     return "scalar issue" if isinstance(item, IssueRun) else item.op
+
+
+def _instruction_slices(item: Any, start: float, end: float) -> list[tuple[str, float, float, dict[str, Any]]]:
+    """One slice, or for a high-level (asc.adv) call one per vector instruction its algorithm issues, each as
+    long as its share of the call's modeled cost (graph/ops/adv_common.py instruction_costs)."""
+    if isinstance(item, IssueRun) or item.op not in ADV:
+        return [(_slice_name(item), start, end, {})]
+    count = operands(item)[3]
+    elems = count.value if isinstance(count, Const) else 1024     # a runtime count: the shares of 1024 elements
+    costs = instruction_costs(item.op, item.attrs, int(elems))
+    total = sum(c for _n, c in costs)
+    if not costs or total <= 0:
+        return [(_slice_name(item), start, end, {})]
+    out, t = [], start
+    for i, (name, c) in enumerate(costs):
+        t1 = end if i == len(costs) - 1 else t + (end - start) * c / total
+        out.append((f"{item.op}: {name}", t, t1, {"call": item.op, "instruction": i}))
+        t = t1
+    return out
 
 
 def _slice_args(item: Any) -> dict[str, Any]:

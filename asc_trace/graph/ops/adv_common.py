@@ -241,7 +241,7 @@ def adv_fields(ctx, node) -> dict[str, str]:
 def adv_includes(nodes) -> list[str]:
     """The include lines for the adv headers `nodes` use: CANN 8.x keeps the high-level API under `lib/`,
     asc-devkit under `adv_api/`; one source serves both (the cpp backend's model declares the calls itself)."""
-    headers = sorted({ADV[n.op].header for n in nodes if n.op in ADV})
+    headers = sorted({ADV[n.op].header for n in nodes if n.op in ADV and ADV[n.op].header})   # "": a basic API call
     lines = []
     for h in headers:
         lines += [f'#if __has_include("lib/{h}")', f'#include "lib/{h}"', f'#elif __has_include("adv_api/{h}")',

@@ -55,7 +55,8 @@ def softmax_row_sum(st: Steps, e: np.ndarray) -> np.ndarray:
     return _block_sum(st, _block_sum(st, acc))[..., 0]      # BasicBlockReduceSumImpl: 64 -> 8 -> 1
 
 
-def _softmax(st: Steps, ins, sc, node) -> dict:
+def _softmax(st: Steps, ins, sc, node, narrow: bool = True) -> dict:
+    """SoftMax's steps; `narrow=False` leaves dst as the float (cores, m, k) quotient (LogSoftMax goes on)."""
     m, k = node.attr("shape")
     src = ins["src"]
     x = src.reshape(src.shape[0], m, k)
@@ -64,14 +65,14 @@ def _softmax(st: Steps, ins, sc, node) -> dict:
     e = st.unary("exp", st.binary("sub", w, mx[..., None]))
     s = softmax_row_sum(st, e)
     y = st.binary("div", e, s[..., None])
-    dst = st.cast(y, float16, "none") if x.dtype == np.float16 else y
+    dst = st.cast(y, float16, "none") if x.dtype == np.float16 and narrow else y
     red: np.dtype = np.dtype(node.attr("reduce_dtype").np)
     width = 32 // red.itemsize
 
     def out(v: np.ndarray) -> np.ndarray:
         v = st.cast(v, float16, "none") if red == np.float16 else v
         return np.repeat(v[..., None], width, axis=-1).reshape(v.shape[0], m * width)
-    return {"dst": dst.reshape(src.shape[0], m * k), "max": out(mx), "sum": out(s)}
+    return {"dst": dst.reshape(src.shape[0], m * k) if narrow else dst, "max": out(mx), "sum": out(s)}
 
 
 def _softmax_extent(node, name):
