@@ -414,6 +414,7 @@ COVERED_ELSEWHERE = {
     # the cube (tests/test_cube.py: against NumPy with fp32 accumulation, tails, bias, ReLU, errors)
     "data_copy_nd2nz": "test_cube", "data_copy_bias": "test_cube", "load_data": "test_cube", "mmad": "test_cube",
     "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
+    "fixpipe_l1": "test_cube_fixpipe_l1",
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})

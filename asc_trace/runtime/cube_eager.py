@@ -15,6 +15,7 @@ from ..cube_enums import CUBE_MEMORY
 from ..graph.node import Node
 from .base import LaunchJob
 from .cube_exec import BINDERS, bind_copy_gm_l1, bind_local_tensor
+from . import cube_exec_l1  # noqa: F401 - registers Fixpipe L0C -> L1
 
 
 def cube_binder(node: Node) -> Callable | None:
