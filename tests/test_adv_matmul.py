@@ -200,3 +200,15 @@ def test_pipe_barrier_at_the_end_keeps_auto_sync():
     c = np.zeros((64, 64), np.float32)
     with_barrier[1](a, b, c, np.zeros(64, np.float32), tiling_for(64, 64, 64, 64, 64), np.zeros(8, np.uint8))
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)
+
+
+def test_int8_to_int32_with_b_transposed():
+    rng = np.random.default_rng(3)
+    m, n, k = 48, 40, 96
+    a = rng.integers(-100, 100, (m, k)).astype(np.int8)
+    b = rng.integers(-100, 100, (k, n)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    t = tiling_for(m, n, k, 48, 40, base=(32, 32, 64))
+    make_kernel(asc.int8, asc.int32, trans_b=True)[1](a, np.ascontiguousarray(b.T), c, np.zeros(n, np.float32), t,
+                                                       np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
