@@ -203,14 +203,15 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
-        if rt.name != "sim":
+        if rt.name not in ("sim", "eager"):
             cube = self.__dict__.get("_cube")
             if cube is None:
                 from .graph.cube_graph import is_cube_graph
                 cube = self.__dict__["_cube"] = is_cube_graph(self.graph)
             if cube:
                 from .errors import NotProvidedError
-                raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim backend models so far; "
+                raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim and eager backends model "
+                                       "so far (the cpp backend's C++ model of the API has no cube); "
                                        f"the {rt.name} backend cannot run it yet", loc,
                                        hint="run it with backend='sim' (or ASC_TRACE_BACKEND=sim)")
         self._warn_dropped_remainders(bound, core_num)

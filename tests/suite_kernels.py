@@ -163,6 +163,8 @@ def cube_bias_relu(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalA
     asc.load_data(a2, a1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, 32, 32, 32, 32, 0, 0))
     asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=3, cmatrix_source=False, cmatrix_init_val=False))
     asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16, relu_en=True))
+    t1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 12288, 32 * 32)      # the result kept in L1 (Nz)
+    asc.fixpipe(t1, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16), asc.FixpipeConfig.cfg_nz)
 
 
 MIXED = ("raw_beside_queue", "cube_bias_relu")   # need the raw LocalTensor constructor: CANN 8.5+ only

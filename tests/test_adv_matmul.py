@@ -200,3 +200,35 @@ def test_pipe_barrier_at_the_end_keeps_auto_sync():
     c = np.zeros((64, 64), np.float32)
     with_barrier[1](a, b, c, np.zeros(64, np.float32), tiling_for(64, 64, 64, 64, 64), np.zeros(8, np.uint8))
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)
+
+
+def test_int8_to_int32_with_b_transposed():
+    rng = np.random.default_rng(3)
+    m, n, k = 48, 40, 96
+    a = rng.integers(-100, 100, (m, k)).astype(np.int8)
+    b = rng.integers(-100, 100, (k, n)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    t = tiling_for(m, n, k, 48, 40, base=(32, 32, 64))
+    make_kernel(asc.int8, asc.int32, trans_b=True)[1](a, np.ascontiguousarray(b.T), c, np.zeros(n, np.float32), t,
+                                                       np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_profile_sees_every_mmad_of_the_expansion():
+    """The Matmul is real instructions: the M pipe's busy cycles are the Mmads the tiling implies."""
+    import asc_trace.lib.host as host
+    m, n, k = 1024, 1024, 512
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_dim(8)
+    t.set_shape(m, n, k)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0
+    assert (tiling.single_core_m, tiling.single_core_n, tiling.used_core_num) == (512, 256, 8)   # 2 x 4 cores
+    a = np.zeros((m, k), np.float16)
+    b = np.zeros((k, n), np.float16)
+    p = asc.profile(make_kernel(asc.float16, asc.float32), a, b, np.zeros((m, n), np.float32),
+                    np.zeros(n, np.float32), tiling, np.zeros(64, np.uint8), core_num=8, timing_only=True)
+    tiles = (512 // tiling.base_m) * (256 // tiling.base_n)
+    mmad = tiling.base_m * tiling.base_n * tiling.base_k // (16 * 16 * 16)       # the vendor's Mmad cycles
+    assert p.pipe_busy["M"] == tiles * (k // tiling.base_k) * mmad

@@ -415,6 +415,7 @@ COVERED_ELSEWHERE = {
     # the cube (tests/test_cube.py: against NumPy with fp32 accumulation, tails, bias, ReLU, errors)
     "data_copy_nd2nz": "test_cube", "data_copy_bias": "test_cube", "load_data": "test_cube", "mmad": "test_cube",
     "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
+    "fixpipe_l1": "test_cube_fixpipe_l1",
     # cache and system calls (no data effect; trap stops the kernel)
     **{name: "test_system_ops" for name in ("data_cache_clean_and_invalid", "data_cache_preload", "icache_preload",
                                              "get_icache_preload_status", "data_sync_barrier", "get_arch_version",

@@ -235,8 +235,12 @@ def fixpipe(dst: Any, src: Any, *args: Any, **kwargs: Any) -> None:
     layout = cfg.layout if isinstance(cfg, FixpipeConfig) else cfg
     s = _at(src, "src", "asc.fixpipe", ("l0c",), loc)
     d = tensor_ref(dst, "dst of asc.fixpipe")
+    if d.space == "l1":
+        from .cube_fixpipe_l1 import fixpipe_to_l1
+        return fixpipe_to_l1(ctx, d, s, p, layout, loc)
     if d.space != "gm":
-        raise NotProvidedError(f"asc.fixpipe to {_WHERE[d.space]} is not provided yet (L0C -> GM is)", loc)
+        raise NotProvidedError(f"asc.fixpipe to {_WHERE[d.space]} is not provided (L0C -> GM and -> L1 are; the "
+                               "Atlas A2 cube has no L0C -> Unified Buffer path)", loc)
     if layout != CO2Layout.ROW_MAJOR:
         raise NotProvidedError(f"asc.fixpipe with CO2Layout.{CO2Layout(layout).name} is not provided yet "
                                "(ROW_MAJOR, Nz -> ND, is)", loc)

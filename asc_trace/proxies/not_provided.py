@@ -58,6 +58,41 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
 
 
 # asc.adv names the high-level API does not have yet
+_LOAD_MODES = ("LoadData's other forms (2D transpose of 8- / 32-bit fractals, repeat / boundary / padding registers "
+               "of the img2col load) are not modelled: asc_trace's cube moves L1 -> L0 with LoadData2DParams and the "
+               "matmul case of LoadData3DParamsV2",
+               "load 16-bit fractals with asc.LoadData2DParams(..., if_transpose=True), or give B transposed (N x K) "
+               "and load it untransposed; docs/cube.md")
+_SPARSE = ("the structured-sparse Mmad (MmadWithSparse, LoadDataWithSparse: 4:2 sparse weights with an index "
+           "matrix) is not modelled", "multiply the dense matrices with asc.mmad")
+_HF32 = ("the HF32 mode (float inputs rounded to 19 bits inside Mmad) is not modelled: its rounding is not published",
+         "multiply float32 in full precision (the default), or cast to float16 / bfloat16 first")
+_FIX_QUANT = ("Fixpipe's quantising modes (DEQF16, QF322B8_PRE, REQ8 and their per-channel forms) take a deqScalar "
+              "register value whose encoding the headers do not publish",
+              "take the float32 result out (QuantModes.NoQuant / F322F16) and quantise on the vector core "
+              "(asc.adv.quant)")
+_CO1_COPY = ("DataCopy between L0C and other memories by struct (DataCopyCO12DstParams, Nz2NdParamsFull, "
+             "DataCopyEnhancedParams) is the pre-Fixpipe path: on Atlas A2 L0C leaves through Fixpipe",
+             "asc.fixpipe(dst, l0c, asc.FixpipeParamsV220(...)) to GM (ND) or L1 (Nz)")
+_AIPP = ("AIPP (the image pre-processing unit of the inference chips: colour conversion, crop, padding into L1) is "
+         "not modelled", "convert the image on the host or with vector ops")
+
+NOT_PROVIDED.update({
+    "LoadData2dTransposeParams": _LOAD_MODES, "load_data_with_transpose": _LOAD_MODES,
+    "LoadDataRepeatParam": _LOAD_MODES, "set_load_data_repeat": _LOAD_MODES,
+    "set_load_data_boundary": _LOAD_MODES, "set_load_data_padding_value": _LOAD_MODES,
+    "LoadData2DParamsV2": _LOAD_MODES,
+    "load_data_with_sparse": _SPARSE, "mmad_with_sparse": _SPARSE,
+    "set_hf32_mode": _HF32, "set_hf32_trans_mode": _HF32,
+    "set_mm_layout_transform": ("the Mmad layout-transform switch (which operand order the cube reads) is not "
+                                "modelled", "lay the operands out as asc.mmad takes them (L0A Zz, L0B Zn)"),
+    "set_fix_pipe_pre_quant_flag": _FIX_QUANT,
+    "DataCopyCO12DstParams": _CO1_COPY, "Nz2NdParamsFull": _CO1_COPY, "DataCopyEnhancedParams": _CO1_COPY,
+    "AippSwapParams": _AIPP, "AippDataTypeConvParams": _AIPP, "LoadImageToLocalParams": _AIPP,
+    "load_image_to_local": _AIPP, "set_aipp_functions": _AIPP, "AippParams": _AIPP, "AippInputFormat": _AIPP,
+})
+
+
 _STATIC_TILING = ("the vendor's compile-time tiling from a MatmulConfig (GetMatmulApiTiling<MM_CFG>) is not provided",
                   "fill an asc.adv.TCubeTiling on the host with asc.lib.host.MultiCoreMatmulTiling / MatmulApiTiling "
                   "and pass it to the kernel")

@@ -17,6 +17,7 @@ from ..graph.node import Node
 from ..graph.operand_checks import Ranges
 from .base import LaunchJob
 from .cube_exec import BINDERS, bind_copy_gm_l1, bind_local_tensor, memories
+from . import cube_exec_l1  # noqa: F401 - registers Fixpipe L0C -> L1
 from .cube_pipes import CubePipes
 from .cube_timing import CLOCK_HZ
 from .executors import bind

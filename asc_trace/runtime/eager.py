@@ -26,6 +26,7 @@ from ..proxies.context import TRACE_LOCK, use
 from ..proxies.scalar import Scalar, to_expr
 from ..proxies.tracer import TraceContext, param_proxy, user_loc_of_traceback
 from .base import LaunchJob, Runtime
+from .cube_eager import CubeHazards, cube_binder
 from .executors import bind
 from .hazards import HazardMemo, check_hazards
 from .machine import GmJournal, Machine
@@ -36,6 +37,7 @@ class EagerContext(TraceContext):
     """The tracer's context (runtime loops are intercepted the same way) that executes each call."""
 
     eager = True
+    cube = False
 
     def __init__(self, graph: KernelGraph, m: Machine) -> None:
         super().__init__(graph)
@@ -55,7 +57,8 @@ class EagerContext(TraceContext):
             self._nodes[nid] = node
         try:
             with np.errstate(all="ignore"):
-                ins = bind(node)(self.m)
+                binder = cube_binder(node) if self.cube else None     # a cube kernel's memories and ops
+                ins = (binder or bind(node))(self.m)
                 if ins is not None and ins.apply is not None:
                     ins.apply()
         except ScalarFault as exc:
@@ -126,7 +129,9 @@ class EagerContext(TraceContext):
 
 class EagerArtifact:
     def __init__(self, graph: KernelGraph) -> None:
-        self.hazards = HazardMemo(graph)
+        from ..graph.cube_graph import is_cube_graph
+        self.cube = is_cube_graph(graph)
+        self.hazards = CubeHazards(graph) if self.cube else HazardMemo(graph)
         # the UB addresses graph/auto_place.py gave the LocalTensorAuto tensors, by call site (None where one
         # call site made tensors at different addresses, e.g. a sub-kernel called twice)
         self.auto_places: dict[Any, int | None] = {}
@@ -144,14 +149,21 @@ class EagerRuntime(Runtime):
         return EagerArtifact(graph)
 
     def launch(self, art: EagerArtifact, job: LaunchJob) -> None:
-        check_hazards(art.hazards, job)
+        if art.cube:
+            art.hazards.check(job)
+        else:
+            check_hazards(art.hazards, job)
         sig = job.bound.signature
         proxies = [param_proxy(p) for p in sig.params]
         journal = GmJournal()
         try:
             for core in range(job.core_num):
                 m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
-                ctx = EagerContext(KernelGraph(job.name, sig), m)
+                ctx = EagerContext(KernelGraph(job.name, sig, dict(job.options)), m)
+                if art.cube:
+                    from .cube_exec import memories
+                    m.cube = memories()
+                    ctx.cube = True
                 ctx.auto_places = art.auto_places
                 try:
                     with TRACE_LOCK, use(ctx):

@@ -104,6 +104,13 @@ def fixpipe_extent(node) -> list:
     return [(dst, Const(0), d, True), (src, Const(0), s, False)]
 
 
+def fixpipe_l1_extent(node) -> list:
+    dst, src, p = node.args[:3]
+    s = _add(_mul(_minus1(_ceil(p.n_size, 16)), p.src_stride, 16), _mul(_ceil(p.m_size, 16), 256))
+    d = _add(_mul(_minus1(_ceil(p.n_size, 16)), p.dst_stride, 16), _mul(p.m_size, 16))
+    return [(dst, Const(0), d, True), (src, Const(0), s, False)]
+
+
 def init_extent(node) -> list:
     dst, p = node.args
     unit = (32 if dst.space == "l1" else FRACTAL_BYTES) // dst.dtype.itemsize
@@ -185,6 +192,17 @@ def _fixpipe(ctx, n) -> str:
     return "{\n" + body + "\n" + call + "\n}"
 
 
+def _fixpipe_l1(ctx, n) -> str:
+    dst, src, p = n.args
+    var = f"asct_fp{n.id}"
+    body = _struct(ctx, var, "FixpipeParamsV220", p, _FIX_FIELDS)
+    q = p.quant_pre.value if isinstance(p.quant_pre, Const) else 0
+    body += f"\n{var}.quantPre = QuantMode_t::{_QUANT_C.get(q, 'NoQuant')};"
+    call = (f"AscendC::Fixpipe<{dst.dtype.c_name}, {src.dtype.c_name}, AscendC::CFG_NZ>("
+            f"{ctx.ref(dst)}, {ctx.ref(src)}, {var});")
+    return "{\n" + body + "\n" + call + "\n}"
+
+
 def _init(ctx, n) -> str:
     dst, p = n.args
     dt = dst.dtype
@@ -228,6 +246,9 @@ register(
           accesses=mmad_extent, declared=D_MMAD, doc="L0C (+)= L0A x L0B (+ bias), fp32 / int32 accumulation"),
     OpDef("fixpipe", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe, cpp_model=_NO_CPP, printer="dst", writes=(0,),
           reads=(1,), accesses=fixpipe_extent, declared=D_FIX, doc="L0C (Nz) -> GM (ND), with conversion and ReLU"),
+    OpDef("fixpipe_l1", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe_l1, cpp_model=_NO_CPP, printer="dst",
+          writes=(0,), reads=(1,), accesses=fixpipe_l1_extent, declared={"CFG_NZ": (f"{_SF}:101", "-")},
+          doc="L0C -> L1 (Nz), float32 -> float16 / bfloat16, with ReLU"),
     OpDef("init_const_value", "cube", Pipe.MTE2, "InitConstValue", emit=_init, cpp_model=_NO_CPP, printer="dst",
           writes=(0,), reads=(), accesses=init_extent, declared=D_INIT,
           doc="fill an L1 / L0A / L0B tensor with a constant"),

@@ -3,7 +3,8 @@ with the vendor's setter names, filling an `asc.adv.TCubeTiling` with `get_tilin
 -1 when no tiling fits, as the vendor's returns).
 
 The split is asc_trace's own, simple and stated here (the vendor's search is not published): the cores split
-M x N (K stays whole on a core), choosing the grid cm x cn <= dim that makes the largest per-core block smallest,
+M x N (K stays whole on a core), choosing the grid cm x cn <= dim that makes the largest per-core block smallest
+(then the squarest),
 blocks rounded up to 16; the base block is the vendor's usual 128 x 256 x 64 for 16-bit inputs (x 32 for
 float, x 128 for int8), cut down to the core's block and to what L0A / L0B (64 KB), L0C (128 KB), the bias
 table (1 KB: base_n <= 256 with a bias) and L1 hold; `set_fix_split` and `set_single_shape` override it.
@@ -246,7 +247,7 @@ class MatmulApiTilingBase:
             cn = max(1, self.dim // cm)
             sm, sn = _up(-(-m // cm), 16), _up(-(-n // cn), 16)
             cores = -(-m // sm) * -(-n // sn)
-            key = (sm * sn, cores)
+            key = (sm * sn, sm + sn, cores)       # then the squarer block: more reuse of each A and B tile
             if best is None or key < best[0]:
                 best = (key, sm, sn)
         return best[1], best[2]
