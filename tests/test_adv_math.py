@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_kernels import N, binary_kernel, unary_kernel
@@ -51,7 +52,7 @@ def _run(name: str, x: np.ndarray, backend: str = "sim", with_tmp: bool = True, 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(data=st.data())
 def test_within_tolerance_of_float64(name, dtype, data):
     lo, hi = DOMAIN.get(name, (-10.0, 10.0))

@@ -158,10 +158,10 @@ def test_kernel_type_takes_pyascs_enum(tmp_path):
     tc = find_toolchain({"ASCEND_HOME_PATH": str(cann8(tmp_path)), "PATH": ""})
     cmd = compile_commands(tc, tmp_path / "k.cce", tmp_path / "k.o", tmp_path / "k.elf", k.options)[0]
     assert "--cce-aicore-arch=dav-c220-vec" in cmd
-    for kt in (config.KernelType.MIX_AIC_1_2, config.KernelType.AIC_ONLY):
+    for kt in (config.KernelType.MIX_AIC_1_2, config.KernelType.MIX_AIV_1_0):
         with pytest.raises(asc.OptionError) as ei:
             asc.jit(_flag_free, kernel_type=kt)
-        assert f"KernelType.{kt.name}" in str(ei.value) and "vector-only" in str(ei.value)
+        assert f"KernelType.{kt.name}" in str(ei.value) and "mixed" in str(ei.value)
         assert "test_pyasc_host.py" in str(ei.value)
 
 
@@ -186,7 +186,7 @@ def test_insert_sync_means_the_scheduler_synchronises():
         asc.jit(_flag_free, insert_sync="yes")
 
 
-@pytest.mark.parametrize("option", ["matmul_cube_only", "verify_sync", "debug", "bisheng_options"])
+@pytest.mark.parametrize("option", ["verify_sync", "debug", "bisheng_options"])
 def test_pyascs_other_options_say_what_to_use_instead(option):
     with pytest.raises(asc.OptionError) as ei:
         asc.jit(_flag_free, **{option: True})

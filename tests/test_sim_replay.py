@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.runtime import batch, get_runtime, replay
@@ -66,7 +67,7 @@ def test_the_seed_vadd_replays_with_the_bytes_of_every_slower_path():
         assert z2.tobytes() == z_slow.tobytes() == z_piped.tobytes() == (x2 + y2).tobytes()
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_a_replayed_launch_gives_the_bytes_of_program_order(prog):
     k = make_kernel(prog)

@@ -494,8 +494,7 @@ class BatchInterpreter(Interpreter):
 def _data_keys(graph: Any) -> frozenset[str]:
     """The env keys of values read from tensor data: a node's result (get_value) and the local values
     (asc.cond / asc.while_loop outputs) that can depend on one."""
-    from ..graph.regions import local_sources
-    sources = local_sources(graph)
+    sources = graph.region_table().local_sources
     keys = {key for key, kinds in sources.items() if "node" in kinds}
     for n in graph:
         for e in exprs_in(n.args):
