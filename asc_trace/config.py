@@ -19,13 +19,28 @@ MAX_CORES = 48                        # 910B1/B2 have 48 AIV (docs/facts.md#fact
 UB_POISON_BYTE = 0xFF
 
 
+def _env_get(name: str) -> str | None:
+    """os.environ.get(name): every launch reads a few variables, which are usually unset, and
+    os.environ's Mapping.get pays for a KeyError raised and caught each time; on POSIX its byte-keyed
+    store (the one os.environ and monkeypatch.setenv change) answers the same directly."""
+    data = getattr(os.environ, "_data", None)
+    if data is None or os.name != "posix":
+        return os.environ.get(name)
+    v = data.get(name.encode("utf-8", "surrogateescape"))
+    return None if v is None else v.decode("utf-8", "surrogateescape")
+
+
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    v = _env_get(name)
+    return default if v is None else v
 
 
 def env_int(name: str, default: int = 0) -> int:
+    v = _env_get(name)
+    if v is None:
+        return default
     try:
-        return int(os.environ.get(name, default))
+        return int(v)
     except ValueError:
         return default
 

@@ -83,3 +83,27 @@ def test_a_reduce_past_its_source_tensor_is_out_of_bounds_on_every_backend(backe
     asc.jit(reduce_past_its_source, backend=backend)[1](x, z, op, N)      # the whole tensor: fine
     want = {"reduce_sum": x[:N].sum(), "reduce_max": x[N - 1], "reduce_min": 0.0}[op]
     assert z[0] == want
+
+
+@asc.jit
+def copy_of(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, out: asc.ConstExpr[bool]):
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, 4 * N)
+    zg.set_global_buffer(z, 4 * N)
+    a = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, N)
+    if out:
+        asc.data_copy(zg, a, n)
+    else:
+        asc.data_copy(a, xg, n)
+
+
+@pytest.mark.parametrize("backend", every_backend())
+@pytest.mark.parametrize("out", [False, True])
+def test_a_runtime_copy_length_both_unaligned_and_past_the_tensor_is_out_of_bounds_everywhere(backend, out):
+    """N + 1 float32: a length that is not 32-byte whole, past the tensor (the API checks the size first)."""
+    x, z = np.ones(4 * N, np.float32), np.zeros(4 * N, np.float32)
+    with pytest.raises(asc.AscTraceError) as info:
+        asc.jit(copy_of, backend=backend)[1](x, z, N + 1, out)
+    assert type(info.value) is asc.OutOfBoundsError, str(info.value)
+    with pytest.raises(asc.AlignmentError):
+        asc.jit(copy_of, backend=backend)[1](x, z, N - 1, out)       # inside the tensor: the length's error

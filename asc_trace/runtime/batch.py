@@ -263,9 +263,9 @@ def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i
 
 
 def _running(op: Op, srcs: list, ins: list, acc: np.ndarray) -> np.ndarray | None:
-    """A float32 add / max / min accumulator's values in one ufunc.accumulate, which runs each element's
-    operations in order as the loop does: the same bits unless a NaN is involved (the rule for two NaN
-    operands) or, for max / min, signed zeros meet; then None, and the loop runs iteration by iteration."""
+    """A float32 add / max / min accumulator's values by the bare ufunc, iteration after iteration as the
+    loop does: the same bits unless a NaN is involved (the rule for two NaN operands) or, for max / min,
+    signed zeros meet; then None, and the op's own rule runs."""
     name = op.node.op
     if len(srcs) != 2 or acc.dtype != np.float32 or op.scalar is not None:
         return None
@@ -273,9 +273,10 @@ def _running(op: Op, srcs: list, ins: list, acc: np.ndarray) -> np.ndarray | Non
     (x,) = [v for src, v in zip(srcs, ins) if src[0] != "carry"] or [None]
     if ufunc is None or x is None or x.dtype != np.float32:
         return None
-    run = np.concatenate([acc[None], x], axis=0)
-    ufunc.accumulate(run, axis=0, out=run)
-    out = run[1:]
+    out = np.empty(x.shape, np.float32)
+    prev = acc
+    for t in range(len(x)):     # one call per iteration: ufunc.accumulate along this axis is far slower
+        prev = ufunc(prev, x[t], out=out[t])
     if np.isnan(out).any() or (ufunc is not np.add and not out.all()):
         return None
     return out

@@ -93,11 +93,12 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_length(count, dt, node=node)
             if not count:
                 return None
-            gs, src = m.gm_access(s, fs(env), count, node, "the copy source", write=False)
+            # the LocalTensor's size first, then the length and the global side: the vendor API's order
             ad, vd = m.ub_access(d, fd(env), count, node, "the copy destination")
+            check_copy_length(count, dt, node=node)
+            gs, src = m.gm_access(s, fs(env), count, node, "the copy source", write=False)
 
             def apply() -> None:
                 vd[...] = src
@@ -107,10 +108,10 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_length(count, dt, node=node)
             if not count:
                 return None
             aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
+            check_copy_length(count, dt, node=node)
             gd, write = m.gm_access(d, fd(env), count, node, "the copy destination", write=True)
             if atomic is not None:       # the store-atomic register's operation (graph/ops/atomic.py)
                 write = atomic_store(m, d, fd(env), count, node, atomic[0]) if write is not None else None
@@ -123,11 +124,11 @@ def _bind_data_copy(node: Node, op: OpDef) -> Step:
         def run(m: Machine) -> Instr | None:
             env = m.env
             count = m.count(fn(env), node)
-            check_copy_length(count, dt, node=node)
             if not count:
                 return None
             aa, vs = m.ub_access(s, fs(env), count, node, "the copy source")
             ad, vd = m.ub_access(d, fd(env), count, node, "the copy destination")
+            check_copy_length(count, dt, node=node)
 
             def apply() -> None:
                 vd[...] = vs.copy()

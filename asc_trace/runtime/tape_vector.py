@@ -30,7 +30,7 @@ from .machine import GmRoot, Machine, NullJournal
 from .tape import _UB_ONLY, TapeBuilder
 
 MAX_ROWS = 4096                 # iterations watched at most
-MAX_STACKED_BYTES = 64 << 20    # the stacked machine's UB at most
+MAX_STACKED_BYTES = 16 << 20    # the stacked machine's UB at most (a replay keeps it)
 
 
 def body_fits(steps: list) -> bool:

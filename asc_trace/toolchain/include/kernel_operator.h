@@ -537,18 +537,21 @@ inline void check_copy(uint64_t nbytes)
 }
 }  // namespace detail
 
+// The API checks the LocalTensor's size first ("Failed to check dstLocal size"), then the length and the
+// global side: a copy both past its tensor and of a bad length is an OutOfBoundsError, as on cpu_debug.
 template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count)
 {
-    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
     if (count == 0) return;
-    std::memcpy(dst.span(count, "the copy destination"), src.span(count, "the copy source"), count * sizeof(T));
+    T* d = dst.span(count, "the copy destination");
+    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
+    std::memcpy(d, src.span(count, "the copy source"), count * sizeof(T));
 }
 template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {
-    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
     if (count == 0) return;
-    T* d = dst.span(count, "the copy destination");
     const T* s = src.span(count, "the copy source");
+    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
+    T* d = dst.span(count, "the copy destination");
     const int op = detail::core().atomic_op;      // the store-atomic register (SetAtomicAdd / Max / Min)
     if (op == 0) {
         std::memcpy(d, s, count * sizeof(T));
@@ -559,9 +562,11 @@ template <typename T> inline void DataCopy(const GlobalTensor<T>& dst, const Loc
 }
 template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)
 {
-    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
     if (count == 0) return;
-    std::memmove(dst.span(count, "the copy destination"), src.span(count, "the copy source"), count * sizeof(T));
+    T* d = dst.span(count, "the copy destination");
+    const T* s = src.span(count, "the copy source");
+    detail::check_copy(static_cast<uint64_t>(count) * sizeof(T));
+    std::memmove(d, s, count * sizeof(T));
 }
 
 // ---------------------------------------------------------------------------------------------
