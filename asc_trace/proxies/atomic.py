@@ -42,7 +42,7 @@ def _state(ctx: Any) -> _State:
 
 
 def _scope(ctx: Any) -> tuple[int, ...]:
-    return tuple(r.id for r in getattr(ctx, "loops", ()))
+    return tuple(r.id for r in getattr(ctx, "regions", ()))
 
 
 def _write(what: str, op: str | None, dtype: str | None, args: tuple = (), dt: DataType | None = None,
