@@ -3,7 +3,7 @@
 its data effect in `apply`)."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -107,6 +107,14 @@ def _bind_copy(node: Node, op: OpDef) -> Step:
     return bind_masked(node, op)       # the mask form of an identity: the strides place the elements
 
 
+def _dst_block_starts(m: Machine, node: Node, env: Any, fblk, frep, repeat: int, per_block: int) -> np.ndarray:
+    """First element of each destination block of `repeat` repeats of 8 blocks, by the block and repeat
+    strides (in blocks): (repeat * 8,)."""
+    blk = m.uniform_int(fblk(env), node, "dst_blk_stride")
+    rep = m.uniform_int(frep(env), node, "dst_rep_stride")
+    return (np.arange(repeat)[:, None] * rep + np.arange(8)[None, :] * blk).ravel() * per_block
+
+
 @binder("vec_brcb")
 def _bind_brcb(node: Node, op: OpDef) -> Step:
     d, s, repeat_e, p = node.args
@@ -120,9 +128,7 @@ def _bind_brcb(node: Node, op: OpDef) -> Step:
         repeat = m.count(fr(env), node)
         if repeat == 0:
             return None
-        blk = m.uniform_int(fblk(env), node, "dst_blk_stride")
-        rep = m.uniform_int(frep(env), node, "dst_rep_stride")
-        starts = (np.arange(repeat)[:, None] * rep + np.arange(8)[None, :] * blk).ravel() * per_block   # (repeat*8,)
+        starts = _dst_block_starts(m, node, env, fblk, frep, repeat, per_block)
         n_dst = int(starts.max()) + per_block
         aa, va = m.ub_access(s, fs(env), repeat * 8, node, "src")
         ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
@@ -286,10 +292,8 @@ def _bind_gatherb(node: Node) -> Step:
         repeat = m.count(fr(env), node)
         if repeat == 0:
             return None
-        blk = m.uniform_int(fblk(env), node, "dst_blk_stride")
-        rep = m.uniform_int(frep(env), node, "dst_rep_stride")
         src_len = m.count(fl(env), node)
-        starts = (np.arange(repeat)[:, None] * rep + np.arange(8)[None, :] * blk).ravel() * per_block
+        starts = _dst_block_starts(m, node, env, fblk, frep, repeat, per_block)
         dst_idx = (starts[:, None] + np.arange(per_block)[None, :]).ravel()
         n_dst = int(dst_idx.max()) + 1
         ao, vo = m.ub_access(off, fo(env), repeat * 8, node, "offset")
