@@ -15,7 +15,7 @@ from .graph.source_loc import SourceLoc
 from .runtime.platform import DEFAULT_PLATFORM, PRESETS
 
 MAX_COPIES = 16
-KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY")
+KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY", "mix", "KERNEL_TYPE_MIX_AIC_1_2")
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,12 @@ def _kernel_type(v: Any) -> Any:
     if isinstance(v, KernelType):
         if v is KernelType.AIV_ONLY:
             return "KERNEL_TYPE_AIV_ONLY"
+        if v is KernelType.MIX_AIC_1_2:      # a mixed cube + vector kernel (graph/mix_split.py)
+            return "KERNEL_TYPE_MIX_AIC_1_2"
         raise OptionError(f"asc.jit option kernel_type=KernelType.{v.name} is not accepted: asc_trace builds vector-only "
-                          "kernels (KernelType.AIV_ONLY); cube and mixed cube + vector kernels are not provided yet",
-                          None, hint="leave kernel_type unset, or pass KernelType.AIV_ONLY")
+                          "kernels (KernelType.AIV_ONLY) and mixed cube + vector kernels (KernelType.MIX_AIC_1_2); a "
+                          "cube kernel is recognised from its calls",
+                          None, hint="leave kernel_type unset, or pass KernelType.AIV_ONLY / KernelType.MIX_AIC_1_2")
     raise ValueError
 
 
@@ -99,7 +102,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("opt_level", DEFAULTS.opt_level, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
     Option("kernel_type", DEFAULTS.kernel_type, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
            + ", ".join(repr(k) for k in KERNEL_TYPES),
-           "the kernel type; asc_trace builds vector-only kernels (KERNEL_TYPE_AIV_ONLY)", _kernel_type),
+           "the kernel type; recognised from the calls when unset (vector-only, cube, or mixed cube + vector: "
+           "KERNEL_TYPE_MIX_AIC_1_2)", _kernel_type),
     Option("insert_sync", DEFAULTS.insert_sync, "None, True or False",
            "pyasc's compiler-inserted synchronisation (LocalTensorAuto kernels). Here the scheduler derives every "
            "sync, so True means auto_sync=True, even next to auto_sync=False (pyasc then syncs in its own pass); "

@@ -416,6 +416,7 @@ COVERED_ELSEWHERE = {
     "fixpipe": "test_cube", "init_const_value": "test_cube", "load_data_3dv2": "test_cube",
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
+COVERED_ELSEWHERE.update({"cross_core_set_flag": "test_mix", "cross_core_wait_flag": "test_mix"})
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
