@@ -105,6 +105,50 @@ class PipeID(IntEnum):
     PIPE_FIX = 10
 
 
+class CacheLine(IntEnum):
+    """DataCacheCleanAndInvalid's extent: one cache line or the whole data cache."""
+    SINGLE_CACHE_LINE = 0
+    ENTIRE_DATA_CACHE = 1
+
+
+class DcciDst(IntEnum):
+    """Which data cache lines DataCacheCleanAndInvalid cleans."""
+    CACHELINE_ALL = 0
+    CACHELINE_UB = 1
+    CACHELINE_OUT = 2
+    CACHELINE_ATOMIC = 3
+
+
+class MemDsbT(IntEnum):
+    """DataSyncBarrier's scope: which memory accesses complete before the next instruction."""
+    ALL = 0
+    DDR = 1
+    UB = 2
+    SEQ = 3
+
+
+class CacheMode(IntEnum):
+    """GlobalTensor.set_l2_cache_hint's L2 cache policy (pyasc's numbering; emitted by name)."""
+    CACHE_MODE_NORMAL = 0
+    CACHE_MODE_DISABLE = 1
+    CACHE_MODE_LAST = 2
+    CACHE_MODE_PERSISTENT = 4
+
+
+class CacheRwMode(IntEnum):
+    """Which accesses an L2 cache hint applies to."""
+    READ = 1
+    WRITE = 2
+    RW = 3
+
+
+class MaskMode(IntEnum):
+    """How vector instructions read the mask register: NORMAL (lane bits per repeat) or COUNTER (an element
+    count over all repeats)."""
+    NORMAL = 0
+    COUNTER = 1
+
+
 class RoundMode(IntEnum):
     CAST_NONE = 0
     CAST_RINT = 1

@@ -17,6 +17,7 @@ class KernelOptions(Mapping):
     backend: str | None = None
     opt_level: int = 3
     kernel_type: str | None = None
+    matmul_cube_only: bool = False
     insert_sync: bool | None = None
     record_overflow: bool = False
     platform: str | None = None

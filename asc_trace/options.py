@@ -15,7 +15,8 @@ from .graph.source_loc import SourceLoc
 from .runtime.platform import DEFAULT_PLATFORM, PRESETS
 
 MAX_COPIES = 16
-KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY", "mix", "KERNEL_TYPE_MIX_AIC_1_2")
+KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY", "cube", "aic", "KERNEL_TYPE_AIC_ONLY", "mix",
+                "KERNEL_TYPE_MIX_AIC_1_2")
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,15 @@ def _kernel_type(v: Any) -> Any:
     if isinstance(v, KernelType):
         if v is KernelType.AIV_ONLY:
             return "KERNEL_TYPE_AIV_ONLY"
+        if v is KernelType.AIC_ONLY:
+            return "KERNEL_TYPE_AIC_ONLY"
         if v is KernelType.MIX_AIC_1_2:      # a mixed cube + vector kernel (graph/mix_split.py)
             return "KERNEL_TYPE_MIX_AIC_1_2"
-        raise OptionError(f"asc.jit option kernel_type=KernelType.{v.name} is not accepted: asc_trace builds vector-only "
-                          "kernels (KernelType.AIV_ONLY) and mixed cube + vector kernels (KernelType.MIX_AIC_1_2); a "
-                          "cube kernel is recognised from its calls",
-                          None, hint="leave kernel_type unset, or pass KernelType.AIV_ONLY / KernelType.MIX_AIC_1_2")
+        raise OptionError(f"asc.jit option kernel_type=KernelType.{v.name} is not accepted: asc_trace builds vector "
+                          "kernels (KernelType.AIV_ONLY), cube kernels (KernelType.AIC_ONLY) and mixed cube + vector "
+                          "kernels (KernelType.MIX_AIC_1_2)", None,
+                          hint="leave kernel_type unset (the calls say which), or pass KernelType.AIV_ONLY / "
+                               "AIC_ONLY / MIX_AIC_1_2")
     raise ValueError
 
 
@@ -102,8 +106,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("opt_level", DEFAULTS.opt_level, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
     Option("kernel_type", DEFAULTS.kernel_type, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
            + ", ".join(repr(k) for k in KERNEL_TYPES),
-           "the kernel type; recognised from the calls when unset (vector-only, cube, or mixed cube + vector: "
-           "KERNEL_TYPE_MIX_AIC_1_2)", _kernel_type),
+           "the kernel type: vector (KERNEL_TYPE_AIV_ONLY), cube (KERNEL_TYPE_AIC_ONLY) or mixed cube + vector "
+           "(KERNEL_TYPE_MIX_AIC_1_2); unset: recognised from the calls", _kernel_type),
+    Option("matmul_cube_only", DEFAULTS.matmul_cube_only, "True or False",
+           "pyasc's option for a Matmul kernel that runs on the cube alone: the same as "
+           "kernel_type=KernelType.AIC_ONLY", _bool),
     Option("insert_sync", DEFAULTS.insert_sync, "None, True or False",
            "pyasc's compiler-inserted synchronisation (LocalTensorAuto kernels). Here the scheduler derives every "
            "sync, so True means auto_sync=True, even next to auto_sync=False (pyasc then syncs in its own pass); "
@@ -156,12 +163,15 @@ def make(options: dict[str, Any], loc: SourceLoc | None) -> KernelOptions:
         OptionError: as `validate`.
     """
     opts = KernelOptions(**validate(options, loc))
+    if opts.matmul_cube_only:
+        if opts.kernel_type not in (None, "cube", "aic", "KERNEL_TYPE_AIC_ONLY"):
+            raise OptionError(f"matmul_cube_only=True makes a cube kernel, but kernel_type={opts.kernel_type!r}", loc)
+        opts = opts.replace(kernel_type="KERNEL_TYPE_AIC_ONLY")
     return opts.replace(auto_sync=True) if opts.insert_sync else opts
 
 
 # pyasc 1.1's other CodegenOptions / CompileOptions, and what to use instead.
 PYASC_ONLY: dict[str, str] = {
-    "matmul_cube_only": "cube kernels are not provided yet; asc_trace builds vector kernels",
     "debug": "run the kernel with backend='eager' to step through it in pdb, or read ck.source",
     "strip_loc": "the emitted source always carries the user's file:line comments",
     "verify_sync": "every launch on sim, eager and cpp is checked for races and unmatched flags (ASC_TRACE_SANITIZE)",

@@ -185,4 +185,6 @@ def cases() -> list[Case]:
                         lambda args: args[1]))
     xt = C.values(4 * 8 * 256, "float32", rng)
     out.append(Case("tque-tbuf", tbuf_kernel, lambda: (xt, np.zeros_like(xt), 8, 256), lambda args: args[1], cores=4))
+    import vec_more_kernels     # pyasc's further vector families (tests/vec_more_kernels.py)
+    out += vec_more_kernels.backend_cases(Case)
     return out

@@ -30,6 +30,12 @@ if _OWN_CACHE:
     os.environ["ASC_TRACE_CACHE_DIR"] = tempfile.mkdtemp(prefix="asc_trace_test_cache_")
 
 
+def pytest_configure(config):
+    # a run that leaves the slow tests out is the fast lane: its hypothesis tests draw fewer examples
+    import lane
+    lane.FAST = re.search(r"\bnot\s+slow\b", config.getoption("markexpr", "") or "") is not None
+
+
 def pytest_addoption(parser):
     parser.addoption("--runtime", default="cpu", help="'npu' also runs the tests marked npu (needs an Ascend NPU)")
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from the current output")
@@ -37,7 +43,8 @@ def pytest_addoption(parser):
 
 # The fast lane (`make test-fast`, `pytest -m "not slow and not toolchain and not fuzz"`) leaves out
 # the tests listed here; `make test` runs them all. Patterns are fnmatch patterns on the node id
-# (tests/test_x.py::test_name[params]); the figures are wall times measured with --durations.
+# (tests/test_x.py::test_name[params]) in which `[` and `]` stand for themselves (a parameter list, never
+# a character class); the figures are wall times measured with --durations.
 MARKED: dict[str, tuple[str, ...]] = {
     # generated programs and hypothesis searches (2-20 s each)
     "fuzz": (
@@ -75,6 +82,8 @@ MARKED: dict[str, tuple[str, ...]] = {
         "tests/test_reserved_names.py::test_the_cpp_backend_sees_bisheng_macros",
         "tests/test_reserved_names.py::test_parameters_named_like_bisheng_builtins_compile_and_run",
         "tests/*::*header_check*",
+        "tests/test_pyasc_unit_basic.py::*",      # each file's kernels go through the header check
+        "tests/test_reserved_names.py::test_parameters_named_like_the_emitted_types_compile_and_run",
     ),
     # over a second each on their own
     "slow": (
@@ -88,6 +97,8 @@ MARKED: dict[str, tuple[str, ...]] = {
         "tests/test_timing_model.py::test_trace_and_png_show_the_scalar_unit",
         "tests/test_torch_op.py::test_backward_under_compile",
         "tests/test_torch_op.py::test_compile_*",
+        "tests/test_torch_op.py::test_a_compiled_kernel_inside_an_op",
+        "tests/test_torch_dynamic.py::test_opcheck_of_an_op_whose_core_count_comes_from_the_shape",
         "tests/test_reserved_names.py::test_every_name_the_emitter_makes_up_has_the_reserved_prefix",
         "tests/test_pipe_model.py::test_png_timeline",
         "tests/test_cli.py::test_python_dash_m_and_the_console_script",
@@ -97,10 +108,21 @@ MARKED: dict[str, tuple[str, ...]] = {
         "tests/test_lowering.py::test_runtime_loop_source_does_not_grow*",
         "tests/test_examples.py::test_autotune_example",
         "tests/test_torch_dynamic.py::test_a_core_count_from_the_shape_under_dynamic_compile",
+        # compiles every example, every registry case and 24 random programs (test_api_symbols' kernels)
+        "tests/test_op_registry.py::test_every_record_is_emitted_by_the_suite",
+        # scheduling the 4-deep nest takes seconds; the other adversarial kernels stay in the fast lane
+        "tests/test_schedule_adversarial.py::test_adversarial_kernel_runs_correct[*-deep4-*]",
+        "tests/test_schedule_adversarial.py::test_the_schedule_is_proved[deep4]",
+        # each runs pyasc's file in a fresh interpreter; the fast lane keeps test_vadd on sim
+        "tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[add_framework-sim]",
+        "tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[test_vadd_scalar-sim]",
+        "tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[test_vadd-sim1]",
+        "tests/test_pyasc_reference.py::test_tiles_past_the_tensor_stay_refused",
+        "tests/test_pyasc_reference.py::test_a_wrong_answer_fails_here",
     ),
 }
 # a parameter naming a backend that compiles the emitted source
-_COMPILED_BACKEND = re.compile(r"[\[-](cpp|cpu_debug)[\]-]")
+_COMPILED_BACKEND = re.compile(r"[\[-](cpp|cpu_debug)\d*[\]-]")     # pytest numbers repeated ids: cpp0, cpp1
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -110,7 +132,8 @@ def pytest_sessionfinish(session, exitstatus):
 
 def lane_markers(nodeid: str) -> list[str]:
     """The fast-lane markers the tables above give a test."""
-    names = [name for name, patterns in MARKED.items() if any(fnmatch.fnmatchcase(nodeid, p) for p in patterns)]
+    names = [name for name, patterns in MARKED.items()
+             if any(fnmatch.fnmatchcase(nodeid, p.replace("[", "[[]")) for p in patterns)]
     if _COMPILED_BACKEND.search(nodeid) and "toolchain" not in names:
         names.append("toolchain")
     return names

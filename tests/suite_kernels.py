@@ -218,5 +218,14 @@ def adv_kernels() -> tuple[Kernel, ...]:
     return tuple(Kernel(ck.name, ck.source, ck.graph) for ck in A.suite())
 
 
+@lru_cache(maxsize=1)
+def vec_more_kernels() -> tuple[Kernel, ...]:
+    """pyasc's further vector ops that cpu_debug cannot run (tests/vec_more_kernels.py header_suite)."""
+    import vec_more_kernels as V
+    return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(V.header_suite()))
+
+
 def all_kernels() -> tuple[Kernel, ...]:
-    return example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
+    from suite_framework import framework_kernels
+    return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
+            + vec_more_kernels() + framework_kernels())

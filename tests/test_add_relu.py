@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 import op_cases as C
@@ -24,7 +25,7 @@ def _numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
 @pytest.mark.parametrize("dt", ["int16", "float16", "float32"])
-@settings(max_examples=8, **SETTINGS)
+@settings(max_examples=examples(8), **SETTINGS)
 @given(n=st.integers(1, 300), seed=st.integers(0, 2**16))
 def test_add_relu_is_relu_of_the_sum(backend, dt, n, seed):
     rng = np.random.default_rng(seed)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_kernels import ACTIVATIONS, N, activation_kernel
@@ -29,7 +30,7 @@ def _run(name, x, y, n=N, backend="sim", with_tmp=True):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("name", sorted(REF))
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.sampled_from([16, 256, 1000 // 16 * 16, N]))
 def test_within_tolerance_of_float64(name, dtype, seed, n):
     rng = np.random.default_rng(seed)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_kernels import N, binary_kernel, unary_kernel
@@ -51,7 +52,7 @@ def _run(name: str, x: np.ndarray, backend: str = "sim", with_tmp: bool = True, 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(data=st.data())
 def test_within_tolerance_of_float64(name, dtype, data):
     lo, hi = DOMAIN.get(name, (-10.0, 10.0))
@@ -124,16 +125,17 @@ def test_a_temporary_buffer_below_the_minimum_is_refused_before_any_write():
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
         xl = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
+        yl = asc.LocalTensor(asc.float16, asc.TPosition.VECOUT, 1024, 256)
         tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 4096, 512)
         asc.data_copy(xl, xg, n)
-        asc.adv.tanh(xl, xl, count=n, temp_buffer=tmp)
-        asc.data_copy(zg, xl, n)
+        asc.adv.tanh(yl, xl, count=n, temp_buffer=tmp)
+        asc.data_copy(zg, yl, n)
     x = np.ones(256, np.float16)
     z = np.full(256, 7, np.float16)
     for backend in ("sim", "eager"):
         with pytest.raises(asc.UBOverflowError, match=r"holds 512 bytes; the call needs at least 1024") as ei:
             asc.jit(small, backend=backend)[1](x, z, 256)
-        assert ei.value.loc.short.endswith(f":{small.fn.__code__.co_firstlineno + 8}") if hasattr(small, "fn") \
+        assert ei.value.loc.short.endswith(f":{small.fn.__code__.co_firstlineno + 9}") if hasattr(small, "fn") \
             else "test_adv_math.py" in str(ei.value)
         assert (z == 7).all()
 

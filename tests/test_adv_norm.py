@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_kernels import quant_kernel, rmsnorm_kernel, softmax_kernel
@@ -24,7 +25,7 @@ def _softmax(m, k, dt, backend="sim", seed=0, host_tiling=True, float_stats=Fals
     return x, z, mx.reshape(m, per), sm.reshape(m, per)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(m=st.integers(1, 12), kb=st.integers(1, 12), half=st.booleans(), float_stats=st.booleans(),
        host=st.booleans(), seed=st.integers(0, 99))
 def test_softmax_within_tolerance(m, kb, half, float_stats, host, seed):
@@ -39,7 +40,7 @@ def test_softmax_within_tolerance(m, kb, half, float_stats, host, seed):
     np.testing.assert_allclose(sm, np.broadcast_to(e.sum(1, keepdims=True), sm.shape), rtol=rtol * 4)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(bs=st.integers(1, 12), hb=st.integers(1, 8), cut=st.integers(0, 7), half=st.booleans(), seed=st.integers(0, 99))
 def test_rmsnorm_within_tolerance(bs, hb, cut, half, seed):
     dt = np.float16 if half else np.float32

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import asc_trace as asc
+import suite_framework
 import suite_kernels
 from asc_trace.lower.api_symbols import GENERATIONS, declares, emitted_symbols, listed, unlisted
 from asc_trace.lower.ascendc import lower
@@ -41,6 +42,11 @@ def test_every_emitted_source_uses_only_what_cann_8_1_declares():
                 lower(k.graph, generation=8)
             assert ei.value.loc is not None and ei.value.loc.short.startswith("suite_kernels.py:")
             assert "LocalTensor/3" in emitted_symbols(k.source)
+            continue
+        if k.name in suite_framework.NEWER_API:
+            with pytest.raises(asc.ToolchainError, match="CANN 8.5 and later") as ei:
+                lower(k.graph, generation=8)
+            assert ei.value.loc is not None and ei.value.loc.short.startswith("suite_framework.py:")
             continue
         assert unlisted(k.source, "cann-8.1") == [], k.name
         assert lower(k.graph, generation=8) == k.source, k.name

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 
@@ -443,7 +444,7 @@ def test_two_cores_writing_one_tile_is_a_race():
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True)
+@settings(max_examples=examples(12), deadline=None, derandomize=True)
 @given(m=st.integers(1, 300), n=st.integers(1, 300), k=st.integers(1, 200), cores=st.integers(1, 5))
 def test_auto_sync_is_race_free_and_right_for_any_shape(m, n, k, cores):
     """The simulator checks every flag auto_sync placed (races, double sets, hangs) on random shapes with

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import conftest
@@ -12,6 +13,7 @@ import conftest
 TESTS = Path(__file__).resolve().parent
 
 
+@lru_cache(maxsize=None)       # "tests/*::..." patterns read every file: parse each once
 def _test_names(path: Path) -> list[str]:
     tree = ast.parse(path.read_text())
     return [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -35,6 +37,15 @@ def test_compiled_backend_parameters_are_toolchain_tests():
     assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[case-cpp-auto]")
     assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[cpu_debug]")
     assert conftest.lane_markers("tests/test_x.py::test_y[case-sim-auto]") == []
+    assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[test_vadd-cpp1]")   # a repeated id
+
+
+def test_brackets_in_a_pattern_are_the_parameter_list():
+    slow = conftest.lane_markers
+    assert "slow" in slow("tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[add_framework-sim]")
+    assert "slow" not in slow("tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[test_vadd-sim0]")
+    assert "slow" in slow("tests/test_schedule_adversarial.py::test_adversarial_kernel_runs_correct[sim-deep4-1-0-3-2]")
+    assert "slow" not in slow("tests/test_schedule_adversarial.py::test_adversarial_kernel_runs_correct[sim-row_mix-8-165-2]")
 
 
 def test_the_compile_cache_is_not_in_the_checkout():

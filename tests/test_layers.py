@@ -32,17 +32,7 @@ ALLOWED: dict[tuple[str, str], str] = {}
 
 # Cycles not untangled yet, each with why; a new cycle, or one of these changing, fails the test,
 # and an entry whose cycle is gone must be removed.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"asc_trace.graph.kernel_graph", "asc_trace.graph.printer", "asc_trace.graph.regions"}):
-        "KernelGraph.__str__ calls the printer, and regions build on KernelGraph; the one region table of "
-        "issue 20 part 2 replaces this",
-    frozenset({"asc_trace.proxies.api", "asc_trace.proxies.api_ops", "asc_trace.proxies.tensors"}):
-        "tensors' get_value / set_value and api's family builders live in api_ops, which builds on api's helpers",
-    frozenset({"asc_trace.proxies.control", "asc_trace.proxies.tracer"}):
-        "control.py uses the tracer's LoopRegion, and the tracer hands cond / while_loop to control.py",
-    frozenset({f"asc_trace.cli.{m}" for m in ("cache_cmd", "info", "inputs", "inspect_cmd", "main")}):
-        "the subcommands import main's helpers and main imports the subcommands",
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 def module_name(path: Path) -> str:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 import vadd
@@ -158,7 +159,7 @@ def test_model_is_as_strict_as_bisheng(tmp_path, body, ok):
 from test_schedule_props import Prog, _data, make_kernel, programs  # noqa: E402
 
 
-@settings(max_examples=36, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(36), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs(), init=st.booleans())
 def test_cpp_sim_eager_same_bytes(prog, init):
     if init:   # start from defined buffers, so that no NaN payloads are involved

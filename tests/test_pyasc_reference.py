@@ -39,6 +39,8 @@ FILES = [
     ("python/test/kernels/insert_sync/test_vadd_scalar.py", ("sim", "cpp")),              # + get_value
     ("python/test/kernels/test_vadd.py", ("sim", "cpp")),
     ("python/tutorials/02_add_framework/add_framework.py", ("sim", "cpp")),
+    # adv.softmax, ShapeInfo, no temp buffer; cpu_debug: the vendor finds no UB after a TPipe (docs/adv.md)
+    ("python/test/kernels/insert_sync/test_softmax.py", ("sim",)),
 ]
 
 

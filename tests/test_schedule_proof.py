@@ -21,13 +21,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adversarial_kernels import CASES
 from asc_trace.graph.sync_proof import prove
 from test_schedule_fuzz import MAX_TRIP, _args, cases, make_kernel
 
-SUITE = settings(max_examples=60, deadline=None, derandomize=True,
+SUITE = settings(max_examples=examples(60), deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 BIG = settings(max_examples=int(os.environ.get("ASC_TRACE_FUZZ_EXAMPLES", "1500")), deadline=None, derandomize=False,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -85,7 +86,7 @@ def _mutants(g):
             yield n, m
 
 
-@settings(SUITE, max_examples=25)
+@settings(SUITE, max_examples=examples(25))
 @given(case=cases())
 def test_deleting_an_inserted_wait_is_rejected(case):
     prog, trips, bits = case

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.errors import DTypeError, TraceError
@@ -32,7 +33,7 @@ def _want(x: np.ndarray, op: str, s: int) -> np.ndarray:
     return np.array([int(v) >> s for v in x], dtype=x.dtype)
 
 
-@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(16), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dt=st.sampled_from(["int16", "uint16", "int32", "uint32"]), op=st.sampled_from(["shift_left", "shift_right"]),
        data=st.data(), backend=st.sampled_from(["sim", "eager", "cpp"]))
 def test_shift_matches_python(dt, op, data, backend):

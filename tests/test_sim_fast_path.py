@@ -8,6 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.runtime import batch
@@ -32,7 +33,7 @@ def _plans(kernel) -> list:
     return [p for a in arts if a._fast is not None for lb in a._fast.batches.values() if lb for p in lb.plans.values()]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_batched_loops_give_the_bytes_of_iteration_by_iteration(prog):
     k = make_kernel(prog)

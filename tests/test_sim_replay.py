@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.runtime import batch, get_runtime, replay
@@ -66,7 +67,7 @@ def test_the_seed_vadd_replays_with_the_bytes_of_every_slower_path():
         assert z2.tobytes() == z_slow.tobytes() == z_piped.tobytes() == (x2 + y2).tobytes()
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prog=programs())
 def test_a_replayed_launch_gives_the_bytes_of_program_order(prog):
     k = make_kernel(prog)
@@ -112,7 +113,7 @@ def test_a_loop_reading_another_loops_ub_bytes_replays_them():
 
 @asc.jit
 def loaded_first(x: asc.GlobalAddress, w: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
-    """A copy before the loop: a data effect outside a batch, so this launch is not replayed."""
+    """A copy before the loop: a data effect outside a batch, on the tape as its own entry."""
     xg, wg, zg = _gm(x), _gm(w), _gm(z)
     wt = asc.LocalTensor(F32, VECIN, 0, 64)
     t = asc.LocalTensor(F32, VECIN, 256, 64)
@@ -123,14 +124,15 @@ def loaded_first(x: asc.GlobalAddress, w: asc.GlobalAddress, z: asc.GlobalAddres
         asc.data_copy(zg[i * 64:], t, 64)
 
 
-def test_a_launch_with_other_data_effects_runs_the_interpreter_again():
+def test_a_launch_with_work_outside_its_loops_replays_it():
     x, w = rand(64 * 3, np.float32, 6), rand(64, np.float32, 7)
-    for seed in (8, 9):
+    for seed in (8, 9, 10):                   # new weights each time: the tape reads the new array
         w = rand(64, np.float32, seed)
         z = np.zeros_like(x)
         loaded_first[1](x, w, z, 3)
         np.testing.assert_array_equal(z, x * np.tile(w, 3))
-    assert list(_replays(loaded_first, (x, w, z, 3)).values()) == [None]
+    (rep,) = _replays(loaded_first, (x, w, z, 3)).values()
+    assert rep is not None and len(rep.entries) == 2      # the copy of w, then the batched loop
 
 
 def test_a_warm_kernel_still_refuses_out_of_bounds_and_leaves_the_outputs():
@@ -252,7 +254,7 @@ def test_an_empty_kernel_replays_as_nothing():
     for _ in range(3):
         empty[8](x)
     (rep,) = _replays(empty, (x,)).values()
-    assert rep is not None and all(steps == [] for _, steps in rep.groups) and not rep.uses_ub
+    assert rep is not None and rep.empty and rep.entries == [] and not rep.uses_ub
 
 
 def test_constants_bind_by_value_and_type():
@@ -477,4 +479,178 @@ def test_the_flag_free_vadd_replays_one_iteration_and_several(per_core, tile):
         _slow(k, (x, y, z_ref, per_core, tile), 8)
         assert z.tobytes() == z_ref.tobytes() == (x + y).tobytes()
     reps = [r for r in _replays(k, (x, y, z, per_core, tile)).values() if r is not None]
-    assert any([count for _, steps in r.groups for _, _, count in steps] == [per_core // tile] for r in reps)
+    assert any(r.loop_counts == [per_core // tile] for r in reps)
+
+
+def test_softmax_rows_replays_its_row_values_with_the_bytes_of_program_order():
+    """get_value feeds the row's max and sum into later ops' scalars: the tape binds them again."""
+    from softmax_rows import reference, softmax_rows
+    for rows in (1, 3):
+        for seed in (1, 2, 3):
+            x = (3 * rand(8 * rows * 512, np.float32, seed)).reshape(8 * rows, 512)
+            if seed == 3:                                   # NaN payloads ride through the replay too
+                x.view(np.uint32)[0, 5] = 0x7FC00123
+                x.view(np.uint32)[-1, 7] = 0xFFA00001
+            z, z_ref = np.zeros_like(x), np.zeros_like(x)
+            softmax_rows[8](x, z, rows, 2)
+            _slow(softmax_rows, (x, z_ref, rows, 2), 8)
+            assert z.tobytes() == z_ref.tobytes()
+            if seed != 3:
+                np.testing.assert_allclose(z, reference(x), rtol=1e-5, atol=1e-7)
+        assert all(r is not None for r in _replays(softmax_rows, (x, z, rows, 2)).values())
+
+
+@asc.jit
+def poison_outside(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """A store of UB bytes nothing wrote (the poison), then a load and a store over them."""
+    xg, zg = _gm(x), _gm(z)
+    a = asc.LocalTensor(F32, VECIN, 0, 64)
+    asc.data_copy(zg, a, 64)
+    asc.data_copy(a, xg, 64)
+    asc.data_copy(zg[64:], a, 64)
+
+
+def test_bytes_read_before_any_write_are_the_poison_at_every_replay():
+    for seed in (1, 2, 3):
+        x = rand(64, np.float32, seed)
+        z = np.zeros(128, np.float32)
+        poison_outside[1](x, z)
+        assert z[:64].view(np.uint8).tolist() == [0xFF] * 256
+        assert z[64:].tobytes() == x.tobytes()
+    (rep,) = _replays(poison_outside, (x, z)).values()
+    assert rep is not None and rep.poison
+
+
+@asc.jit
+def printing(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    xg, zg = _gm(x), _gm(z)
+    a = asc.LocalTensor(F32, VECIN, 0, 64)
+    asc.data_copy(a, xg, 64)
+    asc.printf("v=%f\n", a.get_value(0))
+    asc.data_copy(zg, a, 64)
+
+
+def test_a_launch_that_prints_is_not_replayed(capsys):
+    x = rand(64, np.float32, 4)
+    for _ in range(2):
+        z = np.zeros_like(x)
+        printing[1](x, z)
+        assert z.tobytes() == x.tobytes()
+    assert capsys.readouterr().out.count("v=") == 2
+    assert list(_replays(printing, (x, z)).values()) == [None]
+
+
+# -- loops whose iterations are independent: one run over a stacked axis (runtime/tape_vector.py) -----------
+
+def test_softmax_rows_run_as_one_stacked_loop_when_there_are_several():
+    from softmax_rows import softmax_rows
+    x = rand(8 * 4 * 512, np.float32, 11).reshape(32, 512)
+    for _ in range(2):
+        z, z_ref = np.zeros_like(x), np.zeros_like(x)
+        softmax_rows[8](x, z, 4, 2)
+        _slow(softmax_rows, (x, z_ref, 4, 2), 8)
+        assert z.tobytes() == z_ref.tobytes()
+    assert any(r is not None and r.rows == [4] for r in _replays(softmax_rows, (x, z, 4, 2)).values())
+
+
+@asc.jit
+def carried_ub(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """acc carries from row to row (and get_value keeps the loop from batching): never stacked."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    acc = asc.LocalTensor(F32, VECIN, 256, 64)
+    o = asc.LocalTensor(F32, VECIN, 512, 64)
+    asc.duplicate(acc, 0.0, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.add(acc, acc, t, 64)
+        asc.adds(o, acc, acc.get_value(1), 64)
+        asc.data_copy(zg[r * 64:], o, 64)
+
+
+@asc.jit
+def carried_gm(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Row r reads the row r - 1 wrote into z: never stacked."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    p = asc.LocalTensor(F32, VECIN, 256, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.data_copy(p, zg[r * 64:], 64)
+        asc.muls(t, t, p.get_value(0), 64)
+        asc.add(t, t, p, 64)
+        asc.data_copy(zg[(r + 1) * 64:], t, 64)
+
+
+@pytest.mark.parametrize("kernel", [carried_ub, carried_gm])
+def test_a_loop_with_a_carried_dependence_is_not_stacked(kernel):
+    for seed in (1, 2):
+        x = rand(64 * 5, np.float32, seed)
+        z, z_ref = np.full(64 * 6, 0.5, np.float32), np.full(64 * 6, 0.5, np.float32)
+        kernel[1](x, z, 5)
+        _slow(kernel, (x, z_ref, 5), 1)
+        assert z.tobytes() == z_ref.tobytes()
+    (rep,) = _replays(kernel, (x, z, 5)).values()
+    assert rep is not None and rep.rows == []
+
+
+@asc.jit
+def rows_of(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    for r in range(n):
+        asc.data_copy(t, xg[r * 64:], 64)
+        asc.muls(t, t, t.get_value(3), 64)
+        asc.data_copy(zg[r * 64:], t, 64)
+
+
+def test_a_stacked_loop_out_of_bounds_on_its_last_iteration_only_is_refused():
+    x = rand(64 * 3, np.float32, 5)
+    z = np.zeros(64 * 3, np.float32)
+    rows_of[1](x, z, 3)
+    rows_of[1](x, z, 3)
+    np.testing.assert_array_equal(z, (x.reshape(3, 64) * x.reshape(3, 64)[:, 3:4]).reshape(-1))
+    assert [r.rows for r in _replays(rows_of, (x, z, 3)).values()] == [[3]]
+    z2 = np.full(64 * 3, 7.0, np.float32)
+    with pytest.raises(asc.OutOfBoundsError, match="index 3"):
+        rows_of[1](x, z2, 4)                   # the fourth row lies past x and z
+    assert (z2 == 7.0).all()
+
+
+@asc.jit
+def running(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """A sum, a max and a min carried across the iterations (ufunc.accumulate when that is exact)."""
+    xg, zg = _gm(x), _gm(z)
+    t = asc.LocalTensor(F32, VECIN, 0, 64)
+    s = asc.LocalTensor(F32, VECIN, 256, 64)
+    hi = asc.LocalTensor(F32, VECIN, 512, 64)
+    lo = asc.LocalTensor(F32, VECIN, 768, 64)
+    asc.duplicate(s, 0.0, 64)
+    asc.duplicate(hi, -0.0, 64)
+    asc.duplicate(lo, 0.0, 64)
+    for i in range(n):
+        asc.data_copy(t, xg[i * 64:], 64)
+        asc.add(s, s, t, 64)
+        asc.max(hi, t, hi, 64)
+        asc.min(lo, lo, t, 64)
+    asc.data_copy(zg, s, 64)
+    asc.data_copy(zg[64:], hi, 64)
+    asc.data_copy(zg[128:], lo, 64)
+
+
+@pytest.mark.parametrize("case", ["plain", "zeros", "nan", "inf"])
+def test_running_sums_and_extremes_keep_program_orders_bits(case):
+    for seed in (1, 2):
+        x = rand(64 * 6, np.float32, seed)
+        if case == "zeros":
+            x[::3] = 0.0
+            x[1::3] = -0.0
+        elif case == "nan":
+            x.view(np.uint32)[5] = 0x7FC00042
+            x.view(np.uint32)[64 + 5] = 0xFFC00007
+        elif case == "inf":
+            x[7], x[64 + 7] = np.inf, -np.inf
+        z, z_ref = np.zeros(192, np.float32), np.zeros(192, np.float32)
+        running[1](x, z, 6)
+        _slow(running, (x, z_ref, 6), 1)
+        assert z.tobytes() == z_ref.tobytes()

@@ -18,6 +18,12 @@ from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRm
 
 globals().update(_tiling.MATH_HELPERS)
 
+from .matmul import Matmul, register_matmul  # noqa: E402
+from .matmul_types import (MatmulBatchParams, MatmulConfig, MatmulFuncParams, MatmulQuantParams,  # noqa: E402
+                           MatmulShapeParams, MatmulType, TCubeTiling, get_basic_config, get_ib_share_norm_config,
+                           get_mdl_config, get_mm_config, get_normal_config, get_special_basic_config,
+                           get_special_mdl_config)
+
 # pyasc's Matmul names, not provided yet: a NotProvidedError naming the basic cube API
 from ..proxies.not_provided import adv_getattr as __getattr__  # noqa: E402
 
@@ -26,4 +32,8 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                  "get_rms_norm_max_min_tmp_size", "get_rms_norm_tiling_info",
                                  "get_ascend_quant_max_min_tmp_size", "GetSoftMaxMaxTmpSize", "GetSoftMaxMinTmpSize",
                                  "SoftMaxTilingFunc", "GetRmsNormMaxMinTmpSize", "GetRmsNormTilingInfo",
-                                 "GetAscendQuantMaxMinTmpSize"] + sorted(_tiling.MATH_HELPERS)
+                                 "GetAscendQuantMaxMinTmpSize", "Matmul", "register_matmul", "MatmulType", "MatmulConfig",
+                                 "TCubeTiling", "MatmulShapeParams", "MatmulQuantParams", "MatmulBatchParams",
+                                 "MatmulFuncParams", "get_basic_config", "get_ib_share_norm_config", "get_mdl_config",
+                                 "get_mm_config", "get_normal_config", "get_special_basic_config",
+                                 "get_special_mdl_config"] + sorted(_tiling.MATH_HELPERS)

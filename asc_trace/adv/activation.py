@@ -17,9 +17,9 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
     """Row softmax of src viewed as [m, k] (Ascend C SoftMax, ND): dst = exp(x - rowmax) / rowsum, with the row
     max and sum written to `max` / `sum`, one 32-byte block per row.
 
-    The shape is the tiling's (src_m, src_k) when it has one, else `shape=(m, k)` (pyasc reads it from the
-    tensor's ShapeInfo, which asc_trace's LocalTensors do not carry); a zero or mismatching tiling is
-    recomputed in the kernel from the shape and the temporary buffer, as the vendor does.
+    The shape is the tiling's (src_m, src_k) when it has one, else `shape=(m, k)`, else the [m, k] ShapeInfo
+    src carries (`src.set_shape_info(asc.ShapeInfo(...))`, as pyasc's kernels give it); a zero or mismatching
+    tiling is recomputed in the kernel from the shape and the temporary buffer, as the vendor does.
 
     Raises:
         TraceError: no shape; a tiling not known while tracing; basic_block / data_format_nz (not modelled).
@@ -34,9 +34,13 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
     if basic_block or data_format_nz:
         raise TraceError("asc.adv.softmax models the ND, non-basic-block SoftMax only", loc,
                          hint="call it with basic_block=False, data_format_nz=False")
+    if shape is None and hasattr(src, "get_shape_info"):     # pyasc: the shape src carries (set_shape_info)
+        dims = tuple(src.get_shape_info().shape)
+        shape = (dims[0], dims[1]) if len(dims) == 2 else None
     m, k = (values[0], values[1]) if values[0] and values[1] else (shape or (0, 0))
     if not (isinstance(m, int) and isinstance(k, int) and m > 0 and k > 0):
-        raise TraceError("asc.adv.softmax needs the shape [m, k]: a tiling with src_m / src_k, or shape=(m, k)", loc,
+        raise TraceError("asc.adv.softmax needs the shape [m, k]: a tiling with src_m / src_k, shape=(m, k), or "
+                         "an [m, k] ShapeInfo on src (src.set_shape_info)", loc,
                          hint="asc.adv.softmax_tiling_func([m, k], type_size, tmp_bytes) fills one on the host")
     s = vec_operand(src, "src", "adv.softmax", loc)
     red = vec_operand(sum, "sum", "adv.softmax", loc).dtype

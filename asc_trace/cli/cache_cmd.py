@@ -8,11 +8,11 @@ from typing import Any
 
 from .. import config
 from ..toolchain import cache
+from .common import add_command
 from .info import count_text, size_text
 
 
 def add_parser(sub: Any) -> None:
-    from .main import add_command
     p = add_command(sub, "cache", help="list or clear the compile cache",
                     description="The disk cache of built kernels, in ASC_TRACE_CACHE_DIR (default "
                                 "$ASC_TRACE_HOME/cache, ~/.asc_trace/cache). Traced graphs are not cached on disk; "

@@ -14,12 +14,12 @@ from typing import Any
 from .. import config
 from .._version import __version__
 from ..errors import AscTraceError, LaunchError
+from .common import EXIT_OK, EXIT_UNAVAILABLE, add_command
 
 BACKENDS = ("sim", "eager", "cpp", "cpu_debug", "npu")
 
 
 def add_parser(sub: Any) -> None:
-    from .main import add_command
     p = add_command(sub, "info", help="versions, usable backends (and why not the others), the cache",
                     description="Show asc_trace's version and dependencies, which backends can run here and what "
                                 "each missing one needs (CANN, bisheng, an NPU, the Ascend C headers), and the "
@@ -31,7 +31,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .main import EXIT_OK, EXIT_UNAVAILABLE
     facts = gather()
     print(json.dumps(facts, indent=2) if args.json else render(facts))
     if args.require and not facts["backends"][args.require]["usable"]:

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import dtypes as D
 from ..jit_function import JitFunction
-from .main import EXIT_LOAD, EXIT_USAGE, CliError
+from .common import EXIT_LOAD, EXIT_USAGE, CliError
 
 _ARRAY = re.compile(r"^(?P<dt>[A-Za-z_][A-Za-z0-9_]*)\[(?P<shape>[0-9,\s]*)\](?::(?P<fill>[a-z]+))?$")
 _KEYWORD = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")

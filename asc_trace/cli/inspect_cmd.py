@@ -13,7 +13,7 @@ from ..jit_function import DEFAULT_OPTIONS, MAX_BLOCKS as MAX_CORE_NUM, compile 
 from ..runtime.args import _match, bind_args
 from ..runtime.platform import DEFAULT_PLATFORM, PRESETS
 from .inputs import EXAMPLES_ATTR, __doc__ as INPUTS_DOC, declared_examples, describe, load_kernel, parse_args_spec
-from .main import EXIT_USAGE, CliError, add_command
+from .common import EXIT_USAGE, CliError, add_command
 
 SECTIONS = ("traced", "scheduled", "source", "profile")
 

@@ -19,7 +19,8 @@ from typing import Any
 from ..enums import PipeID
 from ..errors import NotProvidedError, SyncError
 from .expr import Const
-from .kernel_graph import REGION_CLOSE, REGION_OPEN, KernelGraph
+from .kernel_graph import KernelGraph
+from .regions import REGION_CLOSE, REGION_OPEN
 from .mix_split import sides
 from .node import Node, Pipe, make_attrs
 from .ops import read as op_read, written as op_written

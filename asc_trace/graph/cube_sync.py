@@ -82,6 +82,12 @@ def check_kernel_type(g: KernelGraph, options: dict[str, Any]) -> None:
         raise OptionError(f"kernel_type={kt!r} says this is a vector kernel, but it runs on the cube core (its "
                           "L1 / L0 tensors and cube instructions make it AIC_ONLY)", first.loc,
                           hint="leave kernel_type unset: asc_trace recognises a cube kernel from its calls")
+    asked = getattr(g, "core_type_asked", None)
+    if asked is not None:       # asc.ascend_is_aic() answered for a vector kernel, and the kernel is a cube one
+        raise OptionError(f"{asked[0]}() was answered for a vector kernel (kernel_type unset), but this kernel runs "
+                          "on the cube core", asked[1],
+                          hint="say so before tracing: @asc.jit(matmul_cube_only=True) or "
+                               "kernel_type=KernelType.AIC_ONLY")
 
 
 def _footprints(g: KernelGraph, n: Node, roots: dict[int, Node]) -> list[Foot]:
@@ -404,7 +410,9 @@ def _pace(edges: list[Edge]) -> list[Edge]:
 
 def insert_cube_sync(g: KernelGraph) -> KernelGraph:
     """The cube kernel with every flag its data dependences need (see the module docstring)."""
-    if any(REGISTRY[n.op].family == "sync" for n in g):
+    # flags the kernel wrote itself are left as written; a pipe_barrier (pyasc kernels end with
+    # PipeBarrier<PIPE_ALL>) only adds order, so the derived flags stay right around it
+    if any(REGISTRY[n.op].family == "sync" and n.op != "pipe_barrier" for n in g):
         return g
     c = _Cube(g)
     return c.build(c.edges())

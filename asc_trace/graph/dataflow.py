@@ -17,7 +17,6 @@ from .analysis import Need, Trace, abstract_trace, find_deps
 from .expr import free_vars
 from .node import exprs_in
 from .kernel_graph import KernelGraph
-from .regions import yield_targets
 from .sync_plan import Plan
 
 
@@ -81,7 +80,7 @@ def annotate(g: KernelGraph, traces: list[Trace], plans: list[Plan]) -> KernelGr
 
 def _value_edges(g: KernelGraph, edge) -> None:
     assigners: dict[str, list[int]] = {}
-    for yid, targets in yield_targets(g).items():
+    for yid, targets in g.region_table().yield_targets.items():
         for v in targets:
             assigners.setdefault(v.env_key, []).append(yid)
     if not assigners:

@@ -5,62 +5,25 @@ carry the data flow (`kind="data"`, `idx` = operand position) and, after schedul
 dependences the scheduler found (`kind="dep"`). Loops are `for` ... `end_for` node pairs whose
 bodies are traced once, so the graph's size never depends on a trip count.
 
-Regions (all traced once):
-- `for` (args: index Var, start, stop, step) ... `end_for` (args: for id);
-- `while` (args: carried Vars, initial values, condition Expr over the carried Vars) ... `yield`
-  (args: the carried Vars' next values) `end_while` (args: while id): `asc.while_loop`;
-- `if` (args: predicate Expr, output Vars) ... `yield` (then-branch outputs) `else` (args: if id) ...
-  `yield` (else-branch outputs) `end_if` (args: if id): `asc.cond`. The outputs are Vars of kind
-  "local", assigned by the taken branch's `yield`.
-`Node.loops` is the node's scope: the ids of its enclosing regions, outermost first, where a region is
-a `for`, a `while`, an `if` (its then-branch) or an `else` (the else-branch).
+Regions (`for`, `while`, `if`/`else`: graph/regions.py describes their marker nodes) are read once per
+program order into a `RegionTable` (`region_table()`). `Node.loops` is the node's scope: the ids of
+its enclosing regions, outermost first, where a region is a `for`, a `while`, an `if` (its
+then-branch) or an `else` (the else-branch).
 """
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:
     import networkx as nx
 
-from .expr import Expr, Var, free_vars
+from .expr import Expr, free_vars
 from .node import Node, ObjRef, Pipe, TensorRef
+from .printer import format_graph
+from .regions import Cond, Item, Loop, RegionTable, While, loop_var, walk_items  # noqa: F401 (re-exported)
 from .signature import Signature
 from .source_loc import SourceLoc
-
-
-@dataclass(frozen=True, slots=True)
-class Loop:
-    """A structured loop: its `for` node and its body (nodes and nested loops) in order."""
-
-    node: Node
-    body: tuple["Item", ...]
-
-
-@dataclass(frozen=True, slots=True)
-class While:
-    """An `asc.while_loop`: its `while` node and its body, which ends with the `yield` node."""
-
-    node: Node
-    body: tuple["Item", ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Cond:
-    """An `asc.cond`: its `if` node, the then-branch (ending with a `yield`), the `else` node and the
-    else-branch (ending with a `yield`)."""
-
-    node: Node
-    then_body: tuple["Item", ...]
-    else_node: Node
-    else_body: tuple["Item", ...]
-
-
-Item = Node | Loop | While | Cond
-
-REGION_OPEN = ("for", "while", "if")
-REGION_CLOSE = ("end_for", "end_while", "end_if")
 
 
 class KernelGraph:
@@ -75,7 +38,7 @@ class KernelGraph:
         self._nx: "nx.MultiDiGraph | None" = None      # built when first asked for (networkx is slow to import)
         self.order: list[int] = []
         self._next_id = 0
-        self._tree: tuple[Item, ...] | None = None
+        self._regions: RegionTable | None = None
         self.notes: list[str] = []   # pass annotations shown at the end of the dump
 
     # -- building -------------------------------------------------------------------------------
@@ -100,7 +63,7 @@ class KernelGraph:
 
     def _insert(self, node: Node) -> None:
         self._nodes[node.id] = node
-        self._tree = None
+        self._regions = None
         self._nx = None
 
     def replace(self, node: Node) -> None:
@@ -109,7 +72,7 @@ class KernelGraph:
 
     def set_order(self, order: list[int]) -> None:
         self.order = list(order)
-        self._tree = None
+        self._regions = None
 
     def add_edge(self, src: int, dst: int, **data: Any) -> None:
         """An edge beyond the tensor -> op data edges (a dependence, a sync, ...), kept in `nx`."""
@@ -151,11 +114,16 @@ class KernelGraph:
     def __contains__(self, nid: int) -> bool:
         return nid in self._nodes
 
+    def region_table(self) -> RegionTable:
+        """The regions of the current program order, read from its marker nodes once."""
+        if self._regions is None or len(self._regions.nodes) != len(self.order):
+            # the length check catches a caller that appended to `order` in place
+            self._regions = RegionTable([self._nodes[nid] for nid in self.order])
+        return self._regions
+
     def structured(self) -> tuple[Item, ...]:
-        """Program order as a tree of nodes and loops."""
-        if self._tree is None:
-            self._tree = _structure(self)
-        return self._tree
+        """Program order as a tree of nodes and regions."""
+        return self.region_table().tree
 
     def copy(self) -> "KernelGraph":
         g = KernelGraph(self.name, self.signature, self.options)
@@ -167,11 +135,9 @@ class KernelGraph:
         return g
 
     def __str__(self) -> str:
-        from .printer import format_graph
         return format_graph(self)
 
     def dump(self, locs: bool = True) -> str:
-        from .printer import format_graph
         return format_graph(self, locs=locs)
 
 
@@ -197,54 +163,3 @@ def _producers_of(a: Any, idx: int) -> Iterator[tuple[int, int]]:
     elif dataclasses.is_dataclass(a) and not isinstance(a, type):
         for f in dataclasses.fields(a):
             yield from _producers_of(getattr(a, f.name), idx)
-
-
-def _structure(g: KernelGraph) -> tuple[Item, ...]:
-    # stack entries: (region head, items of the current body, then-items of an `if` once `else` is seen)
-    stack: list[list[Any]] = [[None, [], None]]
-    for nid in g.order:
-        n = g.node(nid)
-        if n.op in REGION_OPEN:
-            stack.append([n, [], None])
-        elif n.op == "else":
-            top = stack[-1]
-            top[2] = (tuple(top[1]), n)
-            top[1] = []
-        elif n.op in REGION_CLOSE:
-            head, body, then = stack.pop()
-            if head is None:
-                raise ValueError(f"%{nid}: {n.op} without its region")  # verify() reports this properly
-            if head.op == "for":
-                item: Item = Loop(head, tuple(body))
-            elif head.op == "while":
-                item = While(head, tuple(body))
-            elif then is None:
-                item = Cond(head, tuple(body), n, ())
-            else:
-                item = Cond(head, then[0], then[1], tuple(body))
-            stack[-1][1].append(item)
-        else:
-            stack[-1][1].append(n)
-    return tuple(stack[0][1])
-
-
-def walk_items(items: tuple[Item, ...]) -> Iterator[Node]:
-    """Every node of a structured body in program order, region heads included (not their ends)."""
-    for it in items:
-        if isinstance(it, Loop):
-            yield it.node
-            yield from walk_items(it.body)
-        elif isinstance(it, While):
-            yield it.node
-            yield from walk_items(it.body)
-        elif isinstance(it, Cond):
-            yield it.node
-            yield from walk_items(it.then_body)
-            yield it.else_node
-            yield from walk_items(it.else_body)
-        else:
-            yield it
-
-
-def loop_var(for_node: Node) -> Var:
-    return for_node.args[0]

@@ -19,6 +19,14 @@ MIX_KERNEL_TYPE = "KERNEL_TYPE_MIX_AIC_1_2"
 def check_mix_kernel_type(g: KernelGraph, options: dict[str, Any]) -> None:
     """A mixed kernel is KERNEL_TYPE_MIX_AIC_1_2 (inferred from its calls); another kernel type is refused."""
     kt = options.get("kernel_type")
+    asked = getattr(g, "core_type_asked", None)
+    if asked is not None:       # proxies/core_type.py answered "vector" while tracing; the kernel is mixed
+        from ..errors import NotProvidedError
+        raise NotProvidedError(f"{asked[0]}() in a mixed cube + vector kernel: tracing the kernel once per core type "
+                               "is not provided yet, so the answer was the vector core's and a cube block may have "
+                               "been dropped", asked[1],
+                               hint="drop the `if`: in a mixed kernel each call runs on the core its operands say "
+                                    "(cube calls on the cube core, vector calls on the vector cores)")
     if kt is None or kt in (MIX_KERNEL_TYPE, "mix"):
         return
     cube, vec = is_mixed(g) or (None, None)

@@ -18,7 +18,8 @@ from typing import Any
 from ..cube_enums import CUBE_SPACES
 from ..errors import TraceError
 from .expr import Expr, substitute
-from .kernel_graph import REGION_CLOSE, REGION_OPEN, KernelGraph
+from .kernel_graph import KernelGraph
+from .regions import REGION_CLOSE, REGION_OPEN
 from .mix_vars import MIX_VARS, side_values
 from .node import Node, Pipe, TensorRef
 from .ops import REGISTRY

@@ -1,5 +1,5 @@
 """The values that differ between the cube core and the vector cores of a mixed kernel
-(`GetSubBlockIdx`, `GetSubBlockNum`, `GetTaskRatio`, `ASCEND_IS_AIC` / `ASCEND_IS_AIV`; vendor
+(`GetSubBlockIdx`, `GetSubBlockNum`, `GetTaskRatio`; vendor
 impl/basic_api/dav_c220/kernel_operator_sys_var_impl.h:31-72). The trace records them as variables;
 splitting a mixed kernel into its cube side and its vector side (graph/mix_split.py) replaces each by
 its value on that side, so no later layer sees them. On the vector side `GetBlockIdx()` is
@@ -12,16 +12,13 @@ from .expr import BLOCK_IDX, Const, Expr, Var, binop
 SUB_BLOCK_IDX = Var("local", -101, "sub_block_idx")
 SUB_BLOCK_NUM = Var("local", -102, "sub_block_num")
 TASK_RATIO = Var("local", -103, "task_ratio")
-IS_AIC = Var("local", -104, "ascend_is_aic", "bool")
-IS_AIV = Var("local", -105, "ascend_is_aiv", "bool")
-MIX_VARS = (SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO, IS_AIC, IS_AIV)
+MIX_VARS = (SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO)
 AIV_PER_AIC = 2                  # KERNEL_TYPE_MIX_AIC_1_2: one cube core and two vector cores per AI core
 
 
 def side_values(side: str) -> dict[Var, Expr]:
     """Each mixed-kernel variable's value on the "aic" or the "aiv" side."""
     if side == "aic":
-        return {SUB_BLOCK_IDX: Const(0), SUB_BLOCK_NUM: Const(1), TASK_RATIO: Const(1), IS_AIC: Const(1),
-                IS_AIV: Const(0)}
+        return {SUB_BLOCK_IDX: Const(0), SUB_BLOCK_NUM: Const(1), TASK_RATIO: Const(1)}
     return {SUB_BLOCK_IDX: binop("%", BLOCK_IDX, Const(AIV_PER_AIC)), SUB_BLOCK_NUM: Const(AIV_PER_AIC),
-            TASK_RATIO: Const(AIV_PER_AIC), IS_AIC: Const(0), IS_AIV: Const(1)}
+            TASK_RATIO: Const(AIV_PER_AIC)}

@@ -51,6 +51,11 @@ def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
         from .cube_sync import check_kernel_type, cube_pipeline
         check_kernel_type(graph, options)
         steps = cube_pipeline(options)
+    elif options.get("kernel_type") in ("cube", "aic", "KERNEL_TYPE_AIC_ONLY"):
+        from ..errors import OptionError
+        raise OptionError(f"kernel {graph.name} is declared a cube kernel (kernel_type AIC_ONLY / matmul_cube_only) "
+                          "but records no cube instruction", None,
+                          hint="drop the option, or check that `if asc.ascend_is_aic():` blocks hold the cube work")
     for name, fn in steps:
         graph = fn(graph)
         if check:

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Any
+from typing import Any, Iterator, Protocol
 
 from ..errors import set_node_renderer
 from .expr import Expr, to_str
 from .node import Node, ObjRef, ParamRef, TensorRef
+from .regions import REGION_CLOSE, REGION_ELSE, REGION_OPEN, RegionTable
 
 _COMMENT_COL = 76
 
@@ -108,12 +109,22 @@ def node_line(n: Node, locs: bool = True, targets: tuple | None = None) -> str:
     return text
 
 
-def format_graph(g: Any, locs: bool = True) -> str:
-    from .ops.control import REGION_CLOSE, REGION_ELSE, REGION_OPEN
-    from .regions import yield_targets
+class Dumpable(Protocol):
+    """What the dump reads of a graph (KernelGraph is one; this module sits below it)."""
+
+    name: str
+    signature: Any
+    notes: list[str]
+
+    def __iter__(self) -> Iterator[Node]: ...
+
+    def region_table(self) -> RegionTable: ...
+
+
+def format_graph(g: Dumpable, locs: bool = True) -> str:
     lines = [f"kernel {g.name}{g.signature}"]
     depth = 1
-    targets = yield_targets(g) if any(n.op == "yield" for n in g) else {}
+    targets = g.region_table().yield_targets
     for n in g:
         if n.op in REGION_CLOSE or n.op == REGION_ELSE:
             depth -= 1

@@ -150,6 +150,19 @@ def ieee_min(a: Any, b: Any) -> Any:
 
 def _ieee_pick(a: Any, b: Any, pick_max: bool) -> Any:
     a, b = np.asarray(a), np.asarray(b)
+    # the common case in one pass: NumPy's maximum / minimum are exact without NaNs, except for which
+    # zero a tie of signed zeros gives (fixed here); with a NaN anywhere, the full rule below
+    r = np.maximum(a, b) if pick_max else np.minimum(a, b)
+    if r.dtype.kind != "f" or not np.isnan(r).any():
+        ties = (r == 0) & (a == b)
+        if r.ndim == 0 or not ties.any():
+            return r if r.ndim or not ties else _ieee_pick_full(a, b, pick_max)
+        a, b = np.broadcast_arrays(a, b)
+        return np.where(ties, np.where(np.signbit(a) != pick_max, a, b), r)
+    return _ieee_pick_full(a, b, pick_max)
+
+
+def _ieee_pick_full(a: np.ndarray, b: np.ndarray, pick_max: bool) -> Any:
     a, b = np.broadcast_arrays(a, b)
     bigger = (a > b) if pick_max else (a < b)
     # equal values are the same bits except for signed zeros: max keeps the positive one

@@ -1,7 +1,7 @@
-"""pyasc's `asc.lib` host package: `asc_trace.lib.runtime` (streams). pyasc's `asc.lib.host` (the
-matmul tiling helpers) belongs to the cube and is not provided yet."""
+"""pyasc's `asc.lib` host package: `asc_trace.lib.runtime` (streams) and `asc_trace.lib.host` (the tiling of
+the high-level Matmul)."""
 from __future__ import annotations
 
-from . import runtime
+from . import host, runtime
 
-__all__ = ["runtime"]
+__all__ = ["host", "runtime"]

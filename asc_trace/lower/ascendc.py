@@ -24,7 +24,6 @@ from ..graph.ops.adv_common import adv_includes
 from ..graph.ops.control import REGION_CLOSE, REGION_ELSE, REGION_OPEN, REGION_YIELD
 from ..graph.ops.masked import mask_fields
 from ..graph.operand_checks import Ranges, can_fault, loop_range, node_checks
-from ..graph.regions import yield_targets
 from ..graph.scalar_ops import fits_int64
 from .ascendc_pipe import PLACEMENT, plan_pipe
 from .cexpr import BLOCK_IDX, BLOCK_NUM, CNames, c_const, c_expr, c_ident, c_string
@@ -49,6 +48,7 @@ class _Emitter:
     def __init__(self, g: KernelGraph, overflow_param: str | None = None, generation: int | None = None) -> None:
         self.g = g
         self.overflow_param = overflow_param
+        self.generation = generation     # the CANN headers it is for (ops refuse calls those do not declare)
         params = {p.index: c_ident(p.name) for p in g.signature.runtime}
         self.names = CNames(params)
         self.nodes = {n.id: n for n in g}
@@ -142,6 +142,8 @@ class _Emitter:
             if op.emit_mask is None:
                 raise TraceError(f"asc.{n.op} has no mask form in Ascend C", n.loc)
             text = op.emit_mask.format(**mask_fields(self, n))
+            if n.attr("set_mask") is False:     # reads the mask register: Op<T, isSetMask = false>(...)
+                text = text.replace(f"AscendC::{op.c_name}(", f"AscendC::{op.c_name}<{c_type(n.attr('dtype'))}, false>(", 1)
         elif isinstance(op.emit, str):
             text = op.emit.format(**op.emit_fields(self, n))
         elif callable(op.emit):
@@ -244,7 +246,7 @@ class _Emitter:
             # ReduceSum/Max/Min fetch event ids from the TPipe; raw LocalTensors are placed through it
             head += ["    " + line for line in self.pipe.declaration()]
         depth = 1
-        targets = yield_targets(g)
+        targets = g.region_table().yield_targets
         for n in g:
             if n.op in REGION_OPEN:
                 self.emit(depth, n, self.loop_header(n) if n.op == "for" else

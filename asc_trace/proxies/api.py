@@ -13,85 +13,22 @@ from ..graph.cube_params import Nd2NzParams
 from ..enums import AIC_EVENTS, AIV_EVENTS, HardEvent, PipeID
 from ..errors import DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
-from ..graph.node import Pipe, TensorRef, make_attrs
-from ..graph.params import BinaryRepeatParams, DataCopyParams, Mask, UnaryRepeatParams
+from ..graph.node import Pipe, make_attrs
+from ..graph.params import BinaryRepeatParams, DataCopyParams, UnaryRepeatParams
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
 from ..graph.ops.debug import FLOAT_CONV, INT_CONV, PRINTF_CONV, printf_conversions  # noqa: F401 (re-exported)
 from ..graph.source_loc import SourceLoc
 from .api_forms import BINARY_FORMS, DUPLICATE_FORMS, UNARY_FORMS, bind_form, check_set_mask, given
 from .context import current
+from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for  # noqa: F401 (re-exported)
+from .mask_reg import register_mask
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
-from .tensors import GlobalTensor, LocalTensor, tensor_ref
-
-
-# -- operand checks shared by the families --------------------------------------------------------
-
-def vec_operand(t: Any, what: str, opname: str, loc: SourceLoc) -> TensorRef:
-    if isinstance(t, GlobalTensor):
-        raise TraceError(f"asc.{opname} works on LocalTensors in the Unified Buffer, but {what} is a GlobalTensor",
-                         loc, hint="copy the data into the UB with asc.data_copy(local, global, count) first")
-    if not isinstance(t, LocalTensor):
-        raise TraceError(f"{what} of asc.{opname} must be a LocalTensor, got {type(t).__name__}", loc)
-    return t._ref
-
-
-def check_same_dtype(opname: str, refs: list[TensorRef], names: list[str], loc: SourceLoc) -> DataType:
-    first = refs[0].dtype
-    for r, n in zip(refs[1:], names[1:]):
-        if r.dtype is not first:
-            detail = ", ".join(f"{nm} is {rr.dtype}" for rr, nm in zip(refs, names))
-            raise DTypeError(f"operand dtypes of asc.{opname} differ: {detail}", loc,
-                             hint="convert with asc.cast first; Ascend C vector ops take one element type")
-    return first
-
-
-def check_supported(op: OpDef, dtype: DataType, loc: SourceLoc) -> None:
-    if not op.supports(dtype.name):
-        allowed = ", ".join(sorted(op.dtypes or ()))
-        raise DTypeError(f"asc.{op.name} does not support {dtype} on Atlas A2 (supported: {allowed})", loc,
-                         hint="cast to a supported type with asc.cast first" if dtype.name == "bfloat16" else None)
-
-
-def count_expr(count: Any, loc: SourceLoc, what: str = "count") -> Expr:
-    e = to_expr(count, f"the {what}")
-    if e.type != "int":
-        raise TraceError(f"the {what} must be an integer, got `{e}`", loc)
-    if isinstance(e, Const) and e.value < 0:
-        raise TraceError(f"the {what} must not be negative, got {e.value}", loc)
-    return e
-
-
-def scalar_for(dtype: DataType, value: Any, opname: str, loc: SourceLoc) -> Expr:
-    """The scalar operand, which Ascend C requires to have exactly the tensors' element type."""
-    e = to_expr(value, f"the scalar of asc.{opname}")
-    if e.type == "float" and not dtype.is_float:
-        raise DTypeError(f"asc.{opname} on {dtype} tensors needs an integer scalar, got `{e}`", loc)
-    return e
+from .tensors import GlobalTensor, LocalTensor, tensor_ref, vec_operand  # noqa: F401 (vec_operand re-exported)
 
 
 # -- vector families ----------------------------------------------------------------------------
-
-def mask_arg(mask: Any, dtype: DataType, loc: SourceLoc) -> Mask:
-    """A mask-form `mask`: a count of contiguous elements per repeat, or [mask0, mask1] bit words
-    (mask0 covers elements 0-63 of a repeat, mask1 elements 64-127), as Ascend C's uint64_t mask[2]."""
-    per_repeat = 256 // dtype.itemsize
-    if isinstance(mask, (list, tuple)):
-        if len(mask) != 2 or not all(isinstance(m, int) and 0 <= m < (1 << 64) for m in mask):
-            raise TraceError("a bit mask is [mask0, mask1]: two 64-bit Python ints", loc)
-        if per_repeat <= 64 and mask[1]:
-            raise TraceError(f"{dtype} has {per_repeat} elements per repeat: mask1 must be 0", loc)
-        return Mask(bits=(int(mask[0]), int(mask[1])))
-    e = to_expr(mask, "the mask")
-    if e.type != "int":
-        raise TraceError(f"a mask count must be an integer, got `{e}`", loc)
-    # a count past the repeat's {per_repeat} elements selects them all (the vendor's SetMask(len) sets the
-    # full mask for len >= 128), so only a count below 1 is refused
-    if isinstance(e, Const) and e.value < 1:
-        raise TraceError(f"a mask count selects 1 or more elements per repeat, got {e.value}", loc)
-    return Mask(count=e)
-
 
 def _repeat(rep: Any, loc: SourceLoc) -> Expr:
     e = count_expr(rep, loc, "repeat time")
@@ -105,7 +42,7 @@ def _record_vector(op: OpDef, head: tuple, form: str, bound: dict[str, Any], par
     """Record a vector op in its count form `(*head, count)` or its mask form
     `(*head, mask, repeat_times, params)` (`bound`: the form's arguments by name, api_forms.bind_form)."""
     ctx = current(f"asc.{op.name}")
-    check_set_mask(op.name, form, bound["is_set_mask"], loc)
+    check_set_mask(op.name, form, bound["is_set_mask"], loc, op.family)
     if form == "count":
         ctx.record(op.name, (*head, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(**attrs))
         return
@@ -113,7 +50,11 @@ def _record_vector(op: OpDef, head: tuple, form: str, bound: dict[str, Any], par
     if not isinstance(params, params_type):
         raise TraceError(f"repeat_params of asc.{op.name} is an asc.{params_type.__name__}(...), got "
                          f"{type(params).__name__}", loc)
-    ctx.record(op.name, (*head, mask_arg(bound["mask"], mask_dtype, loc), _repeat(bound["repeat_times"], loc), params),
+    if bound["is_set_mask"] is False:      # the mask the register holds here (the mask argument is not read)
+        mask, attrs = register_mask(op.name, mask_dtype, loc), {**attrs, "set_mask": False}
+    else:
+        mask = mask_arg(bound["mask"], mask_dtype, loc)
+    ctx.record(op.name, (*head, mask, _repeat(bound["repeat_times"], loc), params),
                loc, Pipe.V, make_attrs(form="mask", **attrs))
 
 
@@ -202,7 +143,7 @@ def _make_duplicate(op: OpDef) -> Callable[..., None]:
                                 given(count=count, mask=mask, repeat_times=repeat_times,
                                       dst_block_stride=dst_block_stride, dst_repeat_stride=dst_repeat_stride,
                                       is_set_mask=is_set_mask), DUPLICATE_FORMS, loc)
-        check_set_mask(op.name, form, bound["is_set_mask"], loc)
+        check_set_mask(op.name, form, bound["is_set_mask"], loc, op.family)
         if form == "count":
             ctx.record(op.name, (d, s, count_expr(bound["count"], loc)), loc, Pipe.V, make_attrs(dtype=d.dtype))
             return
@@ -271,16 +212,6 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
     if isinstance(n, Const):
         check_copy_length(n.value, dtype, loc=loc)
     ctx.record("data_copy", (d, s, n), loc, pipe, make_attrs(dtype=dtype))
-
-
-def copy_pipe(d: TensorRef, s: TensorRef, what: str, loc: SourceLoc) -> Pipe:
-    if d.space == "ub" and s.space == "gm":
-        return Pipe.MTE2
-    if d.space == "gm" and s.space == "ub":
-        return Pipe.MTE3
-    if d.space == "ub" and s.space == "ub":
-        return Pipe.V
-    raise TraceError(f"{what} cannot copy GM to GM; stage the data through a LocalTensor", loc)
 
 
 # -- synchronisation ----------------------------------------------------------------------------

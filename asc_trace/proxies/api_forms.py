@@ -76,12 +76,16 @@ def bind_form(opname: str, head: str, args: tuple, kw: dict[str, Any], forms: tu
     raise TraceError(f"asc.{opname} takes {shapes}; got {len(args)} more positional argument(s) and {names}", loc)
 
 
-def check_set_mask(opname: str, form: str, value: Any, loc: SourceLoc) -> None:
-    """is_set_mask=False (use the mask an earlier asc.set_vector_mask left) is not modelled: each call
-    here sets its own mask."""
+# the families whose mask form reads the mask register with is_set_mask=False (Op<T, isSetMask>(...))
+REGISTER_MASK_FAMILIES = ("vec_binary", "vec_unary", "vec_scalar")
+
+
+def check_set_mask(opname: str, form: str, value: Any, loc: SourceLoc, family: str = "") -> None:
+    """is_set_mask=False in the mask form reads the mask an earlier call left in the register
+    (proxies/mask_reg.py), for the element-wise families."""
     if not isinstance(value, bool):
         raise TraceError(f"is_set_mask of asc.{opname} must be True or False, got {value!r}", loc)
-    if form == "mask" and not value:
-        raise TraceError(f"asc.{opname}(..., is_set_mask=False) would use a mask set earlier by "
-                         "asc.set_vector_mask, which asc_trace does not model", loc,
+    if form == "mask" and not value and (family not in REGISTER_MASK_FAMILIES or opname == "axpy"):
+        raise TraceError(f"asc.{opname}(..., is_set_mask=False) would use the mask register, which asc_trace "
+                         "follows only for the element-wise ops (add, exp, adds, ...)", loc,
                          hint="pass the mask to the call itself and leave is_set_mask=True")

@@ -8,17 +8,17 @@ from ..dtypes import DataType
 from ..enums import CMPMODE, SELMODE, ReduceOrder, RoundMode
 from ..errors import AlignmentError, DTypeError, TraceError
 from ..graph.expr import Const
-from ..graph.node import Pipe, TensorRef, make_attrs
+from ..graph.node import Pipe, make_attrs
 from ..graph.ops import OpDef
 from ..graph.ops.vec_cast import CAST_PAIRS
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
-from .api import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for, vec_operand
 from .context import current
+from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
 from .scalar import to_expr
 from .source_loc import user_loc
-from .tensors import tensor_ref
+from .tensors import tensor_ref, vec_operand
 
 
 def _enum(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
@@ -192,22 +192,6 @@ def data_copy_pad(dst: Any, src: Any, data_copy_params: Any, pad_params: Any = N
 
 # -- scalar access to the UB ----------------------------------------------------------------------
 
-def get_value(ref: TensorRef, index: Any) -> Any:
-    ctx = current("LocalTensor.get_value")
-    loc = user_loc()
-    i = count_expr(index, loc, "index")
-    nid = ctx.record("get_value", (ref, i), loc, Pipe.S, make_attrs(dtype=ref.dtype))
-    return ctx.node_value(nid, "float" if ref.dtype.is_float else "int")
-
-
-def set_value(ref: TensorRef, index: Any, value: Any) -> None:
-    ctx = current("LocalTensor.set_value")
-    loc = user_loc()
-    i = count_expr(index, loc, "index")
-    v = scalar_for(ref.dtype, value, "set_value", loc)
-    ctx.record("set_value", (ref, i, v), loc, Pipe.S, make_attrs(dtype=ref.dtype))
-
-
 # -- DumpTensor ---------------------------------------------------------------------------------
 
 def dump_tensor(tensor: Any, desc: Any, dump_size: Any, shape_info: Any = None) -> None:
@@ -225,4 +209,4 @@ def dump_tensor(tensor: Any, desc: Any, dump_size: Any, shape_info: Any = None) 
                make_attrs(dtype=ref.dtype))
 
 
-__all__ = ["data_copy_pad", "dump_tensor", "get_value", "set_value"]
+__all__ = ["data_copy_pad", "dump_tensor"]

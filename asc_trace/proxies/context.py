@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..errors import TraceError
+from ..graph.expr import Var
 from ..graph.node import Pipe
 from ..graph.source_loc import SourceLoc
+
+
+@dataclass
+class OpenRegion:
+    """A region open while tracing: a runtime loop (`var` is its index), or a branch of asc.cond or the
+    body of asc.while_loop (`var` is None). `id` is the node that opens it (for / if / else / while)."""
+
+    id: int
+    var: Var | None
+    loc: SourceLoc
+    yielded: bool = False
 
 
 class Context:

@@ -26,7 +26,7 @@ from ..graph.node import Node
 from ..graph.scalar_ops import ScalarFault
 from ..graph.source_loc import SourceLoc
 from . import python_state
-from .context import current
+from .context import OpenRegion, current
 from .scalar import Scalar, is_scalar_like, to_expr
 from .source_loc import loc_of_def, user_loc
 
@@ -157,7 +157,6 @@ def fn_loc(fn: Any, fallback: SourceLoc) -> SourceLoc:
 
 def trace_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: tuple,
                loc: SourceLoc) -> Any:
-    from .tracer import LoopRegion
     ctx.check_pending()
     p = to_expr(pred, "the predicate of asc.cond")
     if isinstance(p, Const):                 # known while tracing: only that branch exists
@@ -171,7 +170,7 @@ def trace_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Calla
             head = g.add("else", (if_id,), loc, scope)
         floc = fn_loc(fn, loc)
         _enter(ctx, fn)
-        region = LoopRegion(head, None, loc)
+        region = OpenRegion(head, None, loc)
         ctx.loops.append(region)
         out = fn(*operands)
         _close(ctx, region, "a branch of asc.cond", loc)
@@ -195,7 +194,6 @@ def trace_cond(ctx: Any, pred: Any, true_fn: Callable[..., Any], false_fn: Calla
 
 def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any,
                 loc: SourceLoc) -> Any:
-    from .tracer import LoopRegion
     ctx.check_pending()
     start = flatten(init, "init", loc)
     if not start.exprs:
@@ -230,7 +228,7 @@ def trace_while(ctx: Any, cond_fn: Callable[..., Any], body_fn: Callable[..., An
                              hint="test the carried values in cond_fn, e.g. lambda i: i < n")
         return rebuild(start, [_plain(e) for e in start.exprs])    # no iteration
     wid = g.add("while", (carried, tuple(start.exprs), ce), loc, scope)
-    region = LoopRegion(wid, None, loc)
+    region = OpenRegion(wid, None, loc)
     ctx.loops.append(region)
     new = body_fn(*args)
     _close(ctx, region, "the body of asc.while_loop", loc)

@@ -1,6 +1,6 @@
-"""Mixed cube + vector kernels, kernel side, with pyasc's names: the sub-block index and count, the task
-ratio, `ascend_is_aic` / `ascend_is_aiv` (symbolic: each side of the kernel gets its own value,
-graph/mix_vars.py) and the cross-core flags (graph/ops/cross_core.py)."""
+"""Mixed cube + vector kernels, kernel side, with pyasc's names: the sub-block index and count and the task
+ratio (symbolic: each side of the kernel gets its own value, graph/mix_vars.py) and the cross-core flags
+(graph/ops/cross_core.py). `ascend_is_aic` / `ascend_is_aiv` are proxies/core_type.py's."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,7 +8,7 @@ from typing import Any
 from ..enums import PipeID
 from ..errors import SyncError, TraceError
 from ..graph.expr import Const
-from ..graph.mix_vars import IS_AIC, IS_AIV, SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO
+from ..graph.mix_vars import SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO
 from ..graph.node import Pipe
 from ..graph.ops.cross_core import FLAG_IDS
 from .context import current
@@ -38,18 +38,6 @@ def get_task_ratio() -> Any:
     `get_block_idx() // get_task_ratio()` is the AI core's index on both."""
     current("asc.get_task_ratio")
     return Scalar(TASK_RATIO)
-
-
-def ascend_is_aic() -> Any:
-    """`ASCEND_IS_AIC`: true on the cube core (a symbolic value: use it in arithmetic or `asc.cond`)."""
-    current("asc.ascend_is_aic")
-    return Scalar(IS_AIC)
-
-
-def ascend_is_aiv() -> Any:
-    """`ASCEND_IS_AIV`: true on a vector core (a symbolic value: use it in arithmetic or `asc.cond`)."""
-    current("asc.ascend_is_aiv")
-    return Scalar(IS_AIV)
 
 
 def _cross_core(api: str, flag_id: Any, mode_id: Any, pipe: Any, op: str) -> None:

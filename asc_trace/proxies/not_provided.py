@@ -24,7 +24,6 @@ _CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
 
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
-    "set_vector_mask": _MASK, "reset_mask": _MASK, "set_mask_count": _MASK, "set_mask_norm": _MASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
@@ -46,18 +45,29 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
                       "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
                       "asc.wait_flag with your own ids"),
+    # vector ops the A2 vector core does not have: the vendor's dav_c220 implementation reports each unsupported
+    # (asc-devkit impl/basic_api/dav_c220/kernel_operator_proposal_impl.h ASCENDC_REPORT_NOT_SUPPORT)
+    "rp_sort16": ("RpSort16 is not supported on Atlas A2 (the 16-element region-proposal sort of older chips)",
+                  "sort 32 elements at a time with asc.sort32, and merge sorted lists with asc.mrg_sort"),
+    "mrg_sort4": ("MrgSort4 is not supported on Atlas A2 (the region-proposal merge of older chips)",
+                  "merge sorted (score, index) lists with asc.mrg_sort"),
+    "proposal_concat": ("ProposalConcat is not supported on Atlas A2 (region proposals of older chips)",
+                        "keep scores and indices in their own tensors and sort them with asc.sort32"),
+    "proposal_extract": ("ProposalExtract is not supported on Atlas A2 (region proposals of older chips)",
+                         "keep scores and indices in their own tensors and sort them with asc.sort32"),
+    "scatter": ("Scatter is not supported on Atlas A2 (asc-devkit dav_c220 ScatterImpl reports it unsupported)",
+                "write each element with its own destination, or gather the other way round with asc.gather"),
     "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
                            "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
 }
 
 
-_MATMUL = ("the high-level Matmul (and its tiling) is not provided yet: the cube runs only the basic API",
-           "write the matmul with asc.data_copy(Nd2NzParams), asc.load_data, asc.mmad and asc.fixpipe "
-           "(examples/matmul_cube.py, docs/cube.md)")
-
 # asc.adv names the high-level API does not have yet
+_STATIC_TILING = ("the vendor's compile-time tiling from a MatmulConfig (GetMatmulApiTiling<MM_CFG>) is not provided",
+                  "fill an asc.adv.TCubeTiling on the host with asc.lib.host.MultiCoreMatmulTiling / MatmulApiTiling "
+                  "and pass it to the kernel")
 ADV_NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "Matmul": _MATMUL, "TCubeTiling": _MATMUL, "register_matmul": _MATMUL, "MatmulType": _MATMUL,
+    "get_matmul_api_tiling": _STATIC_TILING, "MatmulApiStaticTiling": _STATIC_TILING,
 }
 
 

@@ -71,6 +71,7 @@ class Scalar:
     def __neg__(self): return wrap(unop("neg", self.expr))
     def __pos__(self): return self
     def __abs__(self): return wrap(unop("abs", self.expr))
+    def ceildiv(self, o): return (self + o - 1) // o      # pyasc's runtime ints have .ceildiv (positive operands)
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -5,12 +5,14 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..cube_enums import CUBE_MEMORY
-from ..enums import UB_POSITIONS, TPosition
+from ..enums import UB_POSITIONS, CacheMode, CacheRwMode, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
-from ..graph.node import ParamRef, TensorRef, make_attrs
+from ..graph.node import ParamRef, Pipe, TensorRef, make_attrs
 from ..graph.params import ShapeInfo as GraphShapeInfo
+from ..graph.source_loc import SourceLoc
 from .context import current
+from .operands import count_expr, scalar_for
 from .scalar import Scalar, to_expr, wrap
 from .source_loc import user_loc
 
@@ -131,13 +133,11 @@ class GlobalTensor(_ShapeInfoMixin):
 
     def get_value(self, offset: Any) -> Any:
         """The element at `offset`, read by the scalar unit (Ascend C `GlobalTensor::GetValue`)."""
-        from .api_ops import get_value
-        return get_value(self._bound(), offset)
+        return read_element(self._bound(), offset)
 
     def set_value(self, offset: Any, value: Any) -> None:
         """Write one element from the scalar unit (Ascend C `GlobalTensor::SetValue`)."""
-        from .api_ops import set_value
-        set_value(self._bound(), offset, value)
+        write_element(self._bound(), offset, value)
 
     __call__ = get_value       # pyasc's `g(i)`: Ascend C's operator() read as a value
     GetValue = get_value
@@ -156,6 +156,39 @@ class GlobalTensor(_ShapeInfoMixin):
         if size is None:
             raise TraceError("get_size() needs the window size: bind with set_global_buffer(addr, length)", user_loc())
         return wrap(size)      # Ascend C's operator[] keeps bufferSize: a view reports the whole window
+
+    def get_phy_addr(self, offset: Any = 0) -> GlobalAddress:
+        """The address of element `offset` of this tensor (`GetPhyAddr(offset)`), as a GlobalAddress that
+        `set_global_buffer` and `+` take: the argument it points into, and where, are known while tracing."""
+        ref = self._bound()
+        node = current("GlobalTensor.get_phy_addr").recorded()[ref.root]
+        param, start = node.args[0], node.args[1]
+        return GlobalAddress(param, binop("+", binop("+", start, ref.offset), _int_expr(offset, "the element offset")),
+                             ref.dtype)
+
+    def set_l2_cache_hint(self, mode: Any = CacheMode.CACHE_MODE_NORMAL, rw_mode: Any = CacheRwMode.RW) -> None:
+        """`SetL2CacheHint<rw_mode>(mode)`: the L2 cache policy of this tensor's later accesses (their data is the
+        same whatever the policy; the model has no L2 cache).
+
+        Raises:
+            TraceError: a view `g[off:]` (Ascend C sets the hint on the object, and a view is a temporary), or
+                an enum that is not CacheMode / CacheRwMode.
+        """
+        ctx = current("GlobalTensor.set_l2_cache_hint")
+        loc = user_loc()
+        ref = self._bound()
+        if not (isinstance(ref.offset, Const) and ref.offset.value == 0):
+            raise TraceError("set_l2_cache_hint is set on the GlobalTensor that set_global_buffer bound, not on a "
+                             "view g[off:]", loc, hint="bind a GlobalTensor at that offset and set the hint on it")
+        try:
+            m, rw = CacheMode(mode), CacheRwMode(rw_mode)
+        except (ValueError, TypeError):
+            raise TraceError(f"set_l2_cache_hint takes an asc.CacheMode and an asc.CacheRwMode, got {mode!r}, "
+                             f"{rw_mode!r}", loc) from None
+        ctx.record("set_l2_cache_hint", (ref, m, rw), loc)
+
+    GetPhyAddr = get_phy_addr
+    SetL2CacheHint = set_l2_cache_hint
 
     def __repr__(self) -> str:
         return f"GlobalTensor({self._ref})" if self._ref else "GlobalTensor(<unbound>)"
@@ -218,13 +251,11 @@ class LocalTensor(_ShapeInfoMixin):
 
     def get_value(self, index: Any) -> Any:
         """The element at `index`, read by the scalar unit (a runtime scalar)."""
-        from .api_ops import get_value
-        return get_value(self._ref, index)
+        return read_element(self._ref, index)
 
     def set_value(self, index: Any, value: Any) -> None:
         """Write one element from the scalar unit."""
-        from .api_ops import set_value
-        set_value(self._ref, index, value)
+        write_element(self._ref, index, value)
 
     GetValue = get_value
     SetValue = set_value
@@ -389,6 +420,34 @@ def tensor_ref(t: Any, what: str) -> TensorRef:
         raise TraceError(f"{what} is a GlobalAddress; wrap it in a GlobalTensor first", user_loc(),
                          hint="g = asc.GlobalTensor(); g.set_global_buffer(addr, length)")
     raise TraceError(f"{what} must be a LocalTensor or GlobalTensor, got {type(t).__name__}", user_loc())
+
+
+def vec_operand(t: Any, what: str, opname: str, loc: SourceLoc) -> TensorRef:
+    """The TensorRef of a vector op's operand, which must be a LocalTensor (a UB tensor)."""
+    if isinstance(t, GlobalTensor):
+        raise TraceError(f"asc.{opname} works on LocalTensors in the Unified Buffer, but {what} is a GlobalTensor",
+                         loc, hint="copy the data into the UB with asc.data_copy(local, global, count) first")
+    if not isinstance(t, LocalTensor):
+        raise TraceError(f"{what} of asc.{opname} must be a LocalTensor, got {type(t).__name__}", loc)
+    return t._ref
+
+
+def read_element(ref: TensorRef, index: Any) -> Any:
+    """One element read by the scalar unit (GetValue of a Local or GlobalTensor): a runtime scalar."""
+    ctx = current("LocalTensor.get_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    nid = ctx.record("get_value", (ref, i), loc, Pipe.S, make_attrs(dtype=ref.dtype))
+    return ctx.node_value(nid, "float" if ref.dtype.is_float else "int")
+
+
+def write_element(ref: TensorRef, index: Any, value: Any) -> None:
+    """One element written by the scalar unit (SetValue of a Local or GlobalTensor)."""
+    ctx = current("LocalTensor.set_value")
+    loc = user_loc()
+    i = count_expr(index, loc, "index")
+    v = scalar_for(ref.dtype, value, "set_value", loc)
+    ctx.record("set_value", (ref, i, v), loc, Pipe.S, make_attrs(dtype=ref.dtype))
 
 
 __all__ = ["GlobalAddress", "GlobalTensor", "LocalTensor", "LocalTensorAuto", "Scalar", "tensor_ref", "wrap"]

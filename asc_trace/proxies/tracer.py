@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass
 from types import CodeType, TracebackType
 from typing import Any, Callable
 
@@ -13,22 +12,12 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.node import ParamRef, Pipe
 from ..graph.signature import Param, Signature
 from ..graph.source_loc import SourceLoc
-from .context import TRACE_LOCK, Context, use
+from .context import TRACE_LOCK, Context, OpenRegion, use
+from .control import trace_cond, trace_while
 from .loops import SymbolicRange, intercepting_range
 from .scalar import Scalar, to_expr
 from .source_loc import is_internal, loc_of_def, loc_of_frame
 from .tensors import GlobalAddress
-
-
-@dataclass
-class LoopRegion:
-    """An open region while tracing: a runtime loop (`var` is its index), or a branch of asc.cond or the
-    body of asc.while_loop (`var` is None). `id` is the node that opens it (for / if / else / while)."""
-
-    id: int
-    var: Var | None
-    loc: SourceLoc
-    yielded: bool = False
 
 
 class TraceContext(Context):
@@ -38,7 +27,7 @@ class TraceContext(Context):
 
     def __init__(self, graph: KernelGraph) -> None:
         self.graph = graph
-        self.loops: list[LoopRegion] = []
+        self.loops: list[OpenRegion] = []
         self.kernel_codes: set[CodeType] = set()
         self._patched: dict[int, dict[str, Any]] = {}
         self.pending: TraceError | None = None
@@ -84,23 +73,23 @@ class TraceContext(Context):
     def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> SymbolicRange:
         return SymbolicRange(self, (start, stop, step), loc)
 
-    def open_loop(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> LoopRegion:
+    def open_loop(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> OpenRegion:
         self.check_pending()
         var = Var("loop", self._loop_count, f"i{self._loop_count}")
         self._loop_count += 1
         nid = self.graph.add("for", (var, to_expr(start), to_expr(stop), to_expr(step)), loc, self._scope())
-        region = LoopRegion(nid, var, loc)
+        region = OpenRegion(nid, var, loc)
         self.loops.append(region)
         return region
 
-    def close_loop(self, region: LoopRegion) -> None:
+    def close_loop(self, region: OpenRegion) -> None:
         self.check_pending()
         if not self.loops or self.loops[-1] is not region:
             raise TraceError("runtime loops were left out of order", region.loc)
         self.loops.pop()
         self.graph.add("end_for", (region.id,), region.loc, self._scope())
 
-    def abandon_loop(self, region: LoopRegion) -> None:
+    def abandon_loop(self, region: OpenRegion) -> None:
         if self.pending is None:
             self.pending = TraceError(
                 "a `break` or `return` leaves the runtime loop that starts here, which would cut every "
@@ -124,11 +113,9 @@ class TraceContext(Context):
 
     def cond(self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: tuple,
              loc: SourceLoc) -> Any:
-        from .control import trace_cond
         return trace_cond(self, pred, true_fn, false_fn, operands, loc)
 
     def while_loop(self, cond_fn: Callable[..., Any], body_fn: Callable[..., Any], init: Any, loc: SourceLoc) -> Any:
-        from .control import trace_while
         return trace_while(self, cond_fn, body_fn, init, loc)
 
     # -- sub-kernels and module patching ----------------------------------------------------------
@@ -178,7 +165,8 @@ def param_proxy(p: Param) -> Any:
         return GlobalAddress(ParamRef(p.index, p.name), Const(0), p.dtype)
     if p.kind in ("int", "float"):
         return Scalar(Var("param", p.index, p.name, p.kind))
-    return p.value
+    copy = getattr(p.value, "__asc_kernel_copy__", None)
+    return copy() if copy is not None else p.value     # a struct passed by value (asc.adv.TCubeTiling)
 
 
 def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None = None,

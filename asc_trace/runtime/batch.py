@@ -246,6 +246,10 @@ def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i
         a = int(u.addr[0])
         acc = m.ub[:, a:a + u.nbytes].view(u.dtype.np).copy()
     T = ts.stop - ts.start
+    fast = _running(op, srcs, ins, acc)
+    if fast is not None:
+        carry[i] = fast[-1]
+        return fast
     out = np.empty((T, *acc.shape), acc.dtype)
     sc = op.scalar
     per_iter = isinstance(sc, np.ndarray) and sc.ndim == 3
@@ -255,6 +259,25 @@ def _accumulate(m: Any, op: Op, srcs: list, ins: list, ts: slice, carry: dict, i
         out[t] = r
         acc = out[t]
     carry[i] = acc
+    return out
+
+
+def _running(op: Op, srcs: list, ins: list, acc: np.ndarray) -> np.ndarray | None:
+    """A float32 add / max / min accumulator's values in one ufunc.accumulate, which runs each element's
+    operations in order as the loop does: the same bits unless a NaN is involved (the rule for two NaN
+    operands) or, for max / min, signed zeros meet; then None, and the loop runs iteration by iteration."""
+    name = op.node.op
+    if len(srcs) != 2 or acc.dtype != np.float32 or op.scalar is not None:
+        return None
+    ufunc = np.add if name == "add" else np.maximum if name == "max" else np.minimum if name == "min" else None
+    (x,) = [v for src, v in zip(srcs, ins) if src[0] != "carry"] or [None]
+    if ufunc is None or x is None or x.dtype != np.float32:
+        return None
+    run = np.concatenate([acc[None], x], axis=0)
+    ufunc.accumulate(run, axis=0, out=run)
+    out = run[1:]
+    if np.isnan(out).any() or (ufunc is not np.add and not out.all()):
+        return None
     return out
 
 
@@ -409,9 +432,8 @@ class _Scatter:
 class BatchInterpreter(Interpreter):
     """Program order, innermost loops batched where they can be (launches whose checks passed).
 
-    With `record` set to a list, a run also notes each batched loop it ran, as (loop, plan, iterations),
-    and clears `replayable` when anything else had a data effect: runtime/replay.py then runs the
-    same launch again as those batches alone."""
+    With `tape` set (runtime/tape.py `TapeBuilder`), a run also records each data effect it applies
+    and each batched loop it runs: runtime/replay.py then runs the same launch again from that tape."""
 
     def __init__(self, graph: Any) -> None:
         super().__init__(graph)
@@ -419,8 +441,7 @@ class BatchInterpreter(Interpreter):
             init_binder_family()
         self.batches: dict[int, LoopBatch | None] = {}
         self.data_keys = _data_keys(graph)
-        self.record: list | None = None
-        self.replayable = True
+        self.tape: Any = None
 
     def bind_node(self, node: Node, ranges: Any, known: set) -> Callable[[Machine], Any]:
         # the launch's checks passed on the same values: the operand range checks cannot fail
@@ -429,8 +450,14 @@ class BatchInterpreter(Interpreter):
     def run_node(self, st: NodeStep, m: Machine) -> None:
         ins = st.fn(m)
         if ins is not None and ins.apply is not None:
-            self.replayable = False     # a data effect outside a batch (only a recording run looks)
             ins.apply()
+            if self.tape is not None:
+                self.tape.node(st, ins)
+
+    def run_yield(self, st: Any, m: Machine) -> None:
+        super().run_yield(st, m)
+        if self.tape is not None and any(k in self.data_keys for k in st.keys):
+            self.tape.fail()            # a value computed from data outside any node: not on a tape
 
     def run_loop(self, st: LoopStep, m: Machine) -> None:
         key = id(st)
@@ -446,26 +473,27 @@ class BatchInterpreter(Interpreter):
             stop = m.uniform_int(st.stop(env), st.node, "the loop bound")
             step = m.uniform_int(st.step(env), st.node, "the loop step")
             values = np.arange(start, stop, step, dtype=np.int64) if step else None
-            # a single iteration is batched only when recording: a replay has no interpreter to run it
-            if values is not None and (len(values) > 1 or (self.record is not None and len(values) == 1)):
+            # a single iteration is batched only when recording: the tape then holds one loop entry
+            if values is not None and (len(values) > 1 or (self.tape is not None and len(values) == 1)):
                 try:
                     with np.errstate(all="ignore"):
                         plan = lb.run(m, values, (start, stop, step))
-                    if self.record is not None:
-                        self.record.append((lb, plan, len(values)))
-                        if lb.revalue:          # its scalars come from this launch's data
-                            self.replayable = False
+                    if self.tape is not None:
+                        self.tape.loop(lb, plan, len(values), values)
                     return
                 except NotBatchable:
                     pass
+        if self.tape is not None:
+            from .tape_vector import run_loop as run_stacked     # imports this module's neighbours
+            if run_stacked(self, st, m):
+                return
         super().run_loop(st, m)
 
 
 def _data_keys(graph: Any) -> frozenset[str]:
     """The env keys of values read from tensor data: a node's result (get_value) and the local values
     (asc.cond / asc.while_loop outputs) that can depend on one."""
-    from ..graph.regions import local_sources
-    sources = local_sources(graph)
+    sources = graph.region_table().local_sources
     keys = {key for key, kinds in sources.items() if "node" in kinds}
     for n in graph:
         for e in exprs_in(n.args):

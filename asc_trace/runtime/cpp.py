@@ -98,8 +98,10 @@ def refuse_unmodeled(graph: KernelGraph) -> None:
     from ..graph.ops import NA, REGISTRY
     for n in graph:
         op = REGISTRY[n.op]
-        if op.family == "adv" and isinstance(op.cpp_model, NA):
-            raise ToolchainError(f"the cpp backend has no model of Ascend C {op.c_name} (asc.adv.{n.op[4:]}): "
+        # a vector op without a model (pyasc's further families, docs/pyasc-vector-ops.md) likewise
+        if (op.family == "adv" or op.family.startswith("vec_")) and isinstance(op.cpp_model, NA):
+            name = f"asc.adv.{n.op[4:]}" if op.family == "adv" else f"asc.{n.op}"
+            raise ToolchainError(f"the cpp backend has no model of Ascend C {op.c_name} ({name}): "
                                  f"{op.cpp_model.reason}", n.loc,
                                  hint="run this kernel on backend='sim', 'eager' or 'cpu_debug' (which builds the "
                                       "vendor's own implementation)")

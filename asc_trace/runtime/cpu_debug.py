@@ -40,7 +40,7 @@ from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
-          "sync": SyncError, "scalar": getattr(errors, "ScalarError", AscTraceError)}
+          "sync": SyncError, "scalar": getattr(errors, "ScalarError", AscTraceError), "launch": LaunchError}
 _CORE = re.compile("\x1e@@ASC_TRACE_CORE (\\d+)\x1e")
 _REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(.*)$", re.M)
 # the API's own log lines in CPU-debug mode (impl/basic_api/kernel_log.h), kept apart from printf output

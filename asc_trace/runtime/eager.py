@@ -43,12 +43,14 @@ class EagerContext(TraceContext):
         self._next = 0
         self._depth = 0
         self._nodes: dict[int, Node] = {}    # for tensor metadata (LocalTensor.get_size, ...)
+        self.history: list[Node] = []        # every call so far, in the order it ran (the mask register's writes)
 
     def record(self, op: str, args: tuple[Any, ...], loc: SourceLoc, pipe: Pipe | None = None,
                attrs: tuple[tuple[str, Any], ...] = ()) -> int:
         nid = self._next
         self._next += 1
         node = Node(nid, op, tuple(args), loc, (), pipe, attrs)
+        self.history.append(node)
         if pipe is None:                     # bookkeeping nodes only: those define tensors and buffers
             self._nodes[nid] = node
         try:

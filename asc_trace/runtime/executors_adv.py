@@ -60,6 +60,7 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
             a, v = m.ub_access(r, f_off[name](env), k, node, name)
             views[name] = v
             ub.append((a, k * r.dtype.itemsize, name in spec.outs))
+        check_reuse(m, node, spec, op.c_name, tens, {name: a for (a, _nb, _w), name in zip(ub, tens)})
         if tmp is not None:
             off = f_tmp(env)
             have = tmp_bytes_available(m, node, tmp, off)
@@ -83,6 +84,20 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=n,
                      api=api_steps(node, lambda _e: n))
     return run
+
+
+def check_reuse(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: dict[str, int]) -> None:
+    """The vendor's TensorReuseVerifyingParameters: two operands of a pair in spec.reuse_pairs may not be one
+    tensor (the same first byte and the same size, the size of a view running to its storage's end)."""
+    for a, b in spec.reuse_pairs:
+        if a not in starts or b not in starts or starts[a] != starts[b]:
+            continue
+        ra, rb = m.roots.get(tens[a].root), m.roots.get(tens[b].root)
+        if isinstance(ra, UbRoot) and isinstance(rb, UbRoot) and ra.addr + ra.nbytes == rb.addr + rb.nbytes:
+            raise OutOfBoundsError(f"{a} and {b} of asc.adv.{node.op[4:]} are one tensor (UB byte {starts[a]} on, "
+                                   f"{ra.addr + ra.nbytes - starts[a]} bytes): the vendor's {c_name} "
+                                   "refuses to reuse it (its API check)", node=node,
+                                   hint=f"give {a} a tensor of its own")
 
 
 def _scalar_type(name: str, dt: DataType, sdt: DataType) -> DataType:

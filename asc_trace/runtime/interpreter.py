@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import AscTraceError, OutOfBoundsError, ScalarError
 from ..graph.expr import Expr, compile_expr
 from ..graph.operand_checks import Ranges, loop_range
-from ..graph.regions import depends_through, local_sources
+from ..graph.regions import depends_through
 from ..graph.scalar_ops import ScalarFault
 from ..graph.kernel_graph import Cond, KernelGraph, Loop, While
 from ..graph.node import Node, TensorRef, exprs_in
@@ -246,7 +246,7 @@ def steering(graph: KernelGraph) -> Steering:
 
 def _steering(graph: KernelGraph) -> Steering:
     from ..graph.ops import REGISTRY
-    sources = local_sources(graph)
+    sources = graph.region_table().local_sources
     per_core: Node | None = None
     data: Node | None = None
     for n in graph:

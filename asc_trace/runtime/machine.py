@@ -119,13 +119,16 @@ class Machine:
     """State of a group of cores that execute in lockstep."""
 
     def __init__(self, cores: np.ndarray, core_num: int, gm: list[np.ndarray | None], env: dict[str, Any],
-                 journal: "GmJournal | None" = None) -> None:
+                 journal: "GmJournal | None" = None, ub_bytes: int | None = None) -> None:
         self.cores = cores
         self.journal = journal if journal is not None else GmJournal()
         self.C = len(cores)
         self.core_num = core_num
-        self.ub = UB_POOL.take(self.C)
+        # `ub_bytes`: only the UB below it (a loop's iterations as cores, runtime/tape_vector.py), not pooled
+        self.ub = UB_POOL.take(self.C) if ub_bytes is None else np.full((self.C, ub_bytes), config.UB_POISON_BYTE,
+                                                                         dtype=np.uint8)
         self.ub_hi = 0           # end of the highest UB root defined: the bytes to poison again on release
+        self.keep = False        # a replay's tape holds views of this UB: release() leaves it alone
         self.data = True         # False: instructions are checked without their data effects (no GM views)
         self.gm = gm
         self.env = dict(env)
@@ -168,17 +171,19 @@ class Machine:
         addr = root.addr + off * size
         if off < 0:
             raise OutOfBoundsError(f"{what} starts {-off} element(s) before its tensor (offset {off})", node=node)
-        if aligned and addr % config.UB_ALIGN:
-            raise AlignmentError(f"{what} starts at UB byte address {addr}, which is not 32-byte aligned "
-                                 f"(tensor at {root.addr} + {off} x {size} bytes)", node=node,
-                                 hint="slice LocalTensors at multiples of 32 bytes "
-                                      f"({config.UB_ALIGN // size} x {ref.dtype} elements)")
+        # the bounds before the alignment: the vendor API checks a tensor's size when it is called (its
+        # DataCopy's "Failed to check dstLocal size"), the instruction its address after (cpu_debug's order)
         end = addr + count * size
         if end > root.addr + root.nbytes:
             have = max(0, (root.addr + root.nbytes - addr) // size)
             raise OutOfBoundsError(f"{what} needs {count} x {ref.dtype} elements but its tensor has only {have} "
                                    f"from offset {off}", node=node,
                                    hint="lower the count, or make the tensor larger")
+        if aligned and addr % config.UB_ALIGN:
+            raise AlignmentError(f"{what} starts at UB byte address {addr}, which is not 32-byte aligned "
+                                 f"(tensor at {root.addr} + {off} x {size} bytes)", node=node,
+                                 hint="slice LocalTensors at multiples of 32 bytes "
+                                      f"({config.UB_ALIGN // size} x {ref.dtype} elements)")
         return addr
 
     def ub_view(self, ref: TensorRef, off: Any, count: int, node: Node, what: str) -> np.ndarray:
@@ -205,6 +210,8 @@ class Machine:
 
     def release(self) -> None:
         """Give the UB back to the pool (poisoned again); the machine must not run after this."""
+        if self.keep or self.ub is None or self.ub.shape[1] != config.UB_BYTES:
+            return
         ub, self.ub = self.ub, None
         if ub is not None:
             UB_POOL.give(ub, self.ub_hi)

@@ -1,86 +1,88 @@
-"""A warm launch: a checked launch key run again as the straight list of batched loops it came to.
+"""A warm launch: a checked launch key run again as the straight tape of NumPy calls it came to.
 
 A launch whose checks passed runs in program order with its loops batched (runtime/batch.py). Everything
 that run decides besides the data - which nodes run, every address, count, loop bound and branch, which
 batch plan each loop takes - is fixed by the launch key (runtime/sim.py `launch_key`: core count,
 scalars, array shapes and dtypes, aliasing), unless values read from the UB steer the kernel, and such a
-kernel has no launch key. So the first verified run of a key is recorded (the batched loops it ran, with
-their plans and iteration counts); when nothing else in it had a data effect (the other nodes only
-define tensors, queues and events), the next launches of that key run those plans alone, on the new
-arguments' arrays: no interpreter, no Machine, no operand evaluation.
+kernel has no launch key. So the first verified run of a key is recorded as a tape (runtime/tape.py):
+each instruction's data effect with its operands already evaluated (the UB views of a machine the tape
+keeps, the GM element ranges of the copies), each batched loop with its plan, and each loop whose
+iterations are independent as one run over a stacked axis (runtime/tape_vector.py). The next launches of
+that key run the tape alone, on the new arguments' arrays: no interpreter, no operand evaluation.
 
-The UB is needed only when a loop reads UB bytes that it does not write itself (what an earlier loop
-left there, or the poison of bytes nothing wrote; an accumulator's first value): then every loop leaves its last writes in a poisoned
-UB from the pool, as program order does; otherwise the UB of a replay is never touched and none is taken.
+Values read from the UB (get_value) that feed an op's scalar operand are the only values a tape computes
+again: the op is bound again with the launch's values (its addresses, which such values never steer, are
+the same). Bytes a launch reads before writing them hold the poison, as in a fresh launch: the tape
+poisons them again before each run. A tape runs under a lock: a second thread launching the same key at
+once takes the interpreter instead.
 """
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, Callable
 
 import numpy as np
 
-from .batch import LoopBatch, Plan
-from .machine import UB_POOL
+from .. import config
+from .tape import TapeBuilder
 
-Step = tuple[LoopBatch, Plan, int]     # a batched loop, the plan it ran, its iteration count
-
-
-class _Memory:
-    """What a plan's execution reads of a machine: the arguments' arrays, the core count, the UB."""
-
-    __slots__ = ("gm", "C", "ub")
-
-    def __init__(self, gm: list, C: int, ub: np.ndarray | None) -> None:
-        self.gm, self.C, self.ub = gm, C, ub
+Entry = Callable[[list], None]
 
 
 class Replay:
-    """The batched loops of a recorded launch, per group of cores (`groups`: (core count, steps))."""
+    """The tape of a recorded launch: `entries` run in order on the arguments' arrays, after `poison`."""
 
-    __slots__ = ("groups", "uses_ub", "ub_hi", "empty")
+    __slots__ = ("entries", "poison", "uses_ub", "empty", "lock", "builders", "loop_counts", "rows")
 
-    def __init__(self, groups: list[tuple[int, list[Step]]]) -> None:
-        self.groups = groups
-        self.empty = not any(steps for _, steps in groups)     # a kernel with nothing to compute
-        plans = [p for _, steps in groups for _, p, _ in steps]
-        self.uses_ub = any(src[0] in ("ub", "carry") for p in plans for srcs in p.sources for src in srcs)
-        # the UB bytes the write-backs may touch: poisoned again when the UB goes back to the pool
-        self.ub_hi = max((int(op.dst.addr.max()) + op.dst.nbytes for p in plans for op in p.ops
-                          if op.kind in ("load", "ub_copy", "elementwise")), default=0)
+    def __init__(self, builders: list[TapeBuilder]) -> None:
+        self.builders = builders
+        self.entries: list[Entry] = [e for b in builders for e in b.entries]
+        self.poison: list[tuple[np.ndarray, int, int]] = [(b.ub, lo, hi) for b in builders for lo, hi in b.poison]
+        self.uses_ub = any(b.ub is not None for b in builders)
+        self.loop_counts = [n for b in builders for n in b.loop_counts]     # the batched loops' iterations
+        self.rows = [n for b in builders for n in b.rows]       # those of the loops run over a stacked axis
+        self.empty = not self.entries
+        self.lock = threading.Lock()
 
-    def run(self, arrays: list[np.ndarray | None]) -> None:
+    def run(self, arrays: list[np.ndarray | None]) -> bool:
+        """Run the tape on `arrays`; False (nothing done) when another thread is running it."""
         if self.empty:
-            return
-        with np.errstate(all="ignore"):
-            for C, steps in self.groups:
-                ub = UB_POOL.take(C) if self.uses_ub else None
-                mem = _Memory(arrays, C, ub)
-                try:
-                    for lb, plan, count in steps:
-                        lb.execute(mem, plan, count, ub is not None)
-                finally:
-                    if ub is not None:
-                        UB_POOL.give(ub, self.ub_hi)
+            return True
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            with np.errstate(all="ignore"):
+                for ub, lo, hi in self.poison:
+                    ub[:, lo:hi] = config.UB_POISON_BYTE
+                for e in self.entries:
+                    e(arrays)
+        finally:
+            self.lock.release()
+        return True
 
 
 class Recorder:
     """Collects what each group of a verified run did (runtime/sim.py drives it) and makes the Replay."""
 
     def __init__(self) -> None:
-        self.groups: list[tuple[int, list[Step]]] = []
+        self.builders: list[TapeBuilder] = []
         self.ok = True
 
     def run_group(self, interp: Any, m: Any) -> None:
-        """Run one group's machine on the batch interpreter `interp`, recording."""
-        interp.record, interp.replayable = [], True
+        """Run one group's machine on the batch interpreter `interp`, recording its tape."""
+        b = TapeBuilder(m, interp)
+        interp.tape = b
         try:
             interp.run(m)
-            if interp.replayable:
-                self.groups.append((m.C, interp.record))
-            else:
-                self.ok = False
         finally:
-            interp.record = None
+            interp.tape = None
+        if any(m.out):
+            b.fail()                # printf output happens as the node is bound: only a run prints it
+        if self.ok and b.ok:
+            b.finish()
+            self.builders.append(b)
+        else:
+            self.ok = False
 
     def replay(self) -> Replay | None:
-        return Replay(self.groups) if self.ok and self.groups else None
+        return Replay(self.builders) if self.ok and self.builders else None

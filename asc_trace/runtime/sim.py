@@ -15,7 +15,7 @@ from ..errors import AscTraceError
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node, TensorRef, exprs_in
 from ..graph.operand_checks import can_fault
-from ..graph.regions import depends_through, local_sources
+from ..graph.regions import depends_through
 from ..graph.ops import REGISTRY
 from .base import LaunchJob, Runtime
 from .batch import BatchInterpreter
@@ -239,7 +239,7 @@ def data_steers(graph: KernelGraph) -> bool:
         return True
     if not any(n.op == "get_value" for n in graph):
         return False
-    sources = local_sources(graph)
+    sources = graph.region_table().local_sources
     return any(can_fault(e) and depends_through(e, ("node",), sources) for n in graph for e in exprs_in(n.args))
 
 
@@ -281,8 +281,8 @@ class SimRuntime(Runtime):
             key = None
         if key is not None and (key in art.checked or (not sanitize and key in art.unchecked)):
             replay = art.replays.get(key)
-            if replay is not None:
-                return replay.run(job.bound.arrays)
+            if replay is not None and replay.run(job.bound.arrays):
+                return
             return _run_verified(art, job, aliased, key)
         plat = platform(job.options.get("platform"))
         if not sanitize:

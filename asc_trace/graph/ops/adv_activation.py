@@ -87,8 +87,10 @@ def _swiglu_tmp(node, n) -> tuple[int, int]:
 
 
 def _unary(name: str, c_name: str, algo, tmp, lines: dict, tol=TOL_STEPS):
+    # the Gelu family checks only that the temporary buffer is not dst or src: it may run in place
     return adv_record(f"adv_{name}", c_name,
-                      AdvSpec(("dst",), ("src",), algo, lambda nd, n: tmp(nd, n)[0], lambda nd, n: tmp(nd, n)[1]),
+                      AdvSpec(("dst",), ("src",), algo, lambda nd, n: tmp(nd, n)[0], lambda nd, n: tmp(nd, n)[1],
+                              distinct=() if "gelu" in name else None),
                       f"AscendC::{c_name}({{dst}}, {{src}}, {{tmp_arg}}{{count}});", FLOATS, lines, tol,
                       header=f"activation/{'gelu' if 'gelu' in name else name}.h")
 

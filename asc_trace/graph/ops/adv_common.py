@@ -103,6 +103,17 @@ class AdvSpec:
     extent: Callable[[Any, str], Expr] | None = None
     source: str = ""
     header: str = ""              # the vendor header, relative to the API's include root ("math/tanh.h")
+    # Pairs of operands ("tmp": the temporary buffer) the vendor's API check refuses to be one tensor (the
+    # same start and the same size: impl/adv_api/detail/api_check, TensorReuseVerifyingParameters). None:
+    # every destination against every other operand, the rule most calls' checks follow.
+    distinct: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def reuse_pairs(self) -> tuple[tuple[str, str], ...]:
+        if self.distinct is not None:
+            return self.distinct
+        outs = self.outs
+        return tuple((a, b) for i, a in enumerate(outs) for b in outs[i + 1:] + self.ins)
 
     @property
     def tensors(self) -> tuple[str, ...]:

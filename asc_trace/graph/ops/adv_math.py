@@ -15,6 +15,7 @@ are `proc x max(n x sizeof(T), 256)` at most and `proc x 256` at least, proc per
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -241,8 +242,10 @@ def _dst_extent(node, name):
     return operands(node)[3]
 
 
-_records = [adv_record(f"adv_{n}", c, _unary_spec(a, p), _emit_unary(c), FLOATS, DECLARED[c], _tol(n),
-                       header=header_of(c)) for n, c, a, p in UNARY]
+# Trunc and Round check only that the temporary buffer is not dst or src: they may run in place
+IN_PLACE = frozenset({"trunc", "round"})
+_records = [adv_record(f"adv_{n}", c, replace(_unary_spec(a, p), distinct=() if n in IN_PLACE else None),
+                       _emit_unary(c), FLOATS, DECLARED[c], _tol(n), header=header_of(c)) for n, c, a, p in UNARY]
 _records.append(adv_record("adv_exp", "Exp", _exp_spec(), "AscendC::Exp<{T}, {level}>({dst}, {src}, {tmp_arg}{count});",
                            FLOATS, DECLARED["Exp"], TOL_STEPS, header=header_of("Exp")))
 _records.append(adv_record(
@@ -261,7 +264,8 @@ _records.append(adv_record(
     "adv_axpy", "Axpy",
     AdvSpec(("dst",), ("dst_in", "src"), _axpy_algo,
             lambda nd, n: _axpy_proc(nd) * ONE_REPEAT,
-            lambda nd, n: _axpy_proc(nd) * max(int(n or 0) * _src_dt(nd).itemsize, ONE_REPEAT), scalars=("scalar",)),
+            lambda nd, n: _axpy_proc(nd) * max(int(n or 0) * _src_dt(nd).itemsize, ONE_REPEAT), scalars=("scalar",),
+            distinct=(("dst", "src"),)),     # dst_in is dst itself
     "AscendC::Axpy({dst}, {src}, {scalar}, {tmp_arg}{count});", FLOATS, DECLARED["Axpy"], TOL_STEPS,
     header=header_of("Axpy")))
 register_adv(*_records)

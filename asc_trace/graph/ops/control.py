@@ -6,19 +6,14 @@
 
 None of them touches a tensor. They are not statements of their own but the structure the others sit
 in: the region walkers (the interpreter's `prepare`, the emitter's `render`, the printer's indentation,
-graph/regions.py) handle them by the role their record gives, and these tuples are the one place that
-names them. Their Ascend C is the C `for` / `if` / `while` the emitter's region walker writes.
+graph/regions.py) handle them by the role their record gives, and graph/regions.py's tuples are the
+one place that names them. Their Ascend C is the C `for` / `if` / `while` the emitter's region walker writes.
 """
 from __future__ import annotations
 
 from ..expr import to_str
+from ..regions import REGION_CLOSE, REGION_ELSE, REGION_OPEN, REGION_OPS, REGION_YIELD  # noqa: F401 (re-exported)
 from .opdef import NA, VALUES_ALL, OpDef, register
-
-REGION_OPEN = ("for", "if", "while")                  # opens a region (and a C block)
-REGION_CLOSE = ("end_for", "end_if", "end_while")     # closes the innermost region
-REGION_ELSE = "else"                                  # closes asc.cond's then-branch, opens its else-branch
-REGION_YIELD = "yield"                                # assigns the region's outputs / carried values
-REGION_OPS = (*REGION_OPEN, REGION_ELSE, REGION_YIELD, *REGION_CLOSE)
 
 
 def _none(node):

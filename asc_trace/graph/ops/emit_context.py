@@ -13,6 +13,7 @@ class EmitContext(Protocol):
     pipe: Any                  # lower/ascendc_pipe.py PipePlan: var, placement, hoist, declaration()
     pipe_var: str | None       # the TPipe's C name, None when the kernel has none
     placement: str             # the C name of the TBuf that places raw LocalTensors (when pipe.placement)
+    generation: int | None     # the CANN headers the source is for (8: CANN 8.x, 9: 8.5+, None: both)
 
     def e(self, x: Any) -> str: ...
     def ue(self, x: Any) -> str: ...

@@ -216,7 +216,8 @@ def written(node) -> list:
     """The tensor operands a node writes."""
     from ..node import TensorRef
     op = REGISTRY[node.op]
-    return [node.args[i] for i in op.writes if isinstance(node.args[i], TensorRef)]
+    n = len(node.args)      # an optional operand (an adv call's temporary buffer) may be absent
+    return [node.args[i] for i in op.writes if i < n and isinstance(node.args[i], TensorRef)]
 
 
 def read(node) -> list:
@@ -224,4 +225,4 @@ def read(node) -> list:
     from ..node import TensorRef
     op = REGISTRY[node.op]
     idx = op.reads if op.reads is not None else [i for i in range(len(node.args)) if i not in op.writes]
-    return [node.args[i] for i in idx if isinstance(node.args[i], TensorRef)]
+    return [node.args[i] for i in idx if i < len(node.args) and isinstance(node.args[i], TensorRef)]

@@ -175,9 +175,14 @@ using TEventID = int8_t;
 // The model keeps a GlobalTensor as its buffer's base and an element offset, and checks every access
 // in integer arithmetic: an offset so large that the address would wrap around 2**64 (and so land
 // inside some array again) is outside global memory, as the simulator says.
+// The L2 cache policy of a GlobalTensor's accesses: the host has no L2 cache, so the hint changes nothing.
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
+
 template <typename T> class GlobalTensor {
 public:
     GlobalTensor() = default;
+    template <CacheRwMode rwMode = CacheRwMode::RW> void SetL2CacheHint(CacheMode) {}
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { bind(buffer); size_ = bufferSize; sized_ = true; }
     void SetGlobalBuffer(__gm__ T* buffer) { bind(buffer); size_ = 0; sized_ = false; }
     const __gm__ T* GetPhyAddr() const { return base_ + off_; }
@@ -255,10 +260,11 @@ public:
     }
     T* span(uint32_t count, const char* what) const
     {
-        if (addr_ % 32 != 0)
-            detail::fail("alignment", "%s starts at UB byte address %u, which is not 32-byte aligned", what, addr_);
+        // the API checks the tensor's size when it is called, the instruction the alignment: in that order
         if (count > size_)
             detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
+        if (addr_ % 32 != 0)
+            detail::fail("alignment", "%s starts at UB byte address %u, which is not 32-byte aligned", what, addr_);
         return reinterpret_cast<T*>(detail::core().ub + addr_);
     }
     uint32_t addr() const { return addr_; }
@@ -290,6 +296,32 @@ template <pipe_t pipe> inline void PipeBarrier()
 {
     static_assert(pipe != PIPE_S, "PipeBarrier<PIPE_S> is not allowed");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cache and system calls: the host's memory is coherent and there is no instruction cache, so the
+// cache calls change nothing; Trap stops the kernel.
+// ---------------------------------------------------------------------------------------------
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+template <typename T, CacheLine entireType, DcciDst dcciDst> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T, CacheLine entireType> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T> inline void DataCachePreload(const GlobalTensor<uint64_t>&, const T) {}
+inline void ICachePreLoad(const int64_t) {}
+inline int64_t GetICachePreloadStatus() { return 0; }   // 0: idle (no preload in flight)
+template <MemDsbT arg0> inline void DataSyncBarrier() {}
+inline void GetArchVersion(uint32_t&) {}                // leaves the value: pyasc's get_arch_version returns nothing
+inline void InitSocState() {}
+[[noreturn]] inline void Trap() { detail::fail("launch", "the kernel called Trap()"); }
+
+// The mask register: each op's mask is taken from the trace (an op with isSetMask = false carries the
+// value the register holds there), so the writes themselves change nothing in the model.
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+inline void SetMaskCount() {}
+inline void SetMaskNorm() {}
+inline void ResetMask() {}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(const uint64_t, const uint64_t) {}
+template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t) {}
 
 // ---------------------------------------------------------------------------------------------
 // TPipe / TQue / TBuf

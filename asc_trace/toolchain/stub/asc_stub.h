@@ -106,6 +106,8 @@ void vec_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat,
 // Block reductions (vcgadd / vcgmax / vcgmin): one result per 32-byte block, 8 per repeat, written
 // contiguously; `dst.rep` counts whole repeats' results (8 elements).
 void vec_block_reduce(int kind, const Operand& dst, const Operand& a, uint32_t repeat);
+// vcpadd (PairReduceSum): lanes (2i, 2i+1) added; half a repeat's results per repeat, `dst.rep` counting such halves.
+void vec_pair_reduce(const Operand& dst, const Operand& a, uint32_t repeat);
 void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat);
 // vbrcb (Brcb): per repeat 8 consecutive src elements, each filling one 32-byte block of dst; blocks
 // dstBlk blocks apart, repeats dstRep blocks apart; no mask.

@@ -80,6 +80,18 @@ inline void set_mov_pad_val(uint64_t value) { asc_stub::set_pad_value(value); }
 // modes themselves (set_atomic_add, ...) are not modeled.
 inline void set_atomic_none() {}
 
+// ---- cache and system: the host's memory is coherent and there is no instruction cache -----------------
+// (the headers pass the enums as cache_line_t / dcci_dst_t or as plain integers: any form is taken)
+template <typename... Args> inline void dcci(Args&&...) {}
+template <typename... Args> inline void dc_preload(Args&&...) {}
+template <typename... Args> inline void dsb(Args&&...) {}
+inline int64_t get_pc() { return 0; }                  // the preload's start: no instruction memory to name
+inline void preload(void*, int64_t) {}
+inline int64_t get_icache_prl_st() { return 0; }      // 0: idle
+// GetArchVersion's value is not visible to an asc_trace kernel (pyasc's get_arch_version returns nothing)
+inline int64_t get_arch_ver() { return 0; }
+[[noreturn]] inline void trap() { asc_stub::fail("launch", "the kernel called Trap()"); }
+
 // ---- data movement: lengths and gaps in 32-byte blocks; the _align forms in bytes ----------------------
 #define ASC_STUB_COPY(NAME, WHERE)                                                                              \
     template <typename D, typename S>                                                                           \
@@ -311,6 +323,14 @@ inline void vcgmin(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t sr
 {
     asc_stub::vec_block_reduce(2, asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
                                static_cast<uint32_t>(repeat));
+}
+
+// PairReduceSum: (dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride)
+template <typename T>
+inline void vcpadd(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)
+{
+    asc_stub::vec_pair_reduce(asc_stub::op(dst, 1, dstRep), asc_stub::op(src, srcBlk, srcRep),
+                              static_cast<uint32_t>(repeat));
 }
 
 // ---- TPipe / TQue / TBuf bookkeeping hooks (tikicpulib's buffer checker; src/runtime.cpp) --------------

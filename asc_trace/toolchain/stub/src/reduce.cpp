@@ -80,4 +80,34 @@ void vec_block_reduce(int kind, const Operand& dst, const Operand& a, uint32_t r
     });
 }
 
+// vcpadd (PairReduceSum): one result per two adjacent lanes, half a repeat's results per repeat, `dst.rep`
+// counting such halves; a pair with no active lane writes nothing (the PairReduceSum docs for A2); a pair
+// with one active lane has no documented result and stops the kernel.
+void vec_pair_reduce(const Operand& dst, const Operand& a, uint32_t repeat)
+{
+    check_ub(a.base, 0, 32, "src");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const uint32_t per = 256 / sizeof(T);
+        const uint32_t reps = repeats_of(per, repeat);
+        std::vector<std::vector<T>> vals(reps, std::vector<T>(per, T(0)));
+        std::vector<std::vector<char>> on(reps, std::vector<char>(per, 0));
+        for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+            T* p = reinterpret_cast<T*>(addr_of(a, sizeof(T), r, e));
+            check_ub(p, sizeof(T), 1, "src");
+            vals[r][e] = *p;
+            on[r][e] = 1;
+        });
+        for (uint32_t r = 0; r < reps; ++r) {
+            for (uint32_t i = 0; i < per / 2; ++i) {
+                if (on[r][2 * i] != on[r][2 * i + 1]) unmodeled("vcpadd with a mask selecting one lane of a pair");
+                if (!on[r][2 * i]) continue;
+                T* d = static_cast<T*>(dst.base) + static_cast<uint64_t>(r) * dst.rep * (per / 2) + i;
+                check_ub(d, sizeof(T), sizeof(T), "dst");
+                *d = asc_num::tree_sum(std::vector<T>{vals[r][2 * i], vals[r][2 * i + 1]}, 2);
+            }
+        }
+    });
+}
+
 }  // namespace asc_stub

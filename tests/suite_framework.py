@@ -1,0 +1,72 @@
+"""Suite kernels (tests/suite_kernels.py) for the framework and system calls of issue 21 (i21d): each call
+in each of its forms, so that the header check, the API-symbol audit and the registry's completeness test
+see its emission."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+import asc_trace as asc
+from asc_trace.toolchain.header_check import Kernel
+
+
+@asc.jit
+def system_calls(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, cv: int):
+    g, p, o = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    p.set_global_buffer(y)
+    o.set_global_buffer(z)
+    asc.data_cache_clean_and_invalid(asc.CacheLine.SINGLE_CACHE_LINE, g, asc.DcciDst.CACHELINE_OUT)
+    asc.data_cache_clean_and_invalid(entire_type=asc.CacheLine.ENTIRE_DATA_CACHE, dst=g)
+    asc.data_cache_preload(p, 64)
+    asc.icache_preload(2)
+    busy = asc.get_icache_preload_status()
+    asc.data_sync_barrier(asc.MemDsbT.ALL)
+    asc.get_arch_version(cv)
+    g.set_l2_cache_hint(asc.CacheMode.CACHE_MODE_DISABLE, asc.CacheRwMode.READ)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(t, g, 64)
+    asc.adds(t, t, busy + 1.0, 64)
+    asc.data_copy(o, t, 64)
+    asc.trap()
+
+
+# the mask register: its writes, and element-wise ops that read it (is_set_mask=False)
+@asc.jit
+def mask_register(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
+    c = asc.LocalTensor(asc.float16, asc.TPosition.VECOUT, 1024, 256)
+    asc.data_copy(a, g, 256)
+    asc.set_mask_count()
+    asc.set_vector_mask(256, dtype=asc.float16, mode=asc.MaskMode.COUNTER)
+    asc.set_mask_norm()
+    asc.reset_mask()
+    asc.set_vector_mask(0xFF, (1 << 64) - 1, dtype=asc.float16, mode=asc.MaskMode.NORMAL)
+    asc.add(c, a, a, mask=0, repeat_times=2, repeat_params=asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8), is_set_mask=False)
+    asc.set_vector_mask(64, dtype=asc.float16, mode=asc.MaskMode.NORMAL)
+    asc.adds(c, c, 1.0, 0, 2, asc.UnaryRepeatParams(1, 1, 8, 8), is_set_mask=False)
+    asc.data_copy(o, c, 256)
+
+
+# calls only CANN 8.5+ (asc-devkit) declares: lowering them for CANN 8.x is refused at the user's line
+@asc.jit
+def system_calls_85(x: asc.GlobalAddress):
+    asc.init_soc_state()
+
+
+NEWER_API = ("system_calls_85",)
+
+
+@lru_cache(maxsize=1)
+def framework_kernels() -> tuple[Kernel, ...]:
+    x, y = np.zeros(64, np.float32), np.zeros(16, np.uint64)
+    out = []
+    h = np.zeros(256, np.float16)
+    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h))):
+        ck = asc.compile(k, args)
+        out.append(Kernel(ck.name, ck.source, ck.graph))
+    return tuple(out)

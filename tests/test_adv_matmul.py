@@ -1,0 +1,202 @@
+"""asc.adv.Matmul (pyasc's high-level matmul) on the sim backend, against NumPy with fp32 accumulation: it
+expands into the basic cube instructions, so these run through auto_sync, the simulator and its checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc_trace as asc
+from asc_trace.errors import NotProvidedError, TraceError
+
+ND = asc.CubeFormat.ND
+GM = asc.TPosition.GM
+
+
+def smin(a, b):
+    """min of runtime integers without a Python `if` on a traced value."""
+    return b + (a - b) * (a < b)
+
+
+def make_kernel(in_dt, out_dt, trans_b=False, with_bias=False):
+    @asc.jit
+    def mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+           tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        m_blocks = tiling.m.ceildiv(tiling.single_core_m)
+        mi = bi % m_blocks
+        ni = bi // m_blocks
+        ga, gb, gc, gbias = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
+        off_b = ni * tiling.k_b * tiling.single_core_n if trans_b else ni * tiling.single_core_n
+        gb.set_global_buffer(b + off_b)
+        gc.set_global_buffer(c + mi * tiling.n * tiling.single_core_m + ni * tiling.single_core_n)
+        gbias.set_global_buffer(bias + ni * tiling.single_core_n)
+        tail_m = tiling.m - mi * tiling.single_core_m        # the last row / column of cores is smaller
+        tail_n = tiling.n - ni * tiling.single_core_n
+        pipe = asc.TPipe()
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, in_dt), asc.adv.MatmulType(GM, ND, in_dt, trans_b),
+                             asc.adv.MatmulType(GM, ND, out_dt), asc.adv.MatmulType(GM, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm_, tiling)
+        mm_.set_tensor_a(ga)
+        mm_.set_tensor_b(gb, trans_b)
+        if tiling.is_bias:
+            mm_.set_bias(gbias)
+        mm_.set_tail(smin(tail_m, tiling.single_core_m), smin(tail_n, tiling.single_core_n), tiling.k_a)
+        mm_.iterate_all(gc)
+        mm_.end()
+    return mm
+
+
+def tiling_for(m, n, k, sm, sn, base=(32, 32, 32), bias=False):
+    cores = -(-m // sm) * -(-n // sn)
+    return asc.adv.TCubeTiling(used_core_num=cores, m=m, n=n, k_a=k, k_b=k, single_core_m=sm, single_core_n=sn,
+                               single_core_k=k, base_m=base[0], base_n=base[1], base_k=base[2], is_bias=int(bias))
+
+
+def run(m, n, k, sm, sn, in_np, out_np, in_dt, out_dt, trans_b=False, bias=False, base=(32, 32, 32), seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(in_np)
+    b = rng.standard_normal((k, n)).astype(in_np)
+    bv = rng.standard_normal(n).astype(np.float32)
+    c = np.zeros((m, n), out_np)
+    t = tiling_for(m, n, k, sm, sn, base, bias)
+    k_ = make_kernel(in_dt, out_dt, trans_b, bias)
+    k_[t.used_core_num](a, np.ascontiguousarray(b.T) if trans_b else b, c, bv, t, np.zeros(64, np.uint8))
+    want = a.astype(np.float32) @ b.astype(np.float32) + (bv if bias else 0)
+    return c.astype(np.float32), want
+
+
+@pytest.mark.parametrize("m,n,k,sm,sn,bias", [(128, 96, 64, 64, 48, False), (100, 70, 80, 64, 48, True),
+                                               (64, 64, 40, 64, 64, True)])
+def test_fp16_to_fp32_with_tails(m, n, k, sm, sn, bias):
+    got, want = run(m, n, k, sm, sn, np.float16, np.float32, asc.float16, asc.float32, bias=bias)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_fp16_out_rounds_like_numpy():
+    got, want = run(64, 64, 64, 32, 64, np.float16, np.float16, asc.float16, asc.float16)
+    np.testing.assert_allclose(got, want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_fp32_with_b_transposed():
+    got, want = run(48, 40, 40, 48, 40, np.float32, np.float32, asc.float32, asc.float32, trans_b=True)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_fp32_b_not_transposed_is_refused():
+    with pytest.raises(NotProvidedError, match="transposed"):
+        run(32, 32, 32, 32, 32, np.float32, np.float32, asc.float32, asc.float32)
+
+
+def test_tiling_is_the_kernels_own_copy():
+    @asc.jit
+    def k(c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling):
+        tiling.share_l1_size = asc.property(asc.TOTAL_L1_SIZE)
+
+    t = tiling_for(32, 32, 32, 32, 32)
+    k[1](np.zeros(8, np.float32), t)
+    assert t.share_l1_size == 0
+    assert t.m.ceildiv(t.base_m + 1) == 1
+
+
+def test_unregistered_and_ub_output_are_clear_errors():
+    @asc.jit
+    def unregistered(a: asc.GlobalAddress, tiling: asc.adv.TCubeTiling):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(a)
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                             asc.adv.MatmulType(GM, ND, asc.float32))
+        mm_.init(tiling)
+        mm_.set_tensor_a(g)
+        mm_.set_tensor_b(g)
+        mm_.iterate_all(g)
+
+    with pytest.raises(TraceError, match="register_matmul"):
+        unregistered[1](np.zeros(1024, np.float16), tiling_for(32, 32, 32, 32, 32))
+
+    @asc.jit
+    def ub_out(a: asc.GlobalAddress, w: asc.GlobalAddress):
+        pipe = asc.TPipe()
+        mm_ = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                             asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32))
+        asc.adv.register_matmul(pipe, w, mm_)
+        with mm_.iterate() as count:
+            pass
+
+    with pytest.raises(NotProvidedError, match="iterate"):
+        ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
+
+
+def test_host_tiling_fills_the_struct_and_runs():
+    import asc_trace.lib.host as host
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
+    t.set_dim(24)
+    t.set_org_shape(128, 30720, 64)
+    t.set_shape(128, 30720, 64)
+    tiling = asc.adv.TCubeTiling()
+    assert t.get_tiling(tiling) == 0
+    # 24 cores over a 128 x 30720 C: one row of 24 blocks of 128 x 1280, the vendor's usual 128 x 256 x 64 base
+    assert (tiling.used_core_num, tiling.single_core_m, tiling.single_core_n) == (24, 128, 1280)
+    assert (tiling.base_m, tiling.base_n, tiling.base_k) == (128, 256, 64)
+    assert host.MultiCoreMatmulTiling(host.get_ascendc_platform()).get_tiling(asc.adv.TCubeTiling()) == -1
+
+
+def test_example_with_host_tiling_and_matmul_cube_only():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "examples" / "matmul_adv.py"
+    spec = importlib.util.spec_from_file_location("matmul_adv_example", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got, want = mod.run(m=70, n=90, k=50, cores=3)
+    np.testing.assert_array_equal(got, want)       # small integers: exact in fp16 and fp32
+
+
+def test_ascend_is_aic_is_the_kernel_type():
+    seen = []
+
+    @asc.jit(kernel_type=asc.runtime.config.KernelType.AIV_ONLY)
+    def vec(x: asc.GlobalAddress):
+        seen.append((asc.ascend_is_aic(), asc.ascend_is_aiv()))
+
+    vec[1](np.zeros(8, np.float32))
+    assert seen == [(False, True)]
+
+    @asc.jit
+    def undeclared(a: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, w: asc.GlobalAddress):
+        if asc.ascend_is_aic():                    # False: kernel_type unset means a vector kernel
+            pass
+        g = asc.GlobalTensor()
+        g.set_global_buffer(a)
+        t = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        asc.data_copy(t, g, 256)
+
+    from asc_trace.errors import OptionError
+    with pytest.raises(OptionError, match="ascend_is_aic"):
+        undeclared[1](np.zeros(256, np.float16), tiling_for(32, 32, 32, 32, 32), np.zeros(8, np.uint8))
+
+    @asc.jit(matmul_cube_only=True)
+    def no_cube(x: asc.GlobalAddress):
+        pass
+
+    with pytest.raises(OptionError, match="no cube instruction"):
+        no_cube[1](np.zeros(8, np.float32))
+
+
+def test_pipe_barrier_at_the_end_keeps_auto_sync():
+    """pyasc's Matmul kernels end with PipeBarrier<PIPE_ALL>: the derived flags must still be there."""
+    k = make_kernel(asc.float16, asc.float32)
+
+    @asc.jit
+    def with_barrier(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+                     tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        k(a, b, c, bias, tiling, workspace)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    with_barrier[1](a, b, c, np.zeros(64, np.float32), tiling_for(64, 64, 64, 64, 64), np.zeros(8, np.uint8))
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-3)
