@@ -151,3 +151,49 @@ def test_the_outputs_are_unchanged_after_a_refused_launch():
     with pytest.raises(asc.RaceError):
         _mix_kernel(ack=False)[1](a.ravel(), a[:32].ravel(), np.zeros(1024, np.float32), c.ravel(), 2)
     assert (c == 7.0).all()
+
+
+def test_a_vector_op_on_a_cube_tensor_is_refused_at_the_users_line():
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 256)
+        u = asc.LocalTensor(asc.float16, asc.TPosition.VECCALC, 0, 256)
+        asc.data_copy(u, g, 256)
+        asc.add(a1, u, u, 256)
+    with pytest.raises(asc.TraceError, match="both core types") as ei:
+        k[1](np.zeros(256, np.float16))
+    assert f"{HERE}:" in str(ei.value) and "through GM" in str(ei.value)
+
+
+def test_a_cross_core_flag_in_a_single_core_type_kernel_is_refused():
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        u = asc.LocalTensor(asc.float16, asc.TPosition.VECCALC, 0, 256)
+        asc.data_copy(u, g, 256)
+        asc.cross_core_set_flag(0, 2, asc.PipeID.PIPE_MTE3)
+    with pytest.raises(asc.SyncError, match="vector cores only") as ei:
+        k[1](np.zeros(256, np.float16))
+    assert f"{HERE}:" in str(ei.value)
+
+
+def _headers():
+    from asc_trace.toolchain.real_api import headers_if_configured
+    return headers_if_configured()
+
+
+@pytest.mark.skipif(_headers() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")
+def test_the_mixed_kernel_compiles_against_the_real_headers_and_a_wrong_flag_call_does_not():
+    """g++ in CPU-debug mode (where ASCEND_IS_AIC is a run-time test, so both sides are compiled) resolves every
+    call of the emitted MIX kernel, the cube side's and the vector side's, against asc-devkit's headers."""
+    from asc_trace.toolchain.header_check import Kernel, check_kernels
+    ck = _compile()
+    good = Kernel("mix_ok", ck.source, ck.graph)
+    assert check_kernels([good]) == []
+    bad = ck.source.replace("AscendC::CrossCoreSetFlag<2, PIPE_FIX>(", "AscendC::CrossCoreSetFlag<2, PIPE_FIX>(1, ", 1)
+    assert bad != ck.source
+    errors = check_kernels([good, Kernel("mix_bad", bad, ck.graph)])
+    assert len(errors) == 1 and "rejected" in str(errors[0])

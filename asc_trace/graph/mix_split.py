@@ -31,15 +31,26 @@ _PIPE_OF = {"PIPE_FIX": Pipe.FIX, "PIPE_M": Pipe.M, "PIPE_MTE1": Pipe.MTE1, "PIP
 
 
 def own_side(n: Node) -> str | None:
-    """"aic", "aiv", or None (both sides run it), for a node other than a cross-core flag."""
-    if n.pipe in _CUBE_PIPES or REGISTRY[n.op].family == "cube":
-        return "aic"
+    """"aic", "aiv", or None (both sides run it), for a node other than a cross-core flag.
+
+    Raises:
+        TraceError: a call with operands on both core types (a vector op on an L1 / L0 tensor, ...): no
+            instruction reaches both, the cube hands data to the vector cores through GM.
+    """
     spaces = {a.space for a in n.args if isinstance(a, TensorRef)}
+    cube = n.pipe in _CUBE_PIPES or REGISTRY[n.op].family == "cube" or bool(spaces & CUBE_SPACES)
+    vec = n.pipe in _VEC_PIPES or "ub" in spaces
+    if cube and vec:
+        where = "a cube core memory (L1 / L0A / L0B / L0C / bias table)" if spaces & CUBE_SPACES else "a cube pipe"
+        raise TraceError(f"asc.{n.op} has operands on both core types: one in the Unified Buffer or on a vector pipe, "
+                         f"one in {where}; no instruction reaches both the vector cores' and the cube core's memories",
+                         n.loc, hint="the cube core hands its results to the vector cores through GM (Fixpipe to a GM "
+                                     "workspace, then data_copy GM -> UB), and back the same way")
+    if cube:
+        return "aic"
     if n.op == "local_tensor":
         from ..cube_enums import CUBE_MEMORY
         return "aic" if n.args[0] in CUBE_MEMORY else "aiv"
-    if spaces & CUBE_SPACES:
-        return "aic"
     # TPipe / TQue / TBuf build the vector cores' Unified Buffer (cube positions take static LocalTensors)
     vec_framework = REGISTRY[n.op].family == "framework" and n.op != "global_tensor"
     if n.pipe in _VEC_PIPES or "ub" in spaces or vec_framework:
