@@ -18,7 +18,8 @@ import matmul_bias_gelu_mix as M  # noqa: E402
 HERE = Path(__file__).name
 
 
-@pytest.mark.parametrize("m,n,k,cores", [(200, 150, 100, 2), (128, 128, 64, 1), (70, 40, 200, 3)])
+@pytest.mark.parametrize("m,n,k,cores", [(200, 150, 100, 2), (128, 128, 64, 1), (70, 40, 200, 3),
+                                         (60, 40, 30, 1), (512, 384, 256, 4)])     # 60: sub-block 1 has no rows
 def test_flag_free_matmul_bias_gelu_matches_numpy(m, n, k, cores):
     got, want = M.run(m, n, k, cores)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
@@ -197,3 +198,34 @@ def test_the_mixed_kernel_compiles_against_the_real_headers_and_a_wrong_flag_cal
     assert bad != ck.source
     errors = check_kernels([good, Kernel("mix_bad", bad, ck.graph)])
     assert len(errors) == 1 and "rejected" in str(errors[0])
+
+
+def test_a_workspace_written_once_needs_no_acknowledgement():
+    """Without a loop around the write and the read, the slot is never written again: "ready" only."""
+    @asc.jit
+    def once(a: asc.GlobalAddress, ws: asc.GlobalAddress, c: asc.GlobalAddress):
+        ga, gws, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gws.set_global_buffer(ws)
+        gc.set_global_buffer(c)
+        a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 32 * 32)
+        a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 32 * 32)
+        b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 32 * 32)
+        c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 32 * 32)
+        x = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, 16 * 32)
+        asc.data_copy(a1, ga, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        for i in asc.static_range(2):
+            asc.load_data(a2[i * 512:], a1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, False, 0))
+            asc.load_data(b2[i * 512:], a1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gws, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.NoQuant))
+        half = asc.get_sub_block_idx() * 16 * 32
+        asc.data_copy(x, gws[half:], 16 * 32)
+        asc.muls(x, x, 2.0, 16 * 32)
+        asc.data_copy(gc[half:], x, 16 * 32)
+    a = np.random.default_rng(3).standard_normal((32, 32)).astype(np.float16)
+    c = np.zeros((32, 32), np.float32)
+    once[1](a.ravel(), np.zeros(1024, np.float32), c.ravel())
+    np.testing.assert_allclose(c, 2 * a.astype(np.float32) @ a.astype(np.float32), rtol=1e-5, atol=1e-4)
+    text = str(asc.compile(once, (a.ravel(), np.zeros(1024, np.float32), c.ravel())).graph)
+    assert text.count("cross_core_set_flag") == 1 and text.count("cross_core_wait_flag") == 1
