@@ -92,6 +92,8 @@ def is_mixed(g: KernelGraph) -> tuple[Node, Node] | None:
     cube = vec = None
     for n in g:
         s = None if n.op in CROSS_CORE_OPS else own_side(n)
+        if s == "aiv" and REGISTRY[n.op].family == "framework":
+            continue        # a TPipe alone is no vector work (the high-level Matmul's cube kernels build one)
         if s == "aic" and cube is None:
             cube = n
         elif s == "aiv" and vec is None:
