@@ -44,8 +44,9 @@ from .proxies.tensors import GlobalAddress, GlobalTensor, LocalTensor, LocalTens
 from .torch_library import torch_op
 from .cube_enums import (CO2Layout, CubeFormat, DEFAULT_C0_SIZE, FixpipeConfig, ONE_BLK_SIZE, QuantModes,
                          TOTAL_L0C_SIZE, TOTAL_L1_SIZE, property)  # noqa: A004 - pyasc's asc.property
-from .proxies.cube_api import (cross_core_set_flag, cross_core_wait_flag, fixpipe, init_const_value, load_data,
-                               mmad)
+from .proxies.cube_api import fixpipe, init_const_value, load_data, mmad
+from .proxies.mix_api import (cross_core_set_flag, cross_core_wait_flag, get_sub_block_idx, get_sub_block_num,
+                              get_task_ratio)
 from .proxies.cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DParams, LoadData3DParamsV2,
                                   MmadParams, Nd2NzParams)
 from . import lib, runtime  # pyasc's host modules: asc.lib.runtime, asc.runtime.config

@@ -15,7 +15,8 @@ from .graph.source_loc import SourceLoc
 from .runtime.platform import DEFAULT_PLATFORM, PRESETS
 
 MAX_COPIES = 16
-KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY", "cube", "aic", "KERNEL_TYPE_AIC_ONLY")
+KERNEL_TYPES = ("vector", "aiv", "KERNEL_TYPE_AIV_ONLY", "cube", "aic", "KERNEL_TYPE_AIC_ONLY", "mix",
+                "KERNEL_TYPE_MIX_AIC_1_2")
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,13 @@ def _kernel_type(v: Any) -> Any:
             return "KERNEL_TYPE_AIV_ONLY"
         if v is KernelType.AIC_ONLY:
             return "KERNEL_TYPE_AIC_ONLY"
+        if v is KernelType.MIX_AIC_1_2:      # a mixed cube + vector kernel (graph/mix_split.py)
+            return "KERNEL_TYPE_MIX_AIC_1_2"
         raise OptionError(f"asc.jit option kernel_type=KernelType.{v.name} is not accepted: asc_trace builds vector "
-                          "kernels (KernelType.AIV_ONLY) and cube kernels (KernelType.AIC_ONLY); mixed cube + vector "
-                          "kernels are not provided yet", None,
-                          hint="leave kernel_type unset, or pass KernelType.AIV_ONLY / KernelType.AIC_ONLY")
+                          "kernels (KernelType.AIV_ONLY), cube kernels (KernelType.AIC_ONLY) and mixed cube + vector "
+                          "kernels (KernelType.MIX_AIC_1_2)", None,
+                          hint="leave kernel_type unset (the calls say which), or pass KernelType.AIV_ONLY / "
+                               "AIC_ONLY / MIX_AIC_1_2")
     raise ValueError
 
 
@@ -102,8 +106,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("opt_level", DEFAULTS.opt_level, "an int from 0 to 3", "bisheng's -O level for the NPU build", _opt_level),
     Option("kernel_type", DEFAULTS.kernel_type, "None, asc_trace.runtime.config.KernelType.AIV_ONLY or one of "
            + ", ".join(repr(k) for k in KERNEL_TYPES),
-           "the kernel type: vector (KERNEL_TYPE_AIV_ONLY) or cube (KERNEL_TYPE_AIC_ONLY); unset: a cube kernel is "
-           "recognised from its calls", _kernel_type),
+           "the kernel type: vector (KERNEL_TYPE_AIV_ONLY), cube (KERNEL_TYPE_AIC_ONLY) or mixed cube + vector "
+           "(KERNEL_TYPE_MIX_AIC_1_2); unset: recognised from the calls", _kernel_type),
     Option("matmul_cube_only", DEFAULTS.matmul_cube_only, "True or False",
            "pyasc's option for a Matmul kernel that runs on the cube alone: the same as "
            "kernel_type=KernelType.AIC_ONLY", _bool),

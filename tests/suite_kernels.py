@@ -167,7 +167,37 @@ def cube_bias_relu(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalA
     asc.fixpipe(t1, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.F322F16), asc.FixpipeConfig.cfg_nz)
 
 
-MIXED = ("raw_beside_queue", "cube_bias_relu")   # need the raw LocalTensor constructor: CANN 8.5+ only
+# A mixed cube + vector kernel (KERNEL_TYPE_MIX_AIC_1_2), flag-free: the cube core's 32 x 32 tile goes through
+# a GM workspace to the two vector cores, 16 rows each; auto_sync derives the cross-core flags.
+@asc.jit
+def mix_matmul_adds(a: asc.GlobalAddress, b: asc.GlobalAddress, ws: asc.GlobalAddress, c: asc.GlobalAddress,
+                    tiles: int):
+    ga, gb, gws, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(b)
+    gws.set_global_buffer(ws)
+    gc.set_global_buffer(c)
+    a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 32 * 32)
+    b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 4096, 32 * 32)
+    a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 32 * 32)
+    b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 32 * 32)
+    c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 32 * 32)
+    x = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, 16 * 32)
+    half = asc.get_sub_block_idx() * 16 * 32
+    for t in range(tiles):
+        asc.data_copy(a1, ga[t * 1024:], asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        asc.data_copy(b1, gb, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+        for i in asc.static_range(2):
+            asc.load_data(a2[i * 512:], a1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, False, 0))
+            asc.load_data(b2[i * 512:], b1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
+        asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+        asc.fixpipe(gws, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.NoQuant))
+        asc.data_copy(x, gws[half:], 16 * 32)
+        asc.adds(x, x, 1.0, 16 * 32)
+        asc.data_copy(gc[t * 1024 + half:], x, 16 * 32)
+
+
+MIXED = ("raw_beside_queue", "cube_bias_relu", "mix_matmul_adds")   # the raw LocalTensor constructor: CANN 8.5+ only
 
 
 @lru_cache(maxsize=1)
@@ -175,7 +205,9 @@ def extra_kernels() -> tuple[Kernel, ...]:
     x, z = np.arange(256, dtype=np.float32), np.zeros(256, np.float32)
     out = []
     h = np.zeros(2048, np.float16)
-    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z)), (cube_bias_relu, (h, h, x, h, 2))):
+    w, o = np.zeros(1024, np.float32), np.zeros(2048, np.float32)
+    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z)), (cube_bias_relu, (h, h, x, h, 2)),
+                    (mix_matmul_adds, (h, h, w, o, 2))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -594,7 +594,7 @@ def test_int8_matmul_with_b_given_transposed():
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
 
 
-def test_cross_core_flags_check_their_id_then_say_mixed_kernels_are_not_provided():
+def test_cross_core_flags_check_their_id_and_need_a_mixed_kernel():
     def bad_id(x: asc.GlobalAddress):
         asc.cross_core_set_flag(12, 2, asc.PipeID.PIPE_FIX)
     e = _trace(bad_id)
@@ -603,7 +603,7 @@ def test_cross_core_flags_check_their_id_then_say_mixed_kernels_are_not_provided
     def ok(x: asc.GlobalAddress):
         asc.cross_core_wait_flag(3)
     e = _trace(ok)
-    assert isinstance(e, asc.NotProvidedError) and "mixed kernel" in str(e)
+    assert isinstance(e, asc.SyncError) and "mixed kernel" in str(e)     # mixed kernels: tests/test_mix.py
 
 
 def test_the_vendor_8192_kernel_is_modelled_within_the_goals():

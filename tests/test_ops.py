@@ -425,6 +425,7 @@ COVERED_ELSEWHERE = {
                                         "set_atomic_none", "set_store_atomic_config", "get_store_atomic_config")},
 }
 # the high-level calls (asc.adv) are tested by tests/test_adv_*.py, whose own completeness test names each
+COVERED_ELSEWHERE.update({"cross_core_set_flag": "test_mix", "cross_core_wait_flag": "test_mix"})
 COVERED_ELSEWHERE.update({name: "test_adv_*" for name, op in REGISTRY.items() if op.family == "adv"})
 # pyasc's further vector families: each family's test file checks it against a loop-by-loop NumPy reference
 COVERED_ELSEWHERE.update({name: f"test_{op.family}" for name, op in REGISTRY.items()

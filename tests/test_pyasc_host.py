@@ -158,7 +158,9 @@ def test_kernel_type_takes_pyascs_enum(tmp_path):
     tc = find_toolchain({"ASCEND_HOME_PATH": str(cann8(tmp_path)), "PATH": ""})
     cmd = compile_commands(tc, tmp_path / "k.cce", tmp_path / "k.o", tmp_path / "k.elf", k.options)[0]
     assert "--cce-aicore-arch=dav-c220-vec" in cmd
-    for kt in (config.KernelType.MIX_AIC_1_2, config.KernelType.MIX_AIV_1_0):
+    assert asc.jit(_flag_free, kernel_type=config.KernelType.MIX_AIC_1_2).options["kernel_type"] == \
+        "KERNEL_TYPE_MIX_AIC_1_2"     # a mixed kernel's type (tests/test_mix.py)
+    for kt in (config.KernelType.MIX_AIV_1_0, config.KernelType.MIX_AIC_1_1):
         with pytest.raises(asc.OptionError) as ei:
             asc.jit(_flag_free, kernel_type=kt)
         assert f"KernelType.{kt.name}" in str(ei.value) and "mixed" in str(ei.value)

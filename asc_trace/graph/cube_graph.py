@@ -1,10 +1,9 @@
 """Which kernels run on the cube core: a graph with a cube instruction, a cube event or a tensor in a cube
 memory. Such a kernel takes the cube's passes, simulator and lowering; a kernel with both cube and vector
-work (a mixed kernel) is not provided yet."""
+work is a mixed kernel (graph/mix_split.py), whose cube side takes them."""
 from __future__ import annotations
 
 from ..cube_enums import CUBE_SPACES
-from ..errors import NotProvidedError
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe, TensorRef
 
@@ -19,14 +18,11 @@ def _is_cube_node(n: Node) -> bool:
 
 
 def is_cube_graph(g: KernelGraph) -> bool:
-    """Whether the kernel uses the cube; raises NotProvidedError for one that uses both cores."""
-    cube = next((n for n in g if _is_cube_node(n)), None)
-    if cube is None:
-        return False
-    vec = next((n for n in g if n.pipe in VECTOR_PIPES or any(isinstance(a, TensorRef) and a.space == "ub"
-                                                              for a in n.args)), None)
-    if vec is not None:
-        raise NotProvidedError("this kernel uses both the cube core and a vector core: mixed cube + vector kernels "
-                               "(kernel_type MIX_AIC_1_2, a GM workspace and cross-core flags) are not provided yet",
-                               node=vec, related=[("cube work", cube.loc)])
-    return True
+    """Whether the kernel uses the cube (a cube kernel, or a mixed cube + vector kernel: graph/mix_split.py)."""
+    return any(_is_cube_node(n) for n in g)
+
+
+def is_mix_graph(g: KernelGraph) -> bool:
+    """Whether the kernel has work for both the cube core and the vector cores (KERNEL_TYPE_MIX_AIC_1_2)."""
+    from .mix_split import MixGraph, is_mixed
+    return isinstance(g, MixGraph) or is_mixed(g) is not None

@@ -35,8 +35,19 @@ def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
 def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
     check = config.check_passes()
     debug = config.debug_level() >= 2
-    from .cube_graph import is_cube_graph
+    from .cube_graph import is_cube_graph, is_mix_graph
     steps = pipeline(options)
+    if is_mix_graph(graph):
+        from .mix_passes import run_mix_passes
+        return run_mix_passes(graph, options, pipeline)
+    from .ops.cross_core import CROSS_CORE_OPS
+    flag = next((n for n in graph if n.op in CROSS_CORE_OPS), None)
+    if flag is not None:
+        from ..errors import SyncError
+        raise SyncError(f"asc.{flag.op} synchronises the cube core and the vector cores of a mixed kernel, but this "
+                        f"kernel has work for {'the cube core' if is_cube_graph(graph) else 'the vector cores'} only",
+                        node=flag, hint="a kernel that runs on one core type has no other core to synchronise with; "
+                                        "drop the cross-core flag")
     if is_cube_graph(graph):
         from .cube_sync import check_kernel_type, cube_pipeline
         check_kernel_type(graph, options)

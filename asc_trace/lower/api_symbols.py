@@ -19,8 +19,8 @@ GENERATIONS = {"asc-devkit": 0, "cann-8.1": 1}      # the columns of api_symbols
 _ENUMS = ("TPosition", "HardEvent", "RoundMode", "CMPMODE", "SELMODE", "ReduceOrder", "CacheLine", "DcciDst", "MemDsbT",
           "CacheMode", "CacheRwMode", "MaskMode", "AtomicDtype", "AtomicOp")
 _WORDS = ("GM_ADDR", "KERNEL_TASK_TYPE_DEFAULT", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY", "__aicore__",
-          "__global__", "__gm__",
-          "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL")   # PIPE_S: never emitted, so never listed
+          "__global__", "__gm__", "KERNEL_TYPE_MIX_AIC_1_2", "ASCEND_IS_AIC", "ASCEND_IS_AIV",
+          "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3", "PIPE_ALL", "PIPE_FIX", "PIPE_MTE1", "PIPE_M")
 
 
 @dataclass(frozen=True)

@@ -293,6 +293,10 @@ def lower(g: KernelGraph, overflow_param: str | None = None, generation: int | N
     parameter for the overflow record, which only the NPU build with record_overflow=True declares;
     `generation` the CANN headers it is for (8: 8.x, 9: 8.5+ and asc-devkit; None: the host backends),
     see lower/ascendc_pipe.py."""
+    from ..graph.mix_split import MixGraph
+    if isinstance(g, MixGraph):             # a mixed cube + vector kernel: each side in its own block
+        from .mix_emit import lower_mix
+        return lower_mix(g, lower, overflow_param, generation)
     return _Emitter(g, overflow_param, generation).render()
 
 

@@ -24,7 +24,9 @@ def _is_aic(api: str) -> bool:
     options = ctx.graph.options
     if options.get("kernel_type") in AIC_TYPES:
         return True
-    if options.get("kernel_type") is None and not hasattr(ctx.graph, "core_type_asked"):
+    # unset, or a mixed kernel (traced once: graph/mix_passes.py refuses the answer there)
+    if options.get("kernel_type") in (None, "mix", "KERNEL_TYPE_MIX_AIC_1_2") and not hasattr(ctx.graph,
+                                                                                         "core_type_asked"):
         ctx.graph.core_type_asked = (api, user_loc())      # answered "vector": checked once the kernel is known
     return False
 

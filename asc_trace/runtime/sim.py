@@ -254,6 +254,10 @@ class SimRuntime(Runtime):
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> Any:
         from ..graph.cube_graph import is_cube_graph
+        from ..graph.mix_split import MixGraph
+        if isinstance(graph, MixGraph):
+            from .mix_sim import MixArtifact
+            return MixArtifact(graph, Simulator)
         if is_cube_graph(graph):
             from .cube_sim import CubeArtifact
             return CubeArtifact(graph)
@@ -265,7 +269,9 @@ class SimRuntime(Runtime):
         kernel), with its loops batched (runtime/batch.py) and without a journal, since nothing can
         refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
         A kernel steered by values it reads from the UB is checked and run in one go, as before."""
-        if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py)
+        if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py) or a mixed one (mix_sim.py)
+            if getattr(art, "mixed", False):
+                return art.launch(job, config.sanitize())
             art.launch(job, config.sanitize(), launch_key(job)[0])
             return
         sanitize = config.sanitize()

@@ -15,7 +15,7 @@ from .opdef import (  # noqa: F401  the registry's names, as the layers import t
     ARITH, BINARY, BINARY_LIKE, DIV, EXP, FLOATS, LN_SQRT, MUL, NA, REGISTRY, REPEAT_BYTES, UNARY_LIKE,
     UNARY_SIMPLE, VALUES_ALL, CppModel, OpDef, VecCost, accesses, family, get, read, register, vec_cost, written)
 
-from . import (atomic, control, cube, data_copy, debug, framework, mask_reg, scalar, sync, system, vec_binary, vec_cast, vec_cmpsel,  # noqa: F401  (each registers its records)
+from . import (atomic, control, cross_core, cube, data_copy, debug, framework, mask_reg, scalar, sync, system, vec_binary, vec_cast, vec_cmpsel,  # noqa: F401  (each registers its records)
                vec_reduce, vec_scalar, vec_unary)
 from . import vec_copy_brcb, vec_gather, vec_reduce_block  # noqa: F401 - pyasc's further vector families (docs/pyasc-vector-ops.md)
 from . import adv_activation, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use

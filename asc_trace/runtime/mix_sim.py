@@ -1,0 +1,225 @@
+"""The sim backend for mixed cube + vector kernels (KERNEL_TYPE_MIX_AIC_1_2): per AI core, its cube core
+runs the kernel's cube side (graph/mix_split.py) on the cube simulator (runtime/cube_sim.py) and its two
+vector cores run the vector side on the vector simulator (runtime/sim.py), each core with its own pipes,
+memories and pipe model; the cross-core flags between them are runtime/mix_flags.py's counters. The
+vector cores are numbered as `GetBlockIdx()` numbers them there: `2 * AI core + sub-block`.
+
+Every GM access is checked against the other cores' (`GmOrder`): the workspace between the cube and its
+vector cores, and any GM two AI cores share. GM is journalled: a refused launch leaves the outputs as
+they were. Not modelled yet: timing (asc.profile), and mode-0 flags."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from ..errors import NotProvidedError, SyncError
+from ..graph.expr import compile_expr
+from ..graph.kernel_graph import KernelGraph
+from ..graph.node import Node
+from ..graph.ops.cross_core import CROSS_CORE_OPS, FLAG_IDS
+from ..graph.hb import Instr, PIDX as VEC_PIDX
+from .base import LaunchJob
+from .cube_exec import memories
+from .cube_pipes import PIDX as CUBE_PIDX
+from .cube_sim import CubeInterpreter
+from .interpreter import NodeStep
+from .machine import GmJournal, Machine
+from .mix_flags import CoreRunner, FlagBoard, GmOrder, MixCore, merge
+from .platform import platform
+from .printf import emit_output
+
+
+class _Side:
+    """What the cube and the vector interpreters share for a mixed kernel: the cross-core nodes and the
+    GM access log. `core`, `board`, `runner` and `order` are set for each core before it runs."""
+
+    core: MixCore
+    board: FlagBoard
+    runner: CoreRunner
+    order: GmOrder | None
+    pidx: dict
+
+    def bind_cross(self, node: Node) -> Any:
+        fid = compile_expr(node.args[0])
+        return lambda m: ("cross", int(fid(m.env)))
+
+    def pipe_model(self) -> Any:
+        raise NotImplementedError
+
+    def drain(self) -> None:
+        raise NotImplementedError
+
+    def cross(self, node: Node, fid: int) -> Any:
+        if fid not in FLAG_IDS:
+            raise SyncError(f"cross-core flag id {fid} is outside 0..10: ids 11-14 belong to SyncAll "
+                            "(ascend-cube-facts §6)", node=node)
+        core, board = self.core, self.board
+        if node.op == "cross_core_wait_flag":
+            self.drain()                  # what was issued before runs before the core stops
+            board_ready = lambda: board.ready(core, fid)     # noqa: E731
+
+            def hang() -> None:
+                raise SyncError(f"cross-core wait on flag {fid} by {core.name} is never satisfied: no core of this AI "
+                                "core sets it any more, so on the NPU the kernel would hang here", node=node,
+                                hint="set the flag (CrossCoreSetFlag) on the producing core once per wait")
+            self.runner.block(core.local, board_ready, hang)
+            core.knowledge = merge(core.knowledge, board.take(core, fid))
+            return None
+        mode = node.args[1]
+        p = self.pidx.get(node.pipe)
+        if p is None:
+            raise SyncError(f"a cross-core set on PIPE_{node.pipe.value} runs on {core.name}, which has no such pipe",
+                            node=node)
+
+        def fire() -> None:               # when the pipe's earlier work is done
+            board.set(core, fid, mode, merge(core.knowledge, {core.gid: list(core.vc_of(p))}), node)
+        return Instr(node, node.pipe, "op", apply=fire)
+
+    def logged(self, ins: Instr, m: Machine) -> Instr:
+        """The instruction, its GM accesses checked against the other cores' when it runs."""
+        if self.order is None or not ins.gm or ins.apply is None:
+            return ins
+        inner, core, order, p = ins.apply, self.core, self.order, self.pidx.get(ins.pipe, 0)
+        gm = _blocks(ins, m) or ins.gm
+
+        def apply() -> None:
+            order.access(core, p, ins.epoch, gm, ins.node)
+            inner()
+        ins.apply = apply
+        return ins
+
+
+def _blocks(ins: Instr, m: Machine) -> tuple | None:
+    """The exact GM blocks of a vector core's strided copy (its Instr carries the envelope from the first
+    block to the end of the last): (param, block starts, block length, size, write), in elements."""
+    from ..graph.params import DataCopyExtParams, DataCopyParams
+    node = ins.node
+    params = next((a for a in node.args if isinstance(a, (DataCopyParams, DataCopyExtParams))), None)
+    if params is None or len(ins.gm) != 1:
+        return None
+    g = ins.gm[0]
+    param, start, _count, size, write = g[:5]
+    env = m.env
+    ev = lambda e: int(np.asarray(compile_expr(e)(env)).flat[0])     # noqa: E731
+    n, length = ev(params.block_count), ev(params.block_len)
+    to_gm = write
+    stride = ev(params.dst_stride if to_gm else params.src_stride)
+    if isinstance(params, DataCopyParams):      # 32-byte blocks and gaps
+        length, stride = length * 32, stride * 32
+    if length % size or stride % size:
+        return None
+    s0 = int(np.asarray(start).flat[0])
+    starts = s0 + np.arange(n, dtype=np.int64) * ((length + stride) // size)
+    return ((param, starts, length // size, size, write),)
+
+
+class MixCubeInterpreter(_Side, CubeInterpreter):
+    pidx = CUBE_PIDX
+
+    def bind_node(self, node, ranges, known):
+        return self.bind_cross(node) if node.op in CROSS_CORE_OPS else super().bind_node(node, ranges, known)
+
+    def drain(self) -> None:
+        self.model.drain()
+
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        out = st.fn(m)
+        if isinstance(out, tuple):
+            out = self.cross(st.node, out[1])
+            if out is None:
+                return
+        elif out is None:
+            return
+        out.where = self.where
+        assert self.model is not None
+        self.model.issue(self.logged(out, m))
+
+    def run_core(self, m: Machine, check: bool, trace: bool = False):
+        self.core.vc_of = lambda p: self.model.vc[p]
+        return super().run_core(m, check, trace)
+
+
+class _VecSide(_Side):
+    """The vector simulator's side (mixed with runtime/sim.py's Simulator by `MixArtifact`, which sim.py
+    hands it, so that this module does not import sim.py)."""
+
+    pidx = VEC_PIDX
+
+    def bind_node(self, node, ranges, known):
+        return self.bind_cross(node) if node.op in CROSS_CORE_OPS else super().bind_node(node, ranges, known)
+
+    def drain(self) -> None:
+        self.model.clock.drain()
+
+    def run_node(self, st: NodeStep, m: Machine) -> None:
+        out = st.fn(m)
+        if isinstance(out, tuple):
+            out = self.cross(st.node, out[1])
+            if out is None:
+                return
+        elif out is None:
+            return
+        out.where = self.where
+        self.model.issue(self.logged(out, m))
+
+    def run_group(self, m: Machine, *args: Any, **kw: Any):
+        self.core.vc_of = lambda p: self.model.clock.vc[p]
+        return super().run_group(m, *args, **kw)
+
+
+class MixArtifact:
+    """What the sim backend prepares for a mixed kernel: an interpreter per core of an AI core."""
+
+    mixed = True
+
+    def __init__(self, graph: KernelGraph, simulator: type) -> None:
+        self.graph = graph
+        self.aic = MixCubeInterpreter(graph.aic)
+        vec = type("MixVecSimulator", (_VecSide, simulator), {})
+        self.aiv = [vec(graph.aiv), vec(graph.aiv)]
+
+    def launch(self, job: LaunchJob, check: bool = True) -> None:
+        """Every AI core in turn, its three cores together (runtime/mix_flags.py)."""
+        names = {p.index: p.name for p in self.graph.signature.runtime if p.kind == "gm"}
+        order = GmOrder(names) if check else None
+        journal = GmJournal()
+        out: list[tuple[int, list[str]]] = []
+        plat = platform(job.options.get("platform"))
+        try:
+            for c in range(job.core_num):
+                cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + 2 * c + s)
+                                                     for s in range(2)]
+                board = FlagBoard(cores)
+                runner = CoreRunner(3)
+                interps: list[Any] = [self.aic, *self.aiv]
+                for it, core in zip(interps, cores):
+                    it.core, it.board, it.runner, it.order = core, board, runner, order
+                machines = [Machine(np.array([c]), job.core_num, job.bound.arrays, job.bound.scalars, journal)] + [
+                    Machine(np.array([2 * c + s]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                    for s in range(2)]
+                machines[0].cube = memories()
+
+                def run_aic() -> None:
+                    self.aic.run_core(machines[0], check)
+
+                def run_aiv(s: int) -> None:
+                    self.aiv[s].run_group(machines[1 + s], plat, check, True, False, False)
+                try:
+                    runner.run([run_aic, lambda: run_aiv(0), lambda: run_aiv(1)])
+                    board.finish(f"AI core {c}")
+                finally:
+                    for i, m in enumerate(machines):
+                        out.append((c if i == 0 else job.core_num + 2 * c + i - 1, m.out[0]))
+                        m.release()
+        except BaseException:
+            journal.rollback()
+            raise
+        finally:
+            emit_output(out, job.core_num)
+        journal.commit()
+
+    def profile(self, job: LaunchJob, execute: bool = True) -> Any:
+        raise NotProvidedError("asc.profile of a mixed cube + vector kernel is not provided yet: the simulator runs "
+                               "it (cross-core flags and races checked) but does not time it", job.loc)
