@@ -89,7 +89,7 @@ def insert_cross_core_sync(g: KernelGraph) -> KernelGraph:
         rs = [n for n in reads.get(p, ()) if where.get(n.id) == "aiv"]
         if not rs:
             continue
-        common = _common([n.loops for n in ws + rs])
+        common = _common([n.regions for n in ws + rs])
         d = len(common)
         wb = [_block(n, d, pos, ends) for n in ws]
         rb = [_block(n, d, pos, ends) for n in rs]
@@ -143,8 +143,8 @@ def _common(loops: list[tuple[int, ...]]) -> tuple[int, ...]:
 
 def _block(n: Node, depth: int, pos: dict[int, int], ends: dict[int, int]) -> tuple[int, int, Any]:
     """(first position, last position, position of the node) of the statement at loop depth `depth` that
-    holds `n`: the loop `n.loops[depth]` when `n` is deeper, else `n` itself."""
-    if len(n.loops) > depth:
-        head = n.loops[depth]
+    holds `n`: the loop `n.regions[depth]` when `n` is deeper, else `n` itself."""
+    if len(n.regions) > depth:
+        head = n.regions[depth]
         return pos[head], ends[head], pos[n.id]
     return pos[n.id], pos[n.id], pos[n.id]

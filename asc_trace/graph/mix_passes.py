@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import config
 from ..errors import OptionError
-from ..kernel_options import option_default
+from ..kernel_options import as_options
 from .kernel_graph import KernelGraph
 from .mix_split import MixGraph, is_mixed, side_graph, sides
 from .verify import verify
@@ -43,7 +43,7 @@ def run_mix_passes(graph: KernelGraph, options: dict[str, Any], pipeline: Any) -
     check_mix_kernel_type(graph, options)
     check = config.check_passes()
     debug = config.debug_level() >= 2
-    if options.get("auto_sync", option_default("auto_sync")):
+    if as_options(options).auto_sync:
         from .cross_core_sync import insert_cross_core_sync
         graph = insert_cross_core_sync(graph)
         if debug:
