@@ -144,11 +144,11 @@ def test_ok(mock_launcher_run):
 
 def test_missing_name(mock_launcher_run):
     @asc.jit
-    def kernel_copy():
-        t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=128)
-        asc.copy(t, t, mask=128, repeat_time=1, repeat_params=asc.CopyRepeatParams(1, 1, 8, 8))
+    def kernel_transpose():
+        t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=256)
+        asc.transpose(t, t)
 
-    kernel_copy[1]()
+    kernel_transpose[1]()
 
 
 def test_missing_method(mock_launcher_run):
@@ -298,7 +298,7 @@ def _kernel(result, name):
 
 
 @pytest.mark.parametrize("kernel,category,name,issue", [
-    ("kernel_copy", "missing-name", "copy", 21),
+    ("kernel_transpose", "missing-name", "transpose", 21),
     ("kernel_length", "missing-method", "LocalTensor.get_buffer_handle", 21),
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),
