@@ -99,6 +99,7 @@ ASC_STUB_UNMODELED(vreducev2)
 ASC_STUB_UNMODELED(vtranspose)
 ASC_STUB_UNMODELED(wait_flag_dev)
 
+ASC_STUB_UNMODELED_VOID(copy_matrix_cc_to_cbuf)
 ASC_STUB_UNMODELED_VOID(copy_matrix_cc_to_gm)
 
 #undef ASC_STUB_UNMODELED
