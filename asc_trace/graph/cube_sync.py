@@ -247,11 +247,13 @@ class _Cube:
         ends = _region_ends(g)
         pos = {nid: i for i, nid in enumerate(g.order)}
         groups: dict[tuple, dict[Any, list[Edge]]] = {}
-        for e in edges:
+        for i, e in enumerate(edges):
             # flags share ids only between sibling loops (loops of one body): there each id's waits and
-            # sets follow each other without interleaving
-            parent: Any = ("top", id(e)) if e.level is None else (g.node(e.level).regions[-1:] or (None,))[0]
-            key = (e.event.value, e.carried, e.distance, str(parent))
+            # sets follow each other without interleaving. The key is made of program facts only (a
+            # top-level edge: its place in the list), never an object's address: the ids assigned in
+            # the sorted order below must be the same in every process
+            parent = (0, i) if e.level is None else (1, (g.node(e.level).regions[-1:] or (-1,))[0])
+            key = (e.event.value, e.carried, e.distance, parent)
             groups.setdefault(key, {}).setdefault(e.level, []).append(e)
         ids: dict[HardEvent, int] = {}
         before: dict[int, list[Node]] = {}

@@ -31,10 +31,15 @@ class IdAllocator:
         self.regions = regions
         self.user_ids = user_ids
         self.build = build
-        self.interfere: set[frozenset[int]] = set()
+        self.interfere: set[frozenset[int]] = set()      # pairs of id(plan)
+        # every plan `interfere` has named stays alive while this allocator does, so that no id() of a
+        # merged-away plan is reused by a new one (which would inherit its pairs, and the colouring
+        # would depend on the heap's history: a schedule differing from one process to the next)
+        self._alive: list[Plan] = []
         self.violations: list | None = None     # the proof's verdict on the graph `run` returns
 
     def run(self, plans: list[Plan]) -> tuple[KernelGraph, list[Plan]]:
+        self._alive.extend(plans)
         g = self.build(plans)
         self._add_range_interference(g, plans)
         for _ in range(MAX_ATTEMPTS):
@@ -168,6 +173,7 @@ class IdAllocator:
         earlier = p if pos[p.wait_before] <= pos[q.wait_before] else q
         merged = Plan(p.event, later.set_after, earlier.wait_before, p.depth, p.loop, p.distance,
                       needs=p.needs + q.needs, rot_loop=p.rot_loop, rotate=p.rotate)
+        self._alive.append(merged)
         out = [x for x in plans if x is not p and x is not q]
         out.insert(min(plans.index(p), plans.index(q)), merged)
         # interference of the merged plan: whatever either part interfered with
