@@ -1,5 +1,5 @@
 """pyasc's front end on the seed kernels (AST -> MLIR -> passes -> C++), timed the way
-benchmarks/frontend.py times asc_trace: cold (first lowering in the process), warm (a fresh
+benchmarks/frontend.py times asc_trace (CPU time of the process): cold (first lowering in the process), warm (a fresh
 JITFunction each time). Prints one JSON line. Needs pyasc (pip install pyasc==1.1.1); the build
 tools are never run, so PYASC_COMPILER / PYASC_LINKER only need to name an existing program."""
 import ast
@@ -15,14 +15,14 @@ os.environ.setdefault("PYASC_COMPILER", "true")
 os.environ.setdefault("PYASC_LINKER", "true")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-t_import = time.perf_counter()
+t_import = time.process_time()
 from asc.codegen.function_visitor import CodegenOptions  # noqa: E402
 from asc.codegen.specialization import PlainArgType, PointerArgType, Specialization  # noqa: E402
 from asc.language.core.dtype import KnownTypes as KT  # noqa: E402
 from asc.runtime.compiler import CompileOptions, Compiler  # noqa: E402
 from asc.runtime.jit import JITFunction  # noqa: E402
 
-t_import = time.perf_counter() - t_import
+t_import = time.process_time() - t_import
 
 
 def load_example_kernel(name: str):
@@ -62,15 +62,15 @@ def main() -> None:
     out = {"import_s": t_import}
     for name, kernel, consts in (("manual", load_example_kernel("vadd"), {}),
                                  ("tque", load_example_kernel("vadd_tque"), {"tile_length": 128})):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         src = lower(kernel, consts)
-        out[f"{name}_cold_s"] = time.perf_counter() - t0
+        out[f"{name}_cold_s"] = time.process_time() - t0
         assert "AscendC::" in src
         times = []
         for _ in range(15):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             lower(kernel, consts)
-            times.append(time.perf_counter() - t0)
+            times.append(time.process_time() - t0)
         out[f"{name}_warm_s"] = sorted(times)[len(times) // 2]
     print(json.dumps(out))
 

@@ -11,6 +11,7 @@ keeps one event id per buffer.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..enums import TPosition
@@ -19,11 +20,13 @@ from .node import Pipe
 from .ops.framework import QUEUE_EVENTS
 
 
+@lru_cache(maxsize=None)     # pure, and asked for every queue operation the proof walks
 def que_pipes(pos: Any) -> tuple[Pipe, Pipe] | None:
     """(producer, consumer) pipes of a queue at TPosition `pos`, None for a position no pipe pair serves."""
     return QUE_PIPES.get(TPosition(pos))
 
 
+@lru_cache(maxsize=4096)
 def que_event(pos: Any, op: str, que: int, slot: int, reused: bool = True) -> tuple[Pipe, str, tuple] | None:
     """(pipe, "set" | "wait", event key) that queue operation `op` on buffer `slot` issues, or None (an
     alloc_tensor of a buffer not used before, or a position without a pipe pair)."""

@@ -40,6 +40,7 @@ again.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +138,8 @@ class Prover:
         self.node_accs: dict[int, tuple] = {}
         self.acc_memo: dict[tuple, tuple] = {}
         self.loop_memo: dict[tuple, tuple] = {}
+        self.wait_elems: dict[tuple, frozenset] = {}     # a wait's pseudo-access (its number), per node and flag
+        self.phase_envs: dict[tuple, tuple] = {}         # a loop phase's index expressions
         # loops whose walk changes the TQue table (not replayed by the loop memo)
         self.unmemoized = {it.node.id for it in loop_items(g.structured())
                            if any(n.op in ("tque", "init_buffer") for n in walk_items(it.body))}
@@ -252,6 +255,8 @@ class Prover:
                         return None
                     exit_st = self.join(exit_st, st)
                 heads = [self._back_edge(ctx, st)] + [None] * (P - 1)
+            # (not for a loop whose walk changes the TQue table, as for the loop memo)
+            walked: dict[tuple, tuple] | None = None if ctx.node.id in self.unmemoized else {}
             for _round in range(MAX_ROUNDS):
                 changed = False
                 for p in range(P):
@@ -259,7 +264,20 @@ class Prover:
                         continue
                     self._phase_env(ctx, p)
                     self.restart = False
-                    out = self.block(body, heads[p].copy())
+                    # a phase walked again from the same head state gives the same state (its violations
+                    # and tensor places are already recorded): the round that confirms a fixpoint
+                    # re-walks only the phases whose head changed
+                    wkey = None if walked is None else (self.env_key, heads[p].key(), frozenset(self.roots.items()))
+                    hit = None if wkey is None else walked.get(wkey)
+                    if hit is not None:
+                        out, roots, self.restart = hit[0].copy(), hit[1], hit[2]
+                        self.roots.update(roots)
+                    else:
+                        before = dict(self.roots)
+                        out = self.block(body, heads[p].copy())
+                        if wkey is not None:
+                            roots = {k: v for k, v in self.roots.items() if before.get(k) is not v}
+                            walked[wkey] = (out.copy(), roots, self.restart)
                     if self.restart and not ctx.any_phase and not last:
                         return None
                     exit_st = self.join(exit_st, out)
@@ -282,9 +300,13 @@ class Prover:
             return
         var, start, _stop, step = n.args
         s, t = self.ev(start), self.ev(step)
-        k = binop("+", binop("*", Const(ctx.period), ctx.m), Const(p))
-        self.env[var] = binop("+", s, binop("*", k, t))
-        self.id_env[var] = binop("*", k, t) if ctx.any_phase else self.env[var]
+        mkey = (n.id, ctx.period, p, ctx.any_phase, s, t)
+        envs = self.phase_envs.get(mkey)
+        if envs is None:
+            k = binop("+", binop("*", Const(ctx.period), ctx.m), Const(p))
+            at = binop("+", s, binop("*", k, t))
+            envs = self.phase_envs[mkey] = (at, binop("*", k, t) if ctx.any_phase else at)
+        self.env[var], self.id_env[var] = envs
         ctx.phase = p
         self.env_key = tuple((c.node.id, c.phase, c.any_phase) for c in self.loops if c.node.op == "for")
 
@@ -392,8 +414,11 @@ class Prover:
             if payload and state != UNSET:
                 st.pending[p] = st.pending[p] - payload
             st.flags[key] = (UNSET, EMPTY, setters)
-            fe = _flag_elem(key)
-            w = frozenset((self.tab.id(Elem(n.id, p, fe.space, fe.start, fe.length, True, api)),))
+            w = self.wait_elems.get((n.id, p, key, api))
+            if w is None:
+                fe = _flag_elem(key)
+                w = self.wait_elems[(n.id, p, key, api)] = frozenset(
+                    (self.tab.id(Elem(n.id, p, fe.space, fe.start, fe.length, True, api)),))
             self.reissue(w, st)
             for q in range(4):
                 if q != p:
@@ -404,9 +429,13 @@ class Prover:
         """New instances of accesses: a flag's knowledge of an older instance with the same abstract form
         does not cover them, so they leave every flag's known set (the older one stays unordered too:
         conservative)."""
-        for k, (s_, known, setters) in list(st.flags.items()):
-            if known and not known.isdisjoint(new):
-                st.flags[k] = (s_, known - new, setters)
+        if not new:
+            return
+        flags = st.flags
+        hit = [k for k, (_s, known, _w) in flags.items() if known and not known.isdisjoint(new)]
+        for k in hit:
+            s_, known, setters = flags[k]
+            flags[k] = (s_, known - new, setters)
 
     def op(self, n: Node, st: State) -> None:
         p = PIDX[n.pipe]
@@ -591,6 +620,32 @@ class ProofCache:
         self.tab = ElemTable()      # the states' accesses are numbers in this table
 
 
+# Remembered verdicts: compiling a kernel again (a fresh JitFunction, another backend's wrapper, the
+# scheduler proving the same build twice) proves it once. The key is everything the proof reads: every
+# node in program order (op, operands, addresses, regions, pipe, attributes, source line: the violations'
+# text), and the signature (constants, dtypes, and which GM arguments share memory at this launch).
+MAX_VERDICTS = 256
+_verdicts: "OrderedDict[tuple, tuple[Violation, ...]]" = OrderedDict()
+
+
+def verdict_key(g: KernelGraph) -> tuple:
+    return (g.signature, tuple(g))
+
+
+def clear_verdicts() -> None:
+    """Forget every remembered verdict (the next `prove` of any graph runs the proof)."""
+    _verdicts.clear()
+
+
 def prove(g: KernelGraph, cache: ProofCache | None = None) -> list[Violation]:
     """The violations of the schedule (empty: proved on every path)."""
-    return Prover(g).run(cache)
+    key = verdict_key(g)
+    hit = _verdicts.get(key)
+    if hit is not None:
+        _verdicts.move_to_end(key)
+        return list(hit)
+    out = Prover(g).run(cache)
+    _verdicts[key] = tuple(out)
+    if len(_verdicts) > MAX_VERDICTS:
+        _verdicts.popitem(last=False)
+    return out

@@ -25,10 +25,15 @@ class Elem:
 
     def __init__(self, node: int, pipe: int, space: tuple, start: Lin, length: Lin, write: bool,
                  api: bool = False) -> None:    # api: a set or wait made inside an API call
-        for k, v in (("node", node), ("pipe", pipe), ("space", space), ("start", start), ("length", length),
-                     ("write", write), ("api", api)):
-            object.__setattr__(self, k, v)
-        object.__setattr__(self, "_h", hash((node, pipe, space, start, length, write, api)))
+        put = object.__setattr__        # (unrolled: the proof makes many of these)
+        put(self, "node", node)
+        put(self, "pipe", pipe)
+        put(self, "space", space)
+        put(self, "start", start)
+        put(self, "length", length)
+        put(self, "write", write)
+        put(self, "api", api)
+        put(self, "_h", hash((node, pipe, space, start, length, write, api)))
 
     def __setattr__(self, k: str, v: Any) -> None:
         raise AttributeError("Elem is immutable")
