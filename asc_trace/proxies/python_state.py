@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from ..errors import TraceError
 from ..graph.node import TensorRef
+from .python_bytecode import loop_carried_bytecode
 from .python_containers import Snapshot
 from .scalar import Scalar
 
@@ -140,11 +141,12 @@ def function_ast(code: CodeType) -> ast.Module | None:
 @lru_cache(maxsize=1024)
 def loop_carried(code: CodeType, line: int, after_loop: bool = True) -> frozenset[str]:
     """Names the `for` statement whose header is at `line` assigns in its body and reads after the loop
-    (unless `after_loop` is False) or, in the body, before assigning them (an empty set when the source
-    cannot be read)."""
+    (unless `after_loop` is False) or, in the body, before assigning them (from the bytecode when the
+    source cannot be read: proxies/python_bytecode.py)."""
     tree = function_ast(code)
     if tree is None:
-        return frozenset()
+        # no source (exec, a notebook cell gone, a string): the same question asked of the bytecode
+        return loop_carried_bytecode(code, line, after_loop) or frozenset()
     rel = line - code.co_firstlineno + 1
     loop = next((n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))
                  and n.iter.lineno <= rel <= (n.iter.end_lineno or n.iter.lineno)), None)
