@@ -224,7 +224,7 @@ class Prover:
         period = period_of(self.g, head, body) if is_for else 1
         if period > 1 and math.prod(c.period for c in self.loops) * period > MAX_NEST_PHASES:
             # nested loops each told apart by phase multiply their work: past the budget, only what the
-            # event ids and queue rotations need (addresses of other phases then may overlap: sound)
+            # event ids need (addresses of other phases then may overlap: sound)
             period = period_of(self.g, head, body, ids_only=True)
         lid = head.id
         ctx = _LoopCtx(head, period, Var("local", -1000 - lid, f"M{lid}"), Var("local", -2000 - lid, f"D{lid}"),
@@ -593,9 +593,12 @@ def _key(key: tuple) -> str:
 
 
 def period_of(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -> int:
+    """The phases the proof tells apart in loop `head`: the lcm of the `% m` of its index in the body's
+    addresses and ids. A TQue's buffer rotation needs none: its buffers are interchangeable, and the
+    join aligns them up to a renaming (graph/sync_proof_symmetry.py), so a phase per buffer would only
+    walk the body more often (it doubled the proof of the TQue vadd and changed no schedule)."""
     var = head.args[0]
     period = 1
-    ques: set[int] = set()
     for n in walk_items(body):
         if n.op not in ("if", "yield") and (not ids_only or n.op in ("set_flag", "wait_flag")):
             # (a branch's predicate and its outputs do not matter here: the proof takes both sides, and
@@ -603,11 +606,6 @@ def period_of(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -
             for e in exprs_in(n.args):
                 for m in _moduli(e, var):
                     period = math.lcm(period, m)
-        if n.op == "alloc_tensor":
-            ques.add(n.args[0].root)
-    for n in g:
-        if n.op == "init_buffer" and n.args[0].root in ques and isinstance(n.args[1], Const):
-            period = math.lcm(period, n.args[1].value)
     return period if period <= MAX_PERIOD else 1
 
 
