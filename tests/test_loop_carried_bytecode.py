@@ -13,8 +13,10 @@ import asc_trace as asc
 from asc_trace.errors import TraceError
 from asc_trace.proxies.python_bytecode import loop_carried_bytecode
 from asc_trace.proxies.python_state import loop_carried
+from asc_trace.toolchain.real_api import headers_if_configured
 
-BACKENDS = ("sim", "eager", "cpp")
+BACKENDS = ("sim", "eager", "cpp", pytest.param("cpu_debug", marks=pytest.mark.skipif(
+    headers_if_configured() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")))
 
 HEADER = '''
 import asc_trace as asc
