@@ -640,10 +640,16 @@ def prove(g: KernelGraph, cache: ProofCache | None = None) -> list[Violation]:
     key = verdict_key(g)
     hit = _verdicts.get(key)
     if hit is not None:
-        _verdicts.move_to_end(key)
+        try:
+            _verdicts.move_to_end(key)
+        except KeyError:        # forgotten meanwhile by another thread's compile: the verdict stands
+            pass
         return list(hit)
     out = Prover(g).run(cache)
     _verdicts[key] = tuple(out)
-    if len(_verdicts) > MAX_VERDICTS:
-        _verdicts.popitem(last=False)
+    while len(_verdicts) > MAX_VERDICTS:
+        try:
+            _verdicts.popitem(last=False)
+        except KeyError:
+            break
     return out
