@@ -1,0 +1,127 @@
+"""The adversary's findings for issue 25, each a user kernel run on every backend (sim, eager, cpp,
+cpu_debug where it runs the kernel): the same asc_trace error class everywhere, at the user's line, and
+nothing written when refused."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc_trace as asc
+from helpers import assert_points_at, every_backend
+
+BACKENDS = every_backend()
+
+
+def gm(a, n):
+    g = asc.GlobalTensor()
+    g.set_global_buffer(a, n)
+    return g
+
+
+def refused(kernel, backend: str, cls: type, match: str | None, marker: str, *args) -> Exception:
+    """Launch `kernel` on `backend`: it raises `cls` matching `match` at the line marked `marker`, and the
+    arrays passed are left as they were."""
+    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    with pytest.raises(cls, match=match) as ei:
+        asc.jit(kernel, backend=backend)[1](*args)
+    assert_points_at(ei.value, marker, __file__)
+    after = [a for a in args if isinstance(a, np.ndarray)]
+    assert all(b.tobytes() == a.tobytes() for b, a in zip(before, after)), "a refused launch wrote its arrays"
+    return ei.value
+
+
+# -- a destination partly overlapping a source: the message says what overlaps what -------------------
+
+def shifted_add(x: asc.GlobalAddress, k: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 512)
+    asc.data_copy(a, gm(x, 512), 512)
+    asc.add(a[k:], a, a, 256)  # MARK-overlap
+    asc.data_copy(gm(x, 512), a, 512)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_partial_overlap_says_what_overlaps_what(backend):
+    err = refused(shifted_add, backend, asc.OutOfBoundsError, "dst partly overlaps src0", "MARK-overlap",
+                  np.ones(512, np.float32), 8)
+    text = str(err)
+    assert "dst starts k elements from src0 and each covers 256" in text
+    assert "outside 1..1" not in text
+    x = np.ones(512, np.float32)          # disjoint (k = 256) runs, and is NumPy's answer
+    asc.jit(shifted_add, backend=backend)[1](x, 256)
+    assert np.array_equal(x, np.r_[np.ones(256), np.full(256, 2.0)].astype(np.float32))
+
+
+# -- a shift amount known only at run time ------------------------------------------------------------
+
+def shift_by(x: asc.GlobalAddress, z: asc.GlobalAddress, left: int, right: int):
+    a = asc.LocalTensor(asc.int32, asc.TPosition.VECIN, 0, 256)
+    b = asc.LocalTensor(asc.int32, asc.TPosition.VECOUT, 1024, 256)
+    asc.data_copy(a, gm(x, 256), 256)
+    asc.shift_left(b, a, left, 256)  # MARK-shift-left
+    asc.shift_right(b, b, right, 256)  # MARK-shift-right
+    asc.data_copy(gm(z, 256), b, 256)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_runtime_shift_amounts_run_and_are_checked(backend):
+    x = np.arange(-128, 128, dtype=np.int32) * 977
+    for left, right in ((3, 1), (0, 31), (7, 0)):
+        z = np.zeros(256, np.int32)
+        asc.jit(shift_by, backend=backend)[1](x, z, left, right)
+        assert np.array_equal(z, (x << left) >> right), (left, right)
+    refused(shift_by, backend, asc.ScalarError, "shift count of asc.shift_left on int32 is 32, outside 0..31",
+            "MARK-shift-left", x, np.zeros(256, np.int32), 32, 0)
+    refused(shift_by, backend, asc.ScalarError, "shift count of asc.shift_right on int32 is -1, outside 0..31",
+            "MARK-shift-right", x, np.zeros(256, np.int32), 1, -1)
+
+
+# -- asc.profile with an unknown platform ---------------------------------------------------------------
+
+def test_profile_with_an_unknown_platform_points_at_the_call():
+    x = np.arange(256, dtype=np.int32)
+    with pytest.raises(asc.LaunchError, match="unknown platform 'Ascend999'") as ei:
+        asc.profile(shift_by, x, np.zeros_like(x), 1, 1, platform="Ascend999")  # MARK-profile-str
+    assert_points_at(ei.value, "MARK-profile-str", __file__)
+    with pytest.raises(asc.LaunchError, match="unknown platform") as ei:
+        asc.profile(shift_by, x, np.zeros_like(x), 1, 1, platform=910)  # MARK-profile-int
+    assert_points_at(ei.value, "MARK-profile-int", __file__)
+
+
+# -- a second TPipe: refused while tracing, so every backend says the same ----------------------------------
+
+def two_pipes(x: asc.GlobalAddress):
+    first = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    first.init_buffer(q, 1, 1024)
+    second = asc.TPipe()  # MARK-second-pipe
+    t = q.alloc_tensor(asc.float32)
+    asc.data_copy(t, gm(x, 256), 256)
+    asc.data_copy(gm(x, 256), t, 256)
+    q.free_tensor(t)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_second_tpipe_is_a_queue_error_at_trace(backend):
+    err = refused(two_pipes, backend, asc.QueueError, "exactly one TPipe", "MARK-second-pipe", np.ones(256, np.float32))
+    assert "first TPipe" in str(err)
+    with pytest.raises(asc.QueueError):
+        asc.compile(asc.jit(two_pipes), (np.ones(256, np.float32),))
+
+
+# -- TBuf.get past its buffer -------------------------------------------------------------------------------
+
+def tbuf_past(x: asc.GlobalAddress, n: int):
+    pipe = asc.TPipe()
+    b = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(b, 1024)
+    t = b.get(asc.float32, n)  # MARK-tbuf-get
+    asc.data_copy(t, gm(x, 1024), n)
+    asc.data_copy(gm(x, 1024), t, n)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tbuf_get_past_the_buffer_is_out_of_bounds(backend):
+    refused(tbuf_past, backend, asc.OutOfBoundsError, None, "MARK-tbuf-get", np.ones(1024, np.float32), 512)
+    x = np.arange(1024, dtype=np.float32)
+    asc.jit(tbuf_past, backend=backend)[1](x, 256)        # exactly the buffer: runs, and copies back what it read
+    assert np.array_equal(x, np.arange(1024, dtype=np.float32))
