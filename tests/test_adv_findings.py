@@ -125,3 +125,66 @@ def test_tbuf_get_past_the_buffer_is_out_of_bounds(backend):
     x = np.arange(1024, dtype=np.float32)
     asc.jit(tbuf_past, backend=backend)[1](x, 256)        # exactly the buffer: runs, and copies back what it read
     assert np.array_equal(x, np.arange(1024, dtype=np.float32))
+
+
+# -- a runtime repeat time of 256 or more (a uint8_t field: it would wrap to 0 on the NPU) ----------------------
+
+def brcb_rt(x: asc.GlobalAddress, z: asc.GlobalAddress, rep: int):
+    a = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 0, 2048)
+    asc.data_copy(a, gm(x, 2048), 2048)
+    out = asc.LocalTensor(asc.uint32, asc.TPosition.VECOUT, 65536, 16384)
+    asc.brcb(out, a, repeat_times=rep, repeat_params=asc.BrcbRepeatParams(1, 8))  # MARK-brcb-rt
+    asc.data_copy(gm(z, 16384), out, 16384)
+
+
+def gatherb_rt(x: asc.GlobalAddress, o: asc.GlobalAddress, z: asc.GlobalAddress, rep: int):
+    a = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 0, 2048)
+    asc.data_copy(a, gm(x, 2048), 2048)
+    off = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 16384, 2048)
+    asc.data_copy(off, gm(o, 2048), 2048)
+    out = asc.LocalTensor(asc.uint32, asc.TPosition.VECOUT, 65536, 16384)
+    asc.gatherb(out, a, off, rep, asc.GatherRepeatParams(1, 8))  # MARK-gatherb-rt
+    asc.data_copy(gm(z, 16384), out, 16384)
+
+
+def gather_rt(x: asc.GlobalAddress, o: asc.GlobalAddress, z: asc.GlobalAddress, rep: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 2048)
+    asc.data_copy(a, gm(x, 2048), 2048)
+    off = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 16384, 16384)
+    asc.data_copy(off, gm(o, 16384), 16384)
+    out = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 81920, 16384)
+    asc.gather(out, a, off, 0, 64, rep, 8)  # MARK-gather-rt
+    asc.data_copy(gm(z, 16384), out, 16384)
+
+
+# the cpp backend has no model of Brcb / Gather / Gatherb (a ToolchainError saying so); cpu_debug does not
+# link Gather / Gatherb (the stub layer has no vgather / vgatherb: left for a later change)
+BRCB_BACKENDS = [b for b in BACKENDS if getattr(b, "values", (b,))[0] != "cpp"]
+
+
+@pytest.mark.parametrize("backend", BRCB_BACKENDS)
+def test_brcb_runtime_repeat_256_is_out_of_bounds(backend):
+    x = np.arange(2048, dtype=np.uint32)
+    z = np.zeros(16384, np.uint32)
+    asc.jit(brcb_rt, backend=backend)[1](x, z, 2)
+    assert np.array_equal(z[:128], np.repeat(x[:16], 8))
+    refused(brcb_rt, backend, asc.OutOfBoundsError, "repeat_time of asc.brcb is 256, outside 0..255", "MARK-brcb-rt",
+            x, np.zeros(16384, np.uint32), 256)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_gather_runtime_repeat_256_is_out_of_bounds(backend):
+    x = np.arange(2048, dtype=np.uint32)
+    o = (np.arange(2048, dtype=np.uint32) % 64) * 32
+    z = np.zeros(16384, np.uint32)
+    asc.jit(gatherb_rt, backend=backend)[1](x, o, z, 2)
+    assert np.array_equal(z[:128], np.concatenate([x[(b % 64) * 8:(b % 64) * 8 + 8] for b in range(16)]))
+    refused(gatherb_rt, backend, asc.OutOfBoundsError, "repeat_time of asc.gatherb is 256", "MARK-gatherb-rt",
+            x, o, np.zeros(16384, np.uint32), 256)
+    xf = np.arange(2048, dtype=np.float32)
+    of = (np.arange(16384, dtype=np.uint32) % 2048) * 4
+    zf = np.zeros(16384, np.float32)
+    asc.jit(gather_rt, backend=backend)[1](xf, of, zf, 2)
+    assert np.array_equal(zf[:128], xf[:128])
+    refused(gather_rt, backend, asc.OutOfBoundsError, "repeat_time of asc.gather is 256", "MARK-gather-rt",
+            xf, of, np.zeros(16384, np.float32), 256)

@@ -189,10 +189,23 @@ def _operands(node: Node) -> Iterator[tuple]:
                 yield _count(x) if i == len(a) - 1 else _scalar(node, x)
         if REGISTRY[op].family in _SAME_LENGTH:
             yield from _partial_overlap(a)
+    elif op in _REPEAT_AT or (op == "gather" and node.attr("mask_form")):
+        # Brcb / Gatherb / Gather's mask form: the repeat time is a uint8_t field, which would wrap on the NPU
+        # and in C (256 -> 0); the rest evaluated in order as below
+        at = _REPEAT_AT.get(op, 6)
+        for i, x in enumerate(a):
+            if i == at:
+                yield _spec(x, 0, U8, f"the repeat_time of asc.{op}")
+            else:
+                for y in exprs_in((x,)):
+                    yield _value(y, "an operand")
     elif REGISTRY[op].family != "control":  # any other op (regions evaluate their own expressions:
         for x in exprs_in(a):               # bounds, predicates, yielded values, in program order):
             yield _value(x, "an operand")   # its expressions must at least evaluate in order
 
+
+# where the repeat time is in the args of the ops whose other operands need no range
+_REPEAT_AT = {"brcb": 2, "gatherb": 4}
 
 # count forms whose destination and sources cover `count` elements each (cast: when the sizes match)
 _SAME_LENGTH = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_cast"})
