@@ -188,3 +188,44 @@ def test_gather_runtime_repeat_256_is_out_of_bounds(backend):
     assert np.array_equal(zf[:128], xf[:128])
     refused(gather_rt, backend, asc.OutOfBoundsError, "repeat_time of asc.gather is 256", "MARK-gather-rt",
             xf, of, np.zeros(16384, np.float32), 256)
+
+
+# -- range(n >> 8): a floor division by 256 that drops the remainder ----------------------------------------
+
+def shifted_tiles(x: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    g = gm(x, n)
+    for i in range(n >> 8):  # MARK-shift-loop
+        asc.data_copy(a, g[i * 256:], 256)
+        asc.muls(a, a, 2.0, 256)
+        asc.data_copy(g[i * 256:], a, 256)
+
+
+def shifted_tiles_with_tail(x: asc.GlobalAddress, n: int):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    g = gm(x, n)
+    for i in range(n >> 8):
+        asc.data_copy(a, g[i * 256:], 256)
+        asc.muls(a, a, 2.0, 256)
+        asc.data_copy(g[i * 256:], a, 256)
+    for _ in range(((n & 255) + 255) // 256):        # the tail (here whole 32-byte blocks), if there is one
+        asc.data_copy(a, g[(n >> 8) << 8:], n & 255)
+        asc.muls(a, a, 2.0, n & 255)
+        asc.data_copy(g[(n >> 8) << 8:], a, n & 255)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_a_shift_loop_bound_that_drops_a_remainder_warns_at_the_loop(backend, recwarn):
+    x = np.ones(600, np.float32)
+    asc.jit(shifted_tiles, backend=backend)[1](x, 600)
+    hits = [w for w in recwarn if issubclass(w.category, asc.AscTraceWarning)]
+    assert len(hits) == 1 and "drops the remainder" in str(hits[0].message) and "= 88" in str(hits[0].message)
+    from helpers import line_of
+    assert (hits[0].filename, hits[0].lineno) == (__file__, line_of("MARK-shift-loop", __file__))
+    assert np.array_equal(x, np.r_[np.full(512, 2.0), np.ones(88)].astype(np.float32))   # as NumPy would say
+    recwarn.clear()
+    asc.jit(shifted_tiles, backend=backend)[1](np.ones(512, np.float32), 512)     # a multiple: no warning
+    y = np.ones(600, np.float32)
+    asc.jit(shifted_tiles_with_tail, backend=backend)[1](y, 600)                   # the tail handled: none
+    assert not [w for w in recwarn if issubclass(w.category, asc.AscTraceWarning)]
+    assert np.array_equal(y, np.full(600, 2.0, np.float32))
