@@ -229,3 +229,24 @@ def test_a_shift_loop_bound_that_drops_a_remainder_warns_at_the_loop(backend, re
     asc.jit(shifted_tiles_with_tail, backend=backend)[1](y, 600)                   # the tail handled: none
     assert not [w for w in recwarn if issubclass(w.category, asc.AscTraceWarning)]
     assert np.array_equal(y, np.full(600, 2.0, np.float32))
+
+
+# -- asc.lib.host tiling setters given bad values --------------------------------------------------------------
+
+@pytest.mark.parametrize("call, words", [
+    (lambda t: t.set_dim(0), "dim is at least 1, got 0"),
+    (lambda t: t.set_shape(None, 64, 64), "m is a whole number, got None"),
+    (lambda t: t.set_shape(16.5, 64, 64), "m is a whole number, got 16.5"),
+    (lambda t: t.set_org_shape(64, None, 64), "org_n_in is a whole number"),
+    (lambda t: t.set_fix_split(1.5), "base_m_in is a whole number"),
+    (lambda t: t.set_single_shape("x"), "single_m_in is a whole number"),
+    (lambda t: t.set_buffer_space(None), "l1_size is a whole number"),
+    (lambda t: t.set_a_type(0, 0, 999), "data_type is an asc.lib.host.DataType"),
+    (lambda t: t.set_traverse(9), "traverse is an asc.lib.host.MatrixTraverse"),
+])
+def test_host_tiling_setters_refuse_bad_values(call, words):
+    import asc_trace.lib.host as host
+    t = host.MultiCoreMatmulTiling()
+    with pytest.raises(asc.TraceError, match=words):
+        call(t)
+    assert t.set_shape(64.0, 64, np.int64(64)) == 0 and t.shape == (64, 64, 64)     # whole floats and NumPy ints
