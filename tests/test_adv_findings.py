@@ -250,3 +250,26 @@ def test_host_tiling_setters_refuse_bad_values(call, words):
     with pytest.raises(asc.TraceError, match=words):
         call(t)
     assert t.set_shape(64.0, 64, np.int64(64)) == 0 and t.shape == (64, 64, 64)     # whole floats and NumPy ints
+
+
+# -- asc.adv host tiling helpers given bad values: a TraceError, never a raw exception -------------------------
+
+@pytest.mark.parametrize("call, words", [
+    (lambda T, N: T.softmax_tiling_func([8, 64], 4, None), "workspace size is a byte count"),
+    (lambda T, N: T.softmax_tiling_func([8, 64], 4, -5), "workspace size is a byte count"),
+    (lambda T, N: T.log_softmax_tiling_func([8, 64], 4, None), "workspace size is a byte count"),
+    (lambda T, N: T.get_rms_norm_tiling_info([1, 8, 64], [1, 8, 64], None, 4), "RmsNorm buffer size"),
+    (lambda T, N: N.get_layernorm_nd_tiling_info([1, 8, 64, 64], "x", 4), "LayerNorm buffer size"),
+    (lambda T, N: N.get_layernorm_nd_tiling_info(None, 4096, 4), "LayerNorm's shape"),
+    (lambda T, N: T.get_softmax_max_tmp_size([8, 64], 2.0), "data type size is 2"),
+    (lambda T, N: T.get_softmax_max_tmp_size(None, 2), "a shape is a list of positive ints"),
+    (lambda T, N: T.get_softmax_max_tmp_size(5, 2), "a shape is a list of positive ints"),
+    (lambda T, N: T.get_softmax_max_tmp_size([16.5, 64], 2), "a shape is a list of positive ints"),
+    (lambda T, N: T.get_sin_max_min_tmp_size(["a"], 2), "a shape is a list of positive ints"),
+])
+def test_adv_tiling_helpers_refuse_bad_values(call, words):
+    import asc_trace.adv.tiling as T
+    import asc_trace.adv.tiling_norm as N
+    with pytest.raises(asc.TraceError, match=words):
+        call(T, N)
+    assert T.get_softmax_max_tmp_size([8, 64.0], np.int64(2)) == T.get_softmax_max_tmp_size((8, 64), 2)
