@@ -273,3 +273,40 @@ def test_adv_tiling_helpers_refuse_bad_values(call, words):
     with pytest.raises(asc.TraceError, match=words):
         call(T, N)
     assert T.get_softmax_max_tmp_size([8, 64.0], np.int64(2)) == T.get_softmax_max_tmp_size((8, 64), 2)
+
+
+# -- asc-trace inspect with a malformed __asc_examples__: exit 3 and one message, no traceback -----------------
+
+CLI_KERNEL = '''import numpy as np
+import asc_trace as asc
+
+@asc.jit
+def copy(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    g = asc.GlobalTensor()
+    g.set_global_buffer(x, n)
+    h = asc.GlobalTensor()
+    h.set_global_buffer(z, n)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, g, 256)
+    asc.data_copy(h, a, 256)
+
+ARGS = (np.zeros(256, np.float32), np.zeros(256, np.float32), 256)
+'''
+
+
+@pytest.mark.parametrize("table, words", [
+    ('{"copy": {"args": 5}}', "args must be a tuple or list"),
+    ('{"copy": {"args": ARGS, "kwargs": 5}}', "kwargs must be a dict"),
+    ('{"copy": {"args": ARGS, "core_num": 0}}', "core_num must be an int from 1 to 65535; got 0"),
+    ('{"copy": {"args": ARGS, "core_num": "8"}}', "core_num must be an int from 1 to 65535; got '8'"),
+    ('[1, 2]', "must be a dict"),
+])
+def test_inspect_with_malformed_examples_exits_3(tmp_path, table, words):
+    import subprocess
+    import sys
+    f = tmp_path / "k.py"
+    f.write_text(CLI_KERNEL + f"__asc_examples__ = {table}\n")
+    r = subprocess.run([sys.executable, "-m", "asc_trace", "inspect", f"{f}::copy"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert words in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
