@@ -386,6 +386,10 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
             raise OptionError(f"asc.profile timing_only= must be True or False, got {timing_only!r}", loc)
         jf = fn if isinstance(fn, JitFunction) else JitFunction(fn)
         core_num = _check_cores(core_num, jf.name, loc)
+        try:        # before tracing, and at the user's line: platform() alone knows no caller
+            plat = make_platform(platform if platform is not None else jf.options.get("platform"))
+        except LaunchError as e:
+            raise LaunchError(e.msg, loc, hint=e.hint) from None
         bound = bind_args(jf.name, jf.specs, args, kwargs, loc)
         ck = jf.compiled(_apart(bound.signature))
         if _writes_shared(ck.graph, bound.signature):
@@ -399,7 +403,6 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
                                   hint="profile it with timing_only=False (on real data)")
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
-        plat = make_platform(platform if platform is not None else jf.options.get("platform"))
         refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)

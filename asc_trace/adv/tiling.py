@@ -74,15 +74,36 @@ def static_values(struct: Any, what: str) -> tuple:
     return tuple(out)
 
 
+def shape_ints(src_shape: Any) -> list[int] | None:
+    """The shape as a list of whole numbers, or None when it is not one (None, a bare int, 16.5, "a"): int()
+    would raise a raw TypeError on some and silently truncate others."""
+    try:
+        dims = list(src_shape)
+    except TypeError:
+        return None
+    if any(isinstance(d, bool) or not (isinstance(d, int) or hasattr(d, "__index__")
+                                       or isinstance(d, float) and d.is_integer()) for d in dims):
+        return None
+    return [int(d) for d in dims]
+
+
 def _dims(src_shape: Sequence[int]) -> list[int]:
-    dims = [int(d) for d in src_shape]
+    dims = shape_ints(src_shape)
     if not dims or any(d <= 0 for d in dims):
-        raise TraceError(f"a shape is a list of positive ints, got {list(src_shape)!r}", user_loc())
+        raise TraceError(f"a shape is a list of positive ints, got {src_shape!r}", user_loc())
     return dims
 
 
+def byte_count(v: Any, what: str) -> int:
+    """A buffer size in bytes: a whole number, at least 0, else a TraceError naming it (None would be a raw
+    TypeError deep in the arithmetic, and a negative size a tiling with negative splits)."""
+    if isinstance(v, bool) or not (isinstance(v, int) or hasattr(v, "__index__")) or int(v) < 0:
+        raise TraceError(f"{what} is a byte count (a whole number, at least 0), got {v!r}", user_loc())
+    return int(v)
+
+
 def _type_size(type_size: int) -> int:
-    if type_size not in (2, 4):
+    if isinstance(type_size, bool) or not hasattr(type_size, "__index__") or type_size not in (2, 4):
         raise TraceError(f"the data type size is 2 (half) or 4 (float), got {type_size}", user_loc())
     return type_size
 
@@ -113,6 +134,7 @@ def get_softmax_min_tmp_size(src_shape: Sequence[int], data_type_size: int, is_r
 def softmax_tiling_func(src_shape: Sequence[int], data_type_size: int, local_work_space_size: int) -> SoftmaxTiling:
     """SoftMaxTilingFunc: rows per pass from the workspace, rounded to 8 (and the basic-block adjustment)."""
     m, k = _m_k(src_shape, data_type_size)
+    local_work_space_size = byte_count(local_work_space_size, "the SoftMax workspace size")
     per_blk = BLOCK // data_type_size
     base_m = min(local_work_space_size // FLOAT // (per_blk + k + 64), m)
     if base_m == 0:
@@ -190,6 +212,7 @@ def get_rms_norm_tiling_info(src_shape: Sequence[int], origin_src_shape: Sequenc
     """GetRmsNormTilingInfo: rows per pass from the buffer (at most 255); raises where the vendor returns false."""
     b, s, h = _bsh(src_shape)
     ob, os_, oh = _bsh(origin_src_shape)
+    stack_buffer_byte_size = byte_count(stack_buffer_byte_size, "the RmsNorm buffer size")
     if (b, s) != (ob, os_) or oh > h:
         raise TraceError(f"RmsNorm's original shape {[ob, os_, oh]} does not fit the shape {[b, s, h]}", user_loc())
     if h * _type_size(type_size) % BLOCK:

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from ..errors import AlignmentError, TraceError
 from ..proxies.source_loc import user_loc
+from .tiling import byte_count, shape_ints
 
 BLOCK = 32
 FLOAT = 4
@@ -47,11 +48,11 @@ class LayerNormTiling:
 
 def _bsh_oh(src_shape: Sequence[int], type_size: int) -> tuple[int, int, int, int]:
     """[B, S, H, originalH] (CheckLayerNormHostCommon: four dims, type size 2 or 4)."""
-    dims = [int(d) for d in src_shape]
-    if len(dims) != 4 or any(d <= 0 for d in dims):
-        raise TraceError(f"LayerNorm's shape is [b, s, h, original_h] of positive ints, got {list(src_shape)!r}",
+    dims = shape_ints(src_shape)
+    if dims is None or len(dims) != 4 or any(d <= 0 for d in dims):
+        raise TraceError(f"LayerNorm's shape is [b, s, h, original_h] of positive ints, got {src_shape!r}",
                          user_loc())
-    if type_size not in (2, 4):
+    if isinstance(type_size, bool) or not hasattr(type_size, "__index__") or type_size not in (2, 4):
         raise TraceError(f"the data type size is 2 (half) or 4 (float), got {type_size}", user_loc())
     return dims[0], dims[1], dims[2], dims[3]
 
@@ -74,6 +75,7 @@ def get_layernorm_nd_tiling_info(src_shape: Sequence[int], stack_buffer_size: in
                                  is_reuse_source: bool = False) -> LayerNormTiling:
     """GetLayerNormNDTilingInfo: rows per pass from the buffer; raises where the vendor leaves the struct empty."""
     b, s, h, oh = _bsh_oh(src_shape, type_size)
+    stack_buffer_size = byte_count(stack_buffer_size, "the LayerNorm buffer size")
     if oh > h:
         raise TraceError(f"LayerNorm's original_h {oh} is above h {h}", user_loc())
     if h * type_size % BLOCK:

@@ -172,7 +172,17 @@ def declared_examples(module: ModuleType, kernel: str, path: Path) -> Inputs | N
     if isinstance(entry, (tuple, list)):
         return Inputs(tuple(entry), origin=where)
     if isinstance(entry, dict) and set(entry) <= {"args", "kwargs", "core_num"}:
-        return Inputs(tuple(entry.get("args", ())), dict(entry.get("kwargs", {})), entry.get("core_num"), where)
+        args, kwargs, cores = entry.get("args", ()), entry.get("kwargs", {}), entry.get("core_num")
+        bad = ("args must be a tuple or list" if not isinstance(args, (tuple, list)) else
+               "kwargs must be a dict of names to values" if not (isinstance(kwargs, dict)
+                                                                  and all(isinstance(k, str) for k in kwargs)) else
+               "core_num must be an int from 1 to 65535" if cores is not None and (
+                   isinstance(cores, bool) or not isinstance(cores, (int, np.integer)) or not 1 <= cores <= 65535)
+               else None)
+        if bad:
+            got = {"args": args, "kwargs": kwargs, "core_num": cores}[bad.split()[0]]
+            raise CliError(EXIT_LOAD, f"{where}[{kernel!r}]: {bad}; got {got!r:.80}")
+        return Inputs(tuple(args), dict(kwargs), None if cores is None else int(cores), where)
     raise CliError(EXIT_LOAD, f"{where}[{kernel!r}] must be a tuple of arguments or a dict with keys args, kwargs, "
                               f"core_num; got {entry!r:.80}")
 

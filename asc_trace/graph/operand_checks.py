@@ -44,8 +44,12 @@ class Check:
     below: str
     above: str
     what: str
+    # a condition (lo = hi = 1) whose `what` is the whole message: "X is 0, outside 1..1" says nothing
+    sentence: bool = False
 
     def message(self, value: int) -> str:
+        if self.sentence:
+            return self.what
         return f"{self.what} is {value}, outside {self.lo}..{self.hi}"
 
 
@@ -59,7 +63,7 @@ def node_checks(node: Node, ranges: Ranges | None = None, known: set | None = No
     same value until its variables change (a loop's next iteration), so those are left out; the
     new ones are added to it."""
     out: list[Check] = []
-    for e, lo, hi, below, above, what in _operands(node):
+    for e, lo, hi, below, above, what, *sentence in _operands(node):
         if e is None:
             continue
         if e.__class__ is Const and (lo is None or (isinstance(e.value, int) and lo <= e.value <= hi)):
@@ -76,12 +80,17 @@ def node_checks(node: Node, ranges: Ranges | None = None, known: set | None = No
         r = value_range(e, ranges or {})
         if not faultable and r is not None and lo <= r[0] and r[1] <= hi:
             continue
-        out.append(Check(e, lo, hi, below, above, what))
+        out.append(Check(e, lo, hi, below, above, what, bool(sentence and sentence[0])))
     return tuple(out)
 
 
 def _spec(e: Any, lo: int | None, hi: int | None, what: str, below: str = "bounds", above: str = "bounds"):
     return (e if isinstance(e, Expr) else None, lo, hi, below, above, what)
+
+
+def _holds(e: Any, what: str, kind: str = "bounds"):
+    """A condition that must be true (1); `what` is the whole error message when it is not."""
+    return (e if isinstance(e, Expr) else None, 1, 1, kind, kind, what, True)
 
 
 def _value(e: Any, what: str):
@@ -177,13 +186,26 @@ def _operands(node: Node) -> Iterator[tuple]:
                 yield _ref(x, names[min(k, 3)])
                 k += 1
             elif isinstance(x, Expr):
-                yield _count(x) if i == len(a) - 1 else _value(x, "the scalar")
+                yield _count(x) if i == len(a) - 1 else _scalar(node, x)
         if REGISTRY[op].family in _SAME_LENGTH:
             yield from _partial_overlap(a)
+    elif op in _REPEAT_AT or (op == "gather" and node.attr("mask_form")):
+        # Brcb / Gatherb / Gather's mask form: the repeat time is a uint8_t field, which would wrap on the NPU
+        # and in C (256 -> 0); the rest evaluated in order as below
+        at = _REPEAT_AT.get(op, 6)
+        for i, x in enumerate(a):
+            if i == at:
+                yield _spec(x, 0, U8, f"the repeat_time of asc.{op}")
+            else:
+                for y in exprs_in((x,)):
+                    yield _value(y, "an operand")
     elif REGISTRY[op].family != "control":  # any other op (regions evaluate their own expressions:
         for x in exprs_in(a):               # bounds, predicates, yielded values, in program order):
             yield _value(x, "an operand")   # its expressions must at least evaluate in order
 
+
+# where the repeat time is in the args of the ops whose other operands need no range
+_REPEAT_AT = {"brcb": 2, "gatherb": 4}
 
 # count forms whose destination and sources cover `count` elements each (cast: when the sizes match)
 _SAME_LENGTH = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_cast"})
@@ -207,13 +229,25 @@ def _partial_overlap(a: tuple) -> Iterator[tuple]:
         d = binop("-", dst.offset, src.offset)
         ok = binop("|", binop("==", d, const(0)), binop(">=", unop("abs", d), count))
         name = ("src0", "src1", "src2")[min(k, 2)]
-        yield _spec(ok, 1, 1, f"whether dst is {name} exactly or disjoint from it (a vector op's destination "
-                              f"may not partly overlap a source: dst starts {to_str(d)} elements from {name}, "
-                              f"which covers {to_str(count)})")
+        yield _holds(ok, f"dst partly overlaps {name}: dst starts {to_str(d)} elements from {name} and each "
+                         f"covers {to_str(count)}; a vector op's destination may not partly overlap a source (it must "
+                         f"be that source exactly, or share no element with it)")
 
 
 _COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
                           "vec_cmpsel", "data_copy"})
+
+
+_SHIFTS = frozenset({"shift_left", "shift_right"})
+
+
+def _scalar(node: Node, x: Expr):
+    """A vector op's scalar operand; a shift count is 0 .. bits-1 of the element (the vendor's ShiftLeft /
+    ShiftRight check it in CPU-debug mode; a constant one is checked while tracing)."""
+    if node.op in _SHIFTS:
+        bits = node.attr("dtype").itemsize * 8
+        return _spec(x, 0, bits - 1, f"the shift count of asc.{node.op} on {node.attr('dtype')}", "scalar", "scalar")
+    return _value(x, "the scalar")
 
 
 def _mask(m: Any, dtype: Any) -> Iterator[tuple]:
@@ -230,7 +264,7 @@ def _masked(node: Node) -> Iterator[tuple]:
     for i, t in enumerate(tensors):
         yield _ref(t, names[i])
     for x in a[len(tensors):-3]:
-        yield _value(x, "the scalar")
+        yield _scalar(node, x)
     sdt = node.attr("src_dtype") or tensors[0].dtype
     yield from _mask(a[-3], sdt)
     yield _spec(a[-2], 0, U8, "repeat_time")

@@ -1,5 +1,5 @@
 """The silent remainder: `for i in range(n // tile)` with a runtime `n` covers `n - n % tile` elements and
-drops the rest without a word. `dropped_remainders(g)` finds such loops in a traced graph: the stop
+drops the rest without a word (as does `range(n >> k)`, a division by 2**k). `dropped_remainders(g)` finds such loops in a traced graph: the stop
 floors a runtime division and nothing else in the kernel uses its remainder (no `n % tile`, no tail step
 built from `(n // tile) * tile`); a ceiling division `(n + tile - 1) // tile` covers everything and is
 left alone. The launch then evaluates `n % tile` with the actual arguments and warns when it is not 0.
@@ -36,14 +36,28 @@ def _subexprs(e: Expr) -> Iterator[Expr]:
         yield from _subexprs(e.a)
 
 
-def _uses_remainder(e: Expr, a: Expr, b: Expr) -> bool:
-    floor = Bin("//", a, b)
+def _uses_remainder(e: Expr, a: Expr, b: Expr, stop: Expr) -> bool:
     for s in _subexprs(e):
         if isinstance(s, Bin) and s.op == "%" and s.a == a and s.b == b:
             return True
-        if isinstance(s, Bin) and s.op == "*" and {s.a, s.b} == {floor, b}:
+        if isinstance(s, Bin) and s.op == "*" and {s.a, s.b} == {stop, b}:
             return True            # the tail's start, (n // tile) * tile
+        if isinstance(s, Bin) and s.op == "<<" and s.a == stop:
+            return True            # the tail's start, (n >> k) << k
+        if (isinstance(s, Bin) and s.op == "&" and s.a == a and isinstance(s.b, Const) and isinstance(b, Const)
+                and s.b.value == b.value - 1):
+            return True            # the remainder n & (2**k - 1)
     return False
+
+
+def _floor_division(stop: Expr) -> tuple[Expr, Expr] | None:
+    """(dividend, divisor) of a stop that floors a division: `n // d`, or `n >> k` (= n // 2**k)."""
+    if isinstance(stop, Bin) and stop.op == "//":
+        return stop.a, stop.b
+    if isinstance(stop, Bin) and stop.op == ">>" and isinstance(stop.b, Const) and isinstance(stop.b.value, int) \
+            and 0 < stop.b.value < 63:
+        return stop.a, Const(1 << stop.b.value)
+    return None
 
 
 def _is_ceiling(a: Expr, b: Expr) -> bool:
@@ -58,19 +72,20 @@ def dropped_remainders(g: KernelGraph) -> list[DroppedRemainder]:
         if n.op != "for":
             continue
         stop = n.args[2]
-        if not (isinstance(stop, Bin) and stop.op == "//") or isinstance(stop.a, Const) or _is_ceiling(stop.a, stop.b):
+        div = _floor_division(stop)
+        if div is None or isinstance(div[0], Const) or _is_ceiling(*div):
             continue
         if any(v.kind not in _KNOWN_AT_LAUNCH for v in free_vars(stop)):
             continue               # depends on data or an outer loop: a launch cannot evaluate it
-        loops.append((n, stop))
+        loops.append((n, stop, div))
     if not loops:
         return []
     exprs = [(n.id, e) for n in g for e in exprs_in(n.args)]
     out = []
-    for loop, stop in loops:
-        used = any(_uses_remainder(e, stop.a, stop.b) for nid, e in exprs if not (nid == loop.id and e is stop))
+    for loop, stop, (a, b) in loops:
+        used = any(_uses_remainder(e, a, b, stop) for nid, e in exprs if not (nid == loop.id and e is stop))
         if not used:
-            out.append(DroppedRemainder(loop.loc, stop.a, stop.b))
+            out.append(DroppedRemainder(loop.loc, a, b))
     return out
 
 

@@ -168,6 +168,8 @@ class _Emitter:
             text = self.ue(c.expr)
             if c.lo is None:
                 out.append(f"ASC_CHECK_EVAL({text});\n")
+            elif c.sentence:
+                out.append(f"ASC_CHECK_HOLDS({text}, ASC_TRACE_KIND_{c.above.upper()}, {c_string(c.what)});\n")
             else:
                 out.append(f"ASC_CHECK_RANGE({text}, {c_const(c.lo)}, {c_const(c.hi)}, "
                            f"ASC_TRACE_KIND_{c.below.upper()}, ASC_TRACE_KIND_{c.above.upper()}, {c_string(c.what)});\n")

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..enums import Hardware, TPosition
-from ..errors import NotProvidedError, TraceError
+from ..errors import NotProvidedError, QueueError, TraceError
 from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
@@ -30,6 +30,11 @@ class TPipe:
             raise TraceError("asc.TPipe() inside a runtime loop: a kernel creates exactly one TPipe, and this one "
                              "would be created again on every iteration", loc,
                              hint="create the TPipe once, before the loop")
+        # a second TPipe is refused here, before any backend: C++ would not compile two (a redeclaration)
+        first = next((n for n in ctx.graph if n.op == "tpipe"), None)
+        if first is not None:
+            raise QueueError("a kernel creates exactly one TPipe; this is the second", loc,
+                             related=[("first TPipe", first.loc)], hint="pass the first TPipe where it is needed")
         self._obj = ObjRef(ctx.record("tpipe", (), loc), "pipe")
 
     def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name

@@ -304,6 +304,9 @@ def _api_error_class(text: str, source: str) -> type[AscTraceError]:
     # 196608" is a TPipe message, but the error is the UB's, as sim / eager / cpp report it)
     if "max len" in low or "ub size" in low or str(config.UB_BYTES) in low:
         return UBOverflowError
+    # TBuf::Get past its buffer ("len is 2048, max buffer len is 1024"): a bounds error, as sim / eager / cpp say
+    if "max buffer len" in low:
+        return OutOfBoundsError
     if any(w in where for w in ("tque", "tpipe", "tbuf", "alloctensor", "freetensor", "enque", "deque")):
         return QueueError
     # "... which can not be larger than data len 256": GetValue / SetValue / a tensor slice past its length

@@ -14,7 +14,9 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from ...errors import LaunchError, NotProvidedError
+import numpy as np
+
+from ...errors import LaunchError, NotProvidedError, TraceError
 from ...proxies.source_loc import user_loc
 
 L0AB_BYTES = 64 * 1024
@@ -143,6 +145,25 @@ def get_ascendc_platform() -> PlatformAscendC:
     return PlatformAscendC()
 
 
+def _whole(v: Any, what: str, lo: int | None = None) -> int:
+    """A setter's integer argument, or a TraceError naming it: int() would turn None into a raw TypeError and
+    16.5 silently into 16."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, (float, np.floating))
+                                                                            and float(v).is_integer()):
+        raise TraceError(f"{what} is a whole number, got {v!r}", user_loc())
+    if lo is not None and int(v) < lo:
+        raise TraceError(f"{what} is at least {lo}, got {int(v)}", user_loc())
+    return int(v)
+
+
+def _enum(cls: Any, v: Any, what: str) -> Any:
+    try:
+        return cls(v)
+    except (ValueError, TypeError):
+        raise TraceError(f"{what} is an asc.lib.host.{cls.__name__} ({', '.join(m.name for m in cls)}), got {v!r}",
+                         user_loc()) from None
+
+
 def _up(x: int, d: int) -> int:
     return -(-x // d) * d
 
@@ -163,27 +184,29 @@ class MatmulApiTilingBase:
         self.single: tuple[int, int, int] = (-1, -1, -1)
 
     def set_a_type(self, pos: Any, type: Any, data_type: Any, is_trans: bool = False) -> int:  # noqa: A002
-        self.types["a"] = (pos, type, DataType(data_type), bool(is_trans))
+        self.types["a"] = (pos, type, _enum(DataType, data_type, "data_type"), bool(is_trans))
         return 0
 
     def set_b_type(self, pos: Any, type: Any, data_type: Any, is_trans: bool = False) -> int:  # noqa: A002
-        self.types["b"] = (pos, type, DataType(data_type), bool(is_trans))
+        self.types["b"] = (pos, type, _enum(DataType, data_type, "data_type"), bool(is_trans))
         return 0
 
     def set_c_type(self, pos: Any, type: Any, data_type: Any) -> int:  # noqa: A002
-        self.types["c"] = (pos, type, DataType(data_type))
+        self.types["c"] = (pos, type, _enum(DataType, data_type, "data_type"))
         return 0
 
     def set_bias_type(self, pos: Any, type: Any, data_type: Any) -> int:  # noqa: A002
-        self.types["bias"] = (pos, type, DataType(data_type))
+        self.types["bias"] = (pos, type, _enum(DataType, data_type, "data_type"))
         return 0
 
     def set_shape(self, m: int, n: int, k: int) -> int:
-        self.shape = (int(m), int(n), int(k))
+        self.shape = (_whole(m, "m"), _whole(n, "n"), _whole(k, "k"))
         return 0
 
     def set_org_shape(self, org_m_in: int, org_n_in: int, org_ka_in: int, org_kb_in: int | None = None) -> int:
-        self.org = (int(org_m_in), int(org_n_in), int(org_ka_in), int(org_ka_in if org_kb_in is None else org_kb_in))
+        ka = _whole(org_ka_in, "org_ka_in")
+        self.org = (_whole(org_m_in, "org_m_in"), _whole(org_n_in, "org_n_in"), ka,
+                    ka if org_kb_in is None else _whole(org_kb_in, "org_kb_in"))
         return 0
 
     def enable_bias(self, is_bias_in: bool = False) -> int:
@@ -191,22 +214,23 @@ class MatmulApiTilingBase:
         return 0
 
     def set_traverse(self, traverse: Any) -> int:
-        self.traverse = MatrixTraverse(traverse)
+        self.traverse = _enum(MatrixTraverse, traverse, "traverse")
         return 0
 
     def set_fix_split(self, base_m_in: int = -1, base_n_in: int = -1, base_k_in: int = -1) -> int:
-        self.fix = (int(base_m_in), int(base_n_in), int(base_k_in))
+        self.fix = (_whole(base_m_in, "base_m_in"), _whole(base_n_in, "base_n_in"), _whole(base_k_in, "base_k_in"))
         return 0
 
     def set_buffer_space(self, l1_size: int = -1, l0_c_size: int = -1, ub_size: int = -1, bt_size: int = -1) -> int:
-        self.space = (int(l1_size), int(l0_c_size), int(ub_size), int(bt_size))
+        self.space = (_whole(l1_size, "l1_size"), _whole(l0_c_size, "l0_c_size"), _whole(ub_size, "ub_size"),
+                      _whole(bt_size, "bt_size"))
         return 0
 
     def set_double_buffer(self, *args: Any, **kwargs: Any) -> int:
         return 0       # the expansion ping-pongs the buffers that fit twice, whatever this asks
 
     def set_mad_type(self, mad_type: Any) -> int:
-        if MatrixMadType(mad_type) != MatrixMadType.NORMAL:
+        if _enum(MatrixMadType, mad_type, "mad_type") != MatrixMadType.NORMAL:
             raise NotProvidedError(f"MatrixMadType.{MatrixMadType(mad_type).name} is not modelled", user_loc())
         return 0
 
@@ -286,13 +310,14 @@ class MultiCoreMatmulTiling(MatmulApiTilingBase):
     """`matmul_tiling::MultiCoreMatmulTiling`: the shape split over `set_dim(dim)` cores."""
 
     def set_dim(self, dim: int) -> int:
-        if int(dim) < 1:
-            return -1
-        self.dim = int(dim)
+        # the vendor returns -1 for a dim below 1, which a caller rarely checks: get_tiling then splits over one
+        # core without a word, so asc_trace refuses it
+        self.dim = _whole(dim, "set_dim's dim", 1)
         return 0
 
     def set_single_shape(self, single_m_in: int = -1, single_n_in: int = -1, single_k_in: int = -1) -> int:
-        self.single = (int(single_m_in), int(single_n_in), int(single_k_in))
+        self.single = (_whole(single_m_in, "single_m_in"), _whole(single_n_in, "single_n_in"),
+                       _whole(single_k_in, "single_k_in"))
         return 0
 
     def get_core_num(self) -> int:

@@ -49,12 +49,16 @@ inline void asc_trace_check_range(int64_t v, int64_t lo, int64_t hi, int below, 
 // lo <= expr <= hi, else an error of kind `below` / `above` naming `what`
 #define ASC_CHECK_RANGE(expr, lo, hi, below, above, what) \
     asc_trace_check_range(static_cast<int64_t>(expr), (lo), (hi), (below), (above), (what))
+// a condition that must hold, else an error of kind `kind` whose whole message is `what`
+#define ASC_CHECK_HOLDS(expr, kind, what) \
+    do { if (static_cast<int64_t>(expr) != 1) asc_trace_fail((kind), (what)); } while (0)
 // evaluate expr now (its divisions check themselves), so that faults come in the canonical order
 #define ASC_CHECK_EVAL(expr) static_cast<void>(expr)
 #define ASC_TRACE_FAULT(kind, message) asc_trace_fail((kind), (message))
 #else
 #define ASC_CHECK_RANGE(expr, lo, hi, below, above, what) static_cast<void>(0)
 #define ASC_CHECK_EVAL(expr) static_cast<void>(0)
+#define ASC_CHECK_HOLDS(expr, kind, what) static_cast<void>(0)
 #define ASC_TRACE_FAULT(kind, message) static_cast<void>(0)
 #endif
 
