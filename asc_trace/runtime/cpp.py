@@ -26,6 +26,7 @@ from ..toolchain.host_cxx import compiler
 from ..toolchain.sources import INCLUDE_DIR, PRELUDE_DIR, host_view, prelude_digest
 from .base import LaunchJob, Runtime, written_params
 from .checks import ERRORS
+from .cube_eager import CubeHazards
 from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
@@ -36,8 +37,11 @@ CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowi
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + model_ops_header().encode()
-                          + prelude_digest().encode()).hexdigest()
+    # every header of the model (kernel_operator.h includes the others): an edit to any one rebuilds
+    h = hashlib.sha256()
+    for path in sorted(INCLUDE_DIR.glob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return hashlib.sha256(h.digest() + model_ops_header().encode() + prelude_digest().encode()).hexdigest()
 
 
 @lru_cache(maxsize=4)
@@ -154,6 +158,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         st.core_idx = c;
         st.core_count = core_num;
         std::memset(st.ub, 0xFF, sizeof st.ub);
+        std::memset(&st.cube, 0xFF, sizeof st.cube);   // poisoned, as the cube simulator's memories
         st.out.clear();
         st.node = -1;
         st.pipe_made = false;
@@ -190,7 +195,10 @@ class CppArtifact:
         self.built = built          # compiled by this process (False: taken from the disk cache)
         self.nodes = {n.id: n for n in graph}
         self.written = written_params(graph)
-        self.hazards = HazardMemo(graph)
+        from ..graph.cube_graph import is_cube_graph
+        self.cube = is_cube_graph(graph)
+        # a cube kernel's pipes are judged by the cube simulator without data, as on the eager backend
+        self.hazards: Any = CubeHazards(graph) if self.cube else HazardMemo(graph)
         self.params = graph.signature.runtime
         lib.asc_trace_launch.restype = ctypes.c_int
         lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
@@ -237,7 +245,10 @@ class CppRuntime(Runtime):
         return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
-        check_hazards(art.hazards, job)
+        if art.cube:
+            art.hazards.check(job)
+        else:
+            check_hazards(art.hazards, job)
         bound = job.bound
         snapshot = {i: bound.arrays[i].copy() for i in art.written}
         keep: list[Any] = []
