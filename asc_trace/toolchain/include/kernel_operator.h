@@ -98,6 +98,7 @@ struct Core {
     int64_t core_count = 1;
     uint8_t ub[UB_BYTES];
     CubeMemories cube;         // filled with 0xFF at launch, as the simulator's (asc_trace_cube.h)
+    int mix_local = -1;        // in a mixed kernel: 0 the cube core, 1 / 2 its vector cores; -1 otherwise
     std::string out;
     int node = -1;
     bool pipe_made = false;
@@ -108,7 +109,15 @@ struct Core {
     int atomic_type = 0;         // its AtomicDtype code (GetStoreAtomicConfig)
 };
 
-inline Core& core() { static Core c; return c; }
+// The core running on this thread: a mixed kernel's three cores of an AI core run as threads, one at a time
+// (asc_trace_mix.h); otherwise the one static core.
+inline Core*& current_core() { thread_local Core* c = nullptr; return c; }
+inline Core& core()
+{
+    static Core c;
+    Core* cur = current_core();
+    return cur != nullptr ? *cur : c;
+}
 inline std::vector<GmRange>& gm_ranges() { static std::vector<GmRange> r; return r; }
 
 [[noreturn]] inline void fail(const char* kind, const char* fmt, ...)
@@ -1319,6 +1328,8 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 
 // the cube core's instructions (L1 / L0A / L0B / L0C / the bias table)
 #include "asc_trace_cube.h"
+// mixed kernels: the three cores of an AI core and their cross-core flags
+#include "asc_trace_mix.h"
 
 // Emitted code marks each statement with its graph node so that a failure names the user's line.
 #define ASC_TRACE_NODE(n) (AscendC::detail::core().node = (n))
