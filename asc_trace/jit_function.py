@@ -179,6 +179,8 @@ class CompiledKernel:
         self.options: KernelOptions = jitfn.options
         self.core_num = core_num
         self.traced: KernelGraph = trace(jitfn.fn, signature, self.options)
+        if getattr(self.traced, "core_type_asked", None) is not None:
+            self.traced = _per_core_type(jitfn.fn, signature, self.options, self.traced)
         refuse_raw_over_pipe_buffers(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
@@ -274,6 +276,14 @@ class CompiledKernel:
 
     def __repr__(self) -> str:
         return f"<CompiledKernel {self.name}{self.signature}>"
+
+
+def _per_core_type(fn: Callable[..., Any], signature: Signature, options: KernelOptions,
+                   first: KernelGraph) -> KernelGraph:
+    """A kernel that asked asc.ascend_is_aic() (answered "vector"): traced once per core type if it is a mixed
+    kernel with every block kept (proxies/core_type.py); otherwise as first traced."""
+    from .proxies.core_type import trace_per_core_type
+    return trace_per_core_type(fn, signature, options, first)
 
 
 def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream: Any, args: tuple, kwargs: dict,

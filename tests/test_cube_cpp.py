@@ -131,3 +131,36 @@ def test_l0c_overflow_is_the_same_error_on_every_backend(backend):
         too_big[1](np.zeros(256, np.float16), c)
     assert e.value.loc is not None and e.value.loc.file.endswith("test_cube_cpp.py")
     assert not c.any()
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_nd2nz_into_the_unified_buffer_is_refused_with_the_vendors_reason(backend):
+    @asc.jit(backend=backend)
+    def nz_into_ub(x: asc.GlobalAddress, y: asc.GlobalAddress):
+        g = asc.GlobalTensor()
+        g.set_global_buffer(x)
+        u = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 1024)
+        asc.data_copy(u, g, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+
+    x = np.zeros(1024, np.float16)
+    with pytest.raises(asc.NotProvidedError, match="kernel_operator_data_copy_impl.h:868-893") as e:
+        nz_into_ub[1](x, x.copy())
+    assert e.value.loc.file.endswith("test_cube_cpp.py")
+
+
+def test_the_cpp_build_cache_key_covers_every_model_header(tmp_path, monkeypatch):
+    """An edit to any header of the C++ model (not only kernel_operator.h) must rebuild the kernels."""
+    import shutil
+    from asc_trace.runtime import cpp
+    from asc_trace.toolchain.sources import INCLUDE_DIR
+    inc = tmp_path / "include"
+    shutil.copytree(INCLUDE_DIR, inc)
+    monkeypatch.setattr(cpp, "INCLUDE_DIR", inc)
+    digests = []
+    for name in (None, "asc_trace_cube.h", "asc_trace_mix.h"):
+        if name is not None:
+            (inc / name).write_text((inc / name).read_text() + "\n// edited\n")
+        cpp.header_digest.cache_clear()
+        digests.append(cpp.header_digest())
+    cpp.header_digest.cache_clear()
+    assert len(set(digests)) == 3

@@ -126,3 +126,65 @@ def test_cpp_reports_the_workspace_race_and_leaves_outputs_unchanged():
         asc.jit(_mix_kernel(ack=False), backend="cpp")[1](a.ravel(), a[:32].ravel(), np.zeros(1024, np.float32),
                                                           c.ravel(), 2)
     assert (c == 7.0).all()
+
+
+# `if asc.ascend_is_aic():` / `if asc.ascend_is_aiv():` blocks in a mixed kernel, as pyasc's mixed tutorials write it
+def core_type_blocks(else_branch=False, wrong=False):
+    @asc.jit
+    def k(a: asc.GlobalAddress, b: asc.GlobalAddress, ws: asc.GlobalAddress, c: asc.GlobalAddress, tiles: int):
+        ga, gb, gws, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(b)
+        gws.set_global_buffer(ws)
+        gc.set_global_buffer(c)
+        for t in range(tiles):
+            if asc.ascend_is_aic():
+                a1 = asc.LocalTensor(asc.float16, asc.TPosition.A1, 0, 32 * 32)
+                b1 = asc.LocalTensor(asc.float16, asc.TPosition.B1, 4096, 32 * 32)
+                a2 = asc.LocalTensor(asc.float16, asc.TPosition.A2, 0, 32 * 32)
+                b2 = asc.LocalTensor(asc.float16, asc.TPosition.B2, 0, 32 * 32)
+                c1 = asc.LocalTensor(asc.float32, asc.TPosition.CO1, 0, 32 * 32)
+                asc.data_copy(a1, ga[t * 1024:], asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+                asc.data_copy(b1, gb, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+                for i in asc.static_range(2):
+                    asc.load_data(a2[i * 512:], a1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, False, 0))
+                    asc.load_data(b2[i * 512:], b1[i * 256:], asc.LoadData2DParams(0, 2, 2, 0, 0, True, 0))
+                asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False,
+                                                    cmatrix_init_val=True))
+                asc.fixpipe(gws, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.NoQuant))
+                if wrong:
+                    x0 = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 4096, 16 * 32)
+                    asc.duplicate(x0, 0.0, 16 * 32)
+            elif else_branch:
+                x0 = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 4096, 16 * 32)
+                asc.duplicate(x0, 0.0, 16 * 32)
+            if asc.ascend_is_aiv():
+                x = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, 16 * 32)
+                half = asc.get_sub_block_idx() * 16 * 32
+                asc.data_copy(x, gws[half:], 16 * 32)
+                asc.adds(x, x, 1.0, 16 * 32)
+                asc.data_copy(gc[t * 1024 + half:], x, 16 * 32)
+    return k
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpp"])
+def test_core_type_blocks_are_traced_once_per_core_type(backend):
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, 2048).astype(np.float16)
+    b = rng.integers(-3, 4, 1024).astype(np.float16)
+    want = np.concatenate([(a[i * 1024:(i + 1) * 1024].reshape(32, 32).astype(np.float32)
+                            @ b.reshape(32, 32)).ravel() for i in range(2)]) + 1
+    o = np.zeros(2048, np.float32)
+    asc.jit(core_type_blocks(), backend=backend)[1](a, b, np.zeros(1024, np.float32), o, 2)
+    np.testing.assert_array_equal(o, want)
+
+
+@pytest.mark.parametrize("kw", [{"else_branch": True}, {"wrong": True}])
+@pytest.mark.parametrize("backend", ["sim", "cpp"])
+def test_an_else_branch_or_the_other_cores_work_in_a_core_type_block_is_refused(kw, backend):
+    o = np.zeros(2048, np.float32)
+    with pytest.raises(asc.NotProvidedError, match="traced for the vector cores alone") as e:
+        asc.jit(core_type_blocks(**kw), backend=backend)[1](np.zeros(2048, np.float16), np.zeros(1024, np.float16),
+                                                            np.zeros(1024, np.float32), o, 2)
+    assert e.value.loc.file.endswith("test_mix_cpp.py")
+    assert not o.any()

@@ -292,16 +292,25 @@ inline void mmad(const LocalTensor<C>& c, const LocalTensor<A>& a, const LocalTe
         for (uint64_t j = 0; j < nbias; ++j) start[j] = static_cast<float>(bsrc[j]);
     }
     using Acc = decltype(to_f(A()));          // float for float types, int64 for int8 (wrapped to int32 below)
+    const uint32_t Kp = K1 * k0, Mp = M1 * 16, Np = N1 * 16;
+    // L0A's Zz and L0B's Zn unpacked once into row-major A (Mp x Kp) and column-major B (Np x Kp), so the sum
+    // over k reads both contiguously; the order of the sum stays k = 0, 1, ... (the stated bound rests on it)
+    std::vector<Acc> am(uint64_t(Mp) * Kp), bm(uint64_t(Np) * Kp);
+    for (uint32_t i = 0; i < Mp; ++i)
+        for (uint32_t kk = 0; kk < Kp; ++kk)
+            am[uint64_t(i) * Kp + kk] = to_f(av[uint64_t(i / 16) * K1 * 16 * k0 + (i % 16) * k0 +
+                                              uint64_t(kk / k0) * 16 * k0 + kk % k0]);
+    for (uint32_t j = 0; j < Np; ++j)
+        for (uint32_t kk = 0; kk < Kp; ++kk)
+            bm[uint64_t(j) * Kp + kk] = to_f(bv[uint64_t(kk / k0) * N1 * 16 * k0 + uint64_t(j / 16) * 16 * k0 +
+                                              (j % 16) * k0 + kk % k0]);
     std::vector<C> out(nc);
-    const uint32_t Kp = K1 * k0;
-    for (uint32_t i = 0; i < M1 * 16; ++i)
-        for (uint32_t j = 0; j < N1 * 16; ++j) {
+    for (uint32_t i = 0; i < Mp; ++i)
+        for (uint32_t j = 0; j < Np; ++j) {
+            const Acc* ar = &am[uint64_t(i) * Kp];
+            const Acc* bc = &bm[uint64_t(j) * Kp];
             Acc acc = 0;
-            const uint64_t arow = uint64_t(i / 16) * K1 * 16 * k0 + (i % 16) * k0;
-            const uint64_t bcol = uint64_t(j / 16) * 16 * k0 + (j % 16) * k0;
-            for (uint32_t kk = 0; kk < Kp; ++kk)
-                acc += to_f(av[arow + uint64_t(kk / k0) * 16 * k0 + kk % k0]) *
-                       to_f(bv[uint64_t(kk / k0) * N1 * 16 * k0 + bcol + kk % k0]);
+            for (uint32_t kk = 0; kk < Kp; ++kk) acc += ar[kk] * bc[kk];
             const uint64_t ci = (uint64_t(j / 16) * M1 + i / 16) * 256 + (i % 16) * 16 + j % 16;
             if (bias != nullptr) acc += static_cast<Acc>(start[j]);
             else if (!init) acc += static_cast<Acc>(cv[ci]);
