@@ -188,3 +188,9 @@ def test_an_else_branch_or_the_other_cores_work_in_a_core_type_block_is_refused(
                                                             np.zeros(1024, np.float32), o, 2)
     assert e.value.loc.file.endswith("test_mix_cpp.py")
     assert not o.any()
+
+
+def test_eager_refuses_a_mixed_kernel_clearly():
+    with pytest.raises(asc.NotProvidedError, match="eager backend does not run") as e:
+        run_mix("eager", 40, 40, 30, 1, integer=True)
+    assert e.value.loc is not None and e.value.loc.file.endswith("test_mix_cpp.py")
