@@ -265,8 +265,9 @@ def test_fixpipe_quant_mode_must_match():
 
 def test_cube_kernel_on_another_backend_is_refused_clearly():
     a = np.zeros(64 * 64, np.float16)
-    with pytest.raises(asc.NotProvidedError, match="sim and eager backends"):
-        asc.jit(matmul_cube.matmul_cube, backend="cpp")[1](a, a, a.copy(), 64, 64, 64)
+    with pytest.raises(asc.NotProvidedError, match="sim, eager and cpp backends") as e:
+        asc.jit(matmul_cube.matmul_cube, backend="cpu_debug")[1](a, a, a.copy(), 64, 64, 64)
+    assert "tikicpulib" in str(e.value) and "load_cbuf_to_ca" in str(e.value)
 
 
 def test_constants_and_enums():

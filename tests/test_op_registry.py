@@ -15,7 +15,7 @@ from asc_trace.graph.ops.cpp_model import model_ops_header
 from asc_trace.graph.node import Pipe
 
 PKG = Path(__file__).resolve().parents[1] / "asc_trace"
-MODEL_HEADER = (PKG / "toolchain" / "include" / "kernel_operator.h").read_text()
+MODEL_HEADER = "\n".join(p.read_text() for p in sorted((PKG / "toolchain" / "include").glob("*.h")))
 OPS = sorted(REGISTRY)
 ELEMENTWISE = ("vec_binary", "vec_unary", "vec_scalar")
 

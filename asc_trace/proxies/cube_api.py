@@ -56,11 +56,26 @@ def _range(e: Expr, lo: int, hi: int, what: str, loc: SourceLoc) -> None:
         raise OutOfBoundsError(f"{what} is {v}, outside {lo}..{hi}", loc)
 
 
+# The vendor's reason (asc-devkit impl/basic_api/dav_c220/kernel_operator_data_copy_impl.h): the A2 vector core
+# has no Nd2Nz copy; DataCopyGM2UBND2NZImpl (:868-893) emulates it with one DataCopyPad per C0 column block
+# (DataCopyGM2UBSingleImpl, :830), and its loop over the ND matrices passes `dst + dstNzMatrixStride, src +
+# srcNdMatrixStride` (:889-890) whatever the matrix's index, so with nd_num > 1 every matrix lands on the second
+# one's place and the first is never written: not the documented layout, and not something to model as if it were.
+NZ_INTO_UB = ("asc.data_copy with Nd2NzParams into the Unified Buffer is not provided: on Atlas A2 the vector "
+              "core has no Nd2Nz copy, and the vendor's emulation (impl/basic_api/dav_c220/"
+              "kernel_operator_data_copy_impl.h:868-893, DataCopyGM2UBND2NZImpl) offsets every ND matrix by one "
+              "matrix stride whatever its index (line 890: dst + dstNzMatrixStride, src + srcNdMatrixStride), so "
+              "its result is not the documented Nz layout for nd_num > 1")
+
+
 def data_copy_cube(d_t: Any, s_t: Any, params: Any, loc: SourceLoc) -> None:
     """The cube's DataCopy forms: GM -> L1 with Nd2NzParams (MTE2), GM -> L1 by count (MTE2), and
     L1 (C1) -> bias table (C2) with DataCopyParams in 64-byte blocks (MTE1)."""
     ctx = current("asc.data_copy")
     if isinstance(params, Nd2NzParams):
+        if getattr(getattr(d_t, "_ref", None), "space", None) == "ub":
+            raise NotProvidedError(NZ_INTO_UB, loc, hint="copy into L1 (TPosition.A1 / B1) for the cube, or keep ND "
+                                                          "in the Unified Buffer (data_copy / data_copy_pad)")
         d = _at(d_t, "the destination", "asc.data_copy with Nd2NzParams", ("l1",), loc)
         s = _at(s_t, "the source", "asc.data_copy with Nd2NzParams", ("gm",), loc)
         _same(d, s, "asc.data_copy", loc)

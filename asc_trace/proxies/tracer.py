@@ -170,7 +170,7 @@ def param_proxy(p: Param) -> Any:
 
 
 def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None = None,
-          name: str | None = None) -> KernelGraph:
+          name: str | None = None, core_type: str | None = None) -> KernelGraph:
     """Run `fn` once on proxies for `signature`; returns the recorded graph.
 
     Raises:
@@ -178,6 +178,8 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
     """
     graph = KernelGraph(name or fn.__name__, signature, options)
     ctx = TraceContext(graph)
+    if core_type is not None:      # what asc.ascend_is_aic() answers (proxies/core_type.py)
+        ctx.core_type = core_type
     with TRACE_LOCK, use(ctx):
         ctx.enter_function(fn)
         try:

@@ -6,15 +6,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, QueueError, ScalarError,
-                      SyncError, UBOverflowError)
+from ..errors import (AlignmentError, AscTraceError, LaunchError, NotProvidedError, OutOfBoundsError, QueueError,
+                      ScalarError, SyncError, UBOverflowError)
 from ..graph.expr import compile_expr
 from ..graph.node import Node
 from ..graph.operand_checks import Check, Ranges, node_checks
 
 ERRORS: dict[str, type[AscTraceError]] = {"bounds": OutOfBoundsError, "scalar": ScalarError, "sync": SyncError,
                                           "alignment": AlignmentError, "ub": UBOverflowError, "queue": QueueError,
-                                          "launch": LaunchError}
+                                          "launch": LaunchError, "not_provided": NotProvidedError}
 
 
 def with_checks(node: Node, step: Callable[[Any], Any], ranges: Ranges | None = None,

@@ -26,18 +26,23 @@ from ..toolchain.host_cxx import compiler
 from ..toolchain.sources import INCLUDE_DIR, PRELUDE_DIR, host_view, prelude_digest
 from .base import LaunchJob, Runtime, written_params
 from .checks import ERRORS
+from .cube_eager import CubeHazards
+from .mix_hazards import MixHazards
 from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 # -fwrapv: int64 scalar arithmetic wraps, as the kernel's semantics say (docs/numerics.md)
-CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-fwrapv", "-Werror=narrowing", "-Wall",
+CXXFLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-pthread", "-fwrapv", "-Werror=narrowing", "-Wall",
             "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-format-security"]
 
 
 @lru_cache(maxsize=1)
 def header_digest() -> str:
-    return hashlib.sha256((INCLUDE_DIR / "kernel_operator.h").read_bytes() + model_ops_header().encode()
-                          + prelude_digest().encode()).hexdigest()
+    # every header of the model (kernel_operator.h includes the others): an edit to any one rebuilds
+    h = hashlib.sha256()
+    for path in sorted(INCLUDE_DIR.glob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return hashlib.sha256(h.digest() + model_ops_header().encode() + prelude_digest().encode()).hexdigest()
 
 
 @lru_cache(maxsize=4)
@@ -154,6 +159,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         st.core_idx = c;
         st.core_count = core_num;
         std::memset(st.ub, 0xFF, sizeof st.ub);
+        std::memset(&st.cube, 0xFF, sizeof st.cube);   // poisoned, as the cube simulator's memories
         st.out.clear();
         st.node = -1;
         st.pipe_made = false;
@@ -183,19 +189,96 @@ extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[st
 """
 
 
+def mix_launcher(g: KernelGraph) -> str:
+    """The launcher of a mixed kernel: per AI core, its cube core and two vector cores (asc_trace_mix.h), numbered
+    as the mixed simulator numbers them: the cube core of AI core c is c, its vector cores core_num + 2c + s."""
+    call = f"{c_ident(g.name)}({call_args(g)});"
+    return f"""
+// ---- asc_trace cpp backend: per AI core, one cube core and two vector cores ----
+#include <memory>
+#include <string>
+#include <vector>
+static std::string asc_trace_kind, asc_trace_msg;
+static int asc_trace_node = -1, asc_trace_core = -1, asc_trace_side = 0;
+static std::vector<std::string> asc_trace_out;
+
+extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm_lo, const int64_t* gm_hi, int32_t ngm)
+{{
+    auto& ranges = AscendC::detail::gm_ranges();
+    ranges.clear();
+    for (int32_t i = 0; i < ngm; ++i)
+        ranges.push_back({{reinterpret_cast<const uint8_t*>(gm_lo[i]), reinterpret_cast<const uint8_t*>(gm_hi[i])}});
+    asc_trace_out.assign(static_cast<size_t>(3 * core_num), std::string());
+    static std::unique_ptr<AscendC::detail::Core> owned[3];
+    AscendC::detail::Core* cores[3];
+    for (int i = 0; i < 3; ++i) {{
+        if (!owned[i]) owned[i].reset(new AscendC::detail::Core());
+        cores[i] = owned[i].get();
+    }}
+    for (int32_t c = 0; c < core_num; ++c) {{
+        const int ids[3] = {{c, core_num + 2 * c, core_num + 2 * c + 1}};
+        for (int i = 0; i < 3; ++i) {{
+            auto& st = *cores[i];
+            st.core_idx = i == 0 ? c : 2 * c + i - 1;     // GetBlockIdx() on a vector core: 2 * AI core + sub-block
+            st.core_count = core_num;
+            st.mix_local = i;
+            std::memset(st.ub, 0xFF, sizeof st.ub);
+            std::memset(&st.cube, 0xFF, sizeof st.cube);
+            st.out.clear();
+            st.node = -1;
+            st.pipe_made = false;
+            st.atomic_op = 0;
+            st.pipe_next = 0;
+            std::memset(st.event_mask, 0, sizeof st.event_mask);
+            std::memset(st.que_buffers, 0, sizeof st.que_buffers);
+        }}
+        try {{
+            AscendC::detail::run_ai_core(cores, [&] {{ {call} }});
+        }} catch (const AscendC::detail::MixFailure& f) {{
+            asc_trace_kind = f.failure.kind;
+            asc_trace_msg = f.failure.message;
+            asc_trace_node = cores[f.local]->node;
+            asc_trace_core = ids[f.local];
+            asc_trace_side = f.local == 0 ? 0 : 1;
+            for (int i = 0; i < 3; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
+            return 1;
+        }}
+        for (int i = 0; i < 3; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
+    }}
+    return 0;
+}}
+extern "C" const char* asc_trace_error_kind() {{ return asc_trace_kind.c_str(); }}
+extern "C" const char* asc_trace_error_message() {{ return asc_trace_msg.c_str(); }}
+extern "C" int asc_trace_error_node() {{ return asc_trace_node; }}
+extern "C" int asc_trace_error_core() {{ return asc_trace_core; }}
+extern "C" int asc_trace_error_side() {{ return asc_trace_side; }}
+extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[static_cast<size_t>(core)].c_str(); }}
+"""
+
+
 class CppArtifact:
     def __init__(self, lib: ctypes.CDLL, graph: KernelGraph, path: Path, built: bool) -> None:
         self.lib = lib
         self.path = path
         self.built = built          # compiled by this process (False: taken from the disk cache)
-        self.nodes = {n.id: n for n in graph}
+        from ..graph.cube_graph import is_cube_graph
+        from ..graph.mix_split import MixGraph
+        self.mixed = isinstance(graph, MixGraph)
+        # a mixed kernel's nodes per side (0 the cube core's, 1 the vector cores'): ids are shared, nodes may differ
+        sides = (graph.aic, graph.aiv) if self.mixed else (graph,)
+        self.nodes = [{n.id: n for n in side} for side in sides]
         self.written = written_params(graph)
-        self.hazards = HazardMemo(graph)
+        self.cube = not self.mixed and is_cube_graph(graph)
+        # the pipes (and a mixed kernel's GM between cores), which the host's program order cannot show, are
+        # judged by the simulators: the cube's without data as on eager, a mixed kernel's on copies
+        self.hazards: Any = (MixHazards(graph) if self.mixed else CubeHazards(graph) if self.cube
+                             else HazardMemo(graph))
         self.params = graph.signature.runtime
         lib.asc_trace_launch.restype = ctypes.c_int
         lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
                                          ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
                                          ctypes.c_int32]
+        self.outputs = 3 if self.mixed else 1            # printf slots per AI core
         for fn in ("asc_trace_error_kind", "asc_trace_error_message"):
             getattr(lib, fn).restype = ctypes.c_char_p
         lib.asc_trace_output.restype = ctypes.c_char_p
@@ -208,7 +291,8 @@ class CppRuntime(Runtime):
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CppArtifact:
         cxx, version = compiler()
         refuse_unmodeled(graph)
-        source = instrument(lower(graph)) + launcher(graph)
+        from ..graph.mix_split import MixGraph
+        source = instrument(lower(graph)) + (mix_launcher(graph) if isinstance(graph, MixGraph) else launcher(graph))
         key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,
                          "flags": CXXFLAGS})
 
@@ -237,7 +321,10 @@ class CppRuntime(Runtime):
         return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
-        check_hazards(art.hazards, job)
+        if art.cube or art.mixed:
+            art.hazards.check(job)
+        else:
+            check_hazards(art.hazards, job)
         bound = job.bound
         snapshot = {i: bound.arrays[i].copy() for i in art.written}
         keep: list[Any] = []
@@ -257,15 +344,17 @@ class CppRuntime(Runtime):
         lo = (ctypes.c_int64 * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
         hi = (ctypes.c_int64 * max(1, len(arrays)))(*[a.ctypes.data + a.nbytes for a in arrays])
         rc = art.lib.asc_trace_launch(ptrs, job.core_num, lo, hi, len(arrays))
-        failed_core = art.lib.asc_trace_error_core() if rc else job.core_num
+        slots = art.outputs * job.core_num
+        failed_core = art.lib.asc_trace_error_core() if rc else slots
         outs = [(c, [art.lib.asc_trace_output(c).decode(errors="replace")])
-                for c in range(min(job.core_num, failed_core + 1))]
+                for c in range(slots if art.mixed else min(job.core_num, failed_core + 1))]
         emit_output(outs, job.core_num)
         if rc:
             for i, old in snapshot.items():
                 np.copyto(bound.arrays[i], old)
             kind = art.lib.asc_trace_error_kind().decode()
             msg = art.lib.asc_trace_error_message().decode()
-            node: Node | None = art.nodes.get(art.lib.asc_trace_error_node())
+            side = art.lib.asc_trace_error_side() if art.mixed else 0
+            node: Node | None = art.nodes[side].get(art.lib.asc_trace_error_node())
             err = ERRORS.get(kind, AscTraceError)
             raise err(f"{msg} (core {failed_core}, cpp backend)", node=node)

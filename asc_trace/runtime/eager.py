@@ -130,7 +130,9 @@ class EagerContext(TraceContext):
 class EagerArtifact:
     def __init__(self, graph: KernelGraph) -> None:
         from ..graph.cube_graph import is_cube_graph
-        self.cube = is_cube_graph(graph)
+        from ..graph.mix_split import MixGraph
+        self.mixed = isinstance(graph, MixGraph)
+        self.cube = not self.mixed and is_cube_graph(graph)
         self.hazards = CubeHazards(graph) if self.cube else HazardMemo(graph)
         # the UB addresses graph/auto_place.py gave the LocalTensorAuto tensors, by call site (None where one
         # call site made tensors at different addresses, e.g. a sub-kernel called twice)
@@ -149,6 +151,13 @@ class EagerRuntime(Runtime):
         return EagerArtifact(graph)
 
     def launch(self, art: EagerArtifact, job: LaunchJob) -> None:
+        if art.mixed:
+            from ..errors import NotProvidedError
+            # eager runs the user's calls as they are made; a flag-free mixed kernel's cross-core flags exist only
+            # in the scheduled graph, so the three cores could not be ordered without them
+            raise NotProvidedError(f"{job.name} is a mixed cube + vector kernel, which the eager backend does not run "
+                                   "yet: its cross-core flags are derived in the scheduled kernel, not calls eager "
+                                   "could make", job.loc, hint="run it with backend='sim' or 'cpp'")
         if art.cube:
             art.hazards.check(job)
         else:

@@ -6,9 +6,10 @@ simulator's (runtime/mix_flags.py); auto_sync derives them from the dataflow thr
 (graph/cross_core_sync.py)."""
 from __future__ import annotations
 
-from .opdef import NA, OpDef, register
+from .opdef import CppModel, OpDef, register
 
-_NO_CPP = NA("the cpp backend runs one core at a time; mixed cube + vector kernels run on the sim backend")
+# the three cores of an AI core as threads taking turns at the waits (toolchain/include/asc_trace_mix.h)
+_MIX_MODEL = "(asc_trace_mix.h: the mixed simulator's counters)"
 _BS = "include/basic_api/kernel_operator_block_sync_intf.h"
 FLAG_IDS = range(0, 11)          # ids 11..14 belong to SyncAll (SY:117-120)
 MAX_PENDING = 15                 # a counter holds at most 15 sets (ascend-cube-facts §6)
@@ -25,10 +26,12 @@ def _wait(ctx, n) -> str:
 
 
 register(
-    OpDef("cross_core_set_flag", "cross_core", None, "CrossCoreSetFlag", emit=_set, cpp_model=_NO_CPP,
+    OpDef("cross_core_set_flag", "cross_core", None, "CrossCoreSetFlag", emit=_set,
+          cpp_model=CppModel(header=f"CrossCoreSetFlag {_MIX_MODEL}"),
           declared={"CrossCoreSetFlag<>/1": (f"{_BS}:90", "-")},
           doc="raise a cross-core counter (AIC <-> AIV) once the given pipe's earlier work is done"),
-    OpDef("cross_core_wait_flag", "cross_core", None, "CrossCoreWaitFlag", emit=_wait, cpp_model=_NO_CPP,
+    OpDef("cross_core_wait_flag", "cross_core", None, "CrossCoreWaitFlag", emit=_wait,
+          cpp_model=CppModel(header=f"CrossCoreWaitFlag {_MIX_MODEL}"),
           declared={"CrossCoreWaitFlag<>/1": (f"{_BS}:93", "-")},
           doc="block the core until a cross-core counter is positive, then lower it"),
 )

@@ -13,10 +13,11 @@ from ..cube_params import (FixpipeParamsV220, InitConstValueParams, LoadData2DPa
                            Nd2NzParams)
 from ..expr import Const, Expr, binop
 from ..node import Pipe
-from .opdef import NA, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 FRACTAL_BYTES = 512          # one 16 x C0 fractal: 16 rows of 32 bytes
-_NO_CPP = NA("the cpp backend's C++ model of the API has no cube yet; cube kernels run on the sim backend")
+def _cpp(names: str) -> CppModel:
+    return CppModel(header=f"{names} (toolchain/include/asc_trace_cube.h: the cube simulator's semantics in C++)")
 
 # ascend-cube-facts §5 (MM:370-373): the (dst, fm, filter) element types Mmad accepts on Atlas A2
 MMAD_DTYPES = frozenset({("float32", "float16", "float16"), ("float32", "bfloat16", "bfloat16"),
@@ -231,25 +232,27 @@ D_FIX = {"Fixpipe<>/3": (f"{_FI}:93", "-"), "FixpipeParamsV220": (f"{_SF}:106", 
 D_INIT = {"InitConstValue/2": (f"{_MI}:384", "-"), "InitConstValueParams<>/4": (f"{_SM}:447", "-")}
 
 register(
-    OpDef("data_copy_nd2nz", "cube", Pipe.MTE2, "DataCopy", emit=_nd2nz, cpp_model=_NO_CPP, printer="dst",
+    OpDef("data_copy_nd2nz", "cube", Pipe.MTE2, "DataCopy", emit=_nd2nz, cpp_model=_cpp("DataCopy"), printer="dst",
           writes=(0,), reads=(1,), accesses=nd2nz_extent, declared=D_ND2NZ,
           doc="GM (ND) -> L1 (Nz) with asc.Nd2NzParams"),
-    OpDef("load_data", "cube", Pipe.MTE1, "LoadData", emit=_load2d, cpp_model=_NO_CPP, printer="dst",
+    OpDef("load_data", "cube", Pipe.MTE1, "LoadData", emit=_load2d, cpp_model=_cpp("LoadData"), printer="dst",
           writes=(0,), reads=(1,), accesses=load2d_extent, declared=D_LOAD,
           doc="L1 -> L0A / L0B with asc.LoadData2DParams"),
-    OpDef("load_data_3dv2", "cube", Pipe.MTE1, "LoadData", emit=_load3d, cpp_model=_NO_CPP, printer="dst",
+    OpDef("load_data_3dv2", "cube", Pipe.MTE1, "LoadData", emit=_load3d, cpp_model=_cpp("LoadData"), printer="dst",
           writes=(0,), reads=(1,), accesses=load3d_extent, declared=D_LOAD3,
           doc="L1 -> L0A with asc.LoadData3DParamsV2 (the matmul case: one instruction per m x k slice)"),
-    OpDef("data_copy_bias", "cube", Pipe.MTE1, "DataCopy", emit=_bias_copy, cpp_model=_NO_CPP, printer="dst",
+    OpDef("data_copy_bias", "cube", Pipe.MTE1, "DataCopy", emit=_bias_copy, cpp_model=_cpp("cube_bias_copy"),
+          printer="dst",
           writes=(0,), reads=(1,), accesses=bias_copy_extent, doc="L1 (C1) -> bias table (C2), 64-byte blocks"),
-    OpDef("mmad", "cube", Pipe.M, "Mmad", emit=_mmad, cpp_model=_NO_CPP, printer="dst", writes=(0,),
+    OpDef("mmad", "cube", Pipe.M, "Mmad", emit=_mmad, cpp_model=_cpp("Mmad"), printer="dst", writes=(0,),
           accesses=mmad_extent, declared=D_MMAD, doc="L0C (+)= L0A x L0B (+ bias), fp32 / int32 accumulation"),
-    OpDef("fixpipe", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe, cpp_model=_NO_CPP, printer="dst", writes=(0,),
+    OpDef("fixpipe", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe, cpp_model=_cpp("Fixpipe"), printer="dst", writes=(0,),
           reads=(1,), accesses=fixpipe_extent, declared=D_FIX, doc="L0C (Nz) -> GM (ND), with conversion and ReLU"),
-    OpDef("fixpipe_l1", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe_l1, cpp_model=_NO_CPP, printer="dst",
+    OpDef("fixpipe_l1", "cube", Pipe.FIX, "Fixpipe", emit=_fixpipe_l1, cpp_model=_cpp("Fixpipe"), printer="dst",
           writes=(0,), reads=(1,), accesses=fixpipe_l1_extent, declared={"CFG_NZ": (f"{_SF}:101", "-")},
           doc="L0C -> L1 (Nz), float32 -> float16 / bfloat16, with ReLU"),
-    OpDef("init_const_value", "cube", Pipe.MTE2, "InitConstValue", emit=_init, cpp_model=_NO_CPP, printer="dst",
+    OpDef("init_const_value", "cube", Pipe.MTE2, "InitConstValue", emit=_init, cpp_model=_cpp("InitConstValue"),
+          printer="dst",
           writes=(0,), reads=(), accesses=init_extent, declared=D_INIT,
           doc="fill an L1 / L0A / L0B tensor with a constant"),
 )

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <string>
@@ -83,10 +84,21 @@ struct Failure {
 
 struct GmRange { const uint8_t* lo; const uint8_t* hi; };
 
+// The cube core's memories (ascend-cube-facts §1; asc_trace/cube_enums.py has the same sizes and alignments)
+struct CubeMemories {
+    uint8_t l1[512 * 1024];
+    uint8_t l0a[64 * 1024];
+    uint8_t l0b[64 * 1024];
+    uint8_t l0c[128 * 1024];
+    uint8_t bt[1024];
+};
+
 struct Core {
     int64_t core_idx = 0;      // not block_idx: bisheng (and the host builds' bisheng view) make that a macro
     int64_t core_count = 1;
     uint8_t ub[UB_BYTES];
+    CubeMemories cube;         // filled with 0xFF at launch, as the simulator's (asc_trace_cube.h)
+    int mix_local = -1;        // in a mixed kernel: 0 the cube core, 1 / 2 its vector cores; -1 otherwise
     std::string out;
     int node = -1;
     bool pipe_made = false;
@@ -97,7 +109,15 @@ struct Core {
     int atomic_type = 0;         // its AtomicDtype code (GetStoreAtomicConfig)
 };
 
-inline Core& core() { static Core c; return c; }
+// The core running on this thread: a mixed kernel's three cores of an AI core run as threads, one at a time
+// (asc_trace_mix.h); otherwise the one static core.
+inline Core*& current_core() { thread_local Core* c = nullptr; return c; }
+inline Core& core()
+{
+    static Core c;
+    Core* cur = current_core();
+    return cur != nullptr ? *cur : c;
+}
 inline std::vector<GmRange>& gm_ranges() { static std::vector<GmRange> r; return r; }
 
 [[noreturn]] inline void fail(const char* kind, const char* fmt, ...)
@@ -158,6 +178,52 @@ enum class TPosition : uint8_t {
     C2PIPE2GM, C2PIPE2LOCAL, MAX
 };
 using QuePosition = TPosition;
+
+namespace detail {
+// Which memory a TPosition names: L1 (A1 / B1 / C1 / TSCM), L0A (A2), L0B (B2), L0C (CO1), the bias table
+// (C2); every other position is the Unified Buffer. {name, bytes, address alignment} as cube_enums.py.
+struct MemoryInfo { const char* name; uint32_t nbytes; uint32_t align; };
+inline int memory_kind(TPosition pos)
+{
+    switch (pos) {
+    case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return 1;
+    case TPosition::A2: return 2;
+    case TPosition::B2: return 3;
+    case TPosition::CO1: return 4;
+    case TPosition::C2: return 5;
+    default: return 0;
+    }
+}
+inline MemoryInfo memory_info(TPosition pos)
+{
+    static const MemoryInfo infos[] = {{"UB", UB_USABLE, 32}, {"L1", 512 * 1024, 32}, {"L0A", 64 * 1024, 512},
+                                       {"L0B", 64 * 1024, 512}, {"L0C", 128 * 1024, 64}, {"BiasTable", 1024, 64}};
+    return infos[memory_kind(pos)];
+}
+inline uint8_t* memory(TPosition pos)
+{
+    Core& c = core();
+    switch (memory_kind(pos)) {
+    case 1: return c.cube.l1;
+    case 2: return c.cube.l0a;
+    case 3: return c.cube.l0b;
+    case 4: return c.cube.l0c;
+    case 5: return c.cube.bt;
+    default: return c.ub;
+    }
+}
+inline void check_local(TPosition pos, uint64_t addr, uint64_t nbytes)
+{
+    if (memory_kind(pos) == 0) return check_ub(addr, nbytes, "this LocalTensor");
+    const MemoryInfo m = memory_info(pos);
+    if (addr % m.align != 0)
+        fail("alignment", "a LocalTensor in %s at byte %llu: addresses there are multiples of %u bytes", m.name,
+             static_cast<unsigned long long>(addr), m.align);
+    if (addr + nbytes > m.nbytes)
+        fail("ub", "this tensor spans %s bytes [%llu, %llu) but %s has %u bytes", m.name,
+             static_cast<unsigned long long>(addr), static_cast<unsigned long long>(addr + nbytes), m.name, m.nbytes);
+}
+}  // namespace detail
 
 enum class HardEvent : uint8_t {
     MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
@@ -231,7 +297,7 @@ public:
     {
         static_assert(std::is_arithmetic<T>::value || std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value,
                       "LocalTensor(pos, addr, tileSize) takes plain element types only");
-        detail::check_ub(addr, static_cast<uint64_t>(tileSize) * sizeof(T), "this LocalTensor");
+        detail::check_local(pos, addr, static_cast<uint64_t>(tileSize) * sizeof(T));
     }
     LocalTensor operator[](const uint32_t offset) const
     {
@@ -258,7 +324,7 @@ public:
     {
         if (count > size_)
             detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
-        return reinterpret_cast<T*>(detail::core().ub + addr_);
+        return reinterpret_cast<T*>(detail::memory(pos_) + addr_);
     }
     T* span(uint32_t count, const char* what) const
     {
@@ -267,16 +333,17 @@ public:
             detail::fail("bounds", "%s needs %u elements but its tensor has only %u from here", what, count, size_);
         if (addr_ % 32 != 0)
             detail::fail("alignment", "%s starts at UB byte address %u, which is not 32-byte aligned", what, addr_);
-        return reinterpret_cast<T*>(detail::core().ub + addr_);
+        return reinterpret_cast<T*>(detail::memory(pos_) + addr_);
     }
     uint32_t addr() const { return addr_; }
+    TPosition position() const { return pos_; }
     void set(uint32_t addr, uint32_t size, TPosition pos) { addr_ = addr; size_ = size; pos_ = pos; }
 
 private:
     T* elem(uint32_t index) const
     {
         if (index >= size_) detail::fail("bounds", "element %u of a tensor of %u elements", index, size_);
-        return reinterpret_cast<T*>(detail::core().ub + addr_) + index;
+        return reinterpret_cast<T*>(detail::memory(pos_) + addr_) + index;
     }
     uint32_t addr_ = 0;
     uint32_t size_ = 0;
@@ -1103,9 +1170,17 @@ template <typename T> inline uint32_t span_of(uint32_t count, uint32_t len, uint
 }
 }  // namespace detail
 
+// L1 -> the bias table is a DataCopy with DataCopyParams too, counted in 64-byte blocks of float32: the cube
+// model (asc_trace_cube.h) takes the LocalTensor -> LocalTensor form when the destination is C2.
+namespace detail {
+template <typename D, typename S> inline bool bias_table_copy(const D&, const S&, const DataCopyParams&) { return false; }
+template <typename T> bool bias_table_copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p);
+}  // namespace detail
+
 #define ASC_MODEL_COPY_PARAMS(DST, SRC)                                                                         \
     template <typename T> inline void DataCopy(const DST<T>& dst, const SRC<T>& src, const DataCopyParams& p)   \
     {                                                                                                           \
+        if (detail::bias_table_copy(dst, src, p)) return;                                                       \
         if (p.blockCount == 0 || p.blockLen == 0) return;                                                       \
         if (p.blockCount > 4095) detail::fail("bounds", "DataCopyParams.blockCount is at most 4095");           \
         const uint32_t per = 32 / sizeof(T), len = p.blockLen * per;                                            \
@@ -1250,6 +1325,11 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
     detail::dump(p, desc, dumpSize, detail::gm_offset(p), "GM", &shapeInfo);
 }
 }  // namespace AscendC
+
+// the cube core's instructions (L1 / L0A / L0B / L0C / the bias table)
+#include "asc_trace_cube.h"
+// mixed kernels: the three cores of an AI core and their cross-core flags
+#include "asc_trace_mix.h"
 
 // Emitted code marks each statement with its graph node so that a failure names the user's line.
 #define ASC_TRACE_NODE(n) (AscendC::detail::core().node = (n))
