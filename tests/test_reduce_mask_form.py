@@ -4,12 +4,17 @@ mask, repeatTime, srcRepStride[, calIndex])): against a loop-by-loop NumPy refer
 against the vendor's own implementation on cpu_debug; the cpp backend refuses it by name."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import asc_trace as asc
+from asc_trace.lower.api_symbols import unlisted
+from asc_trace.toolchain.ascendc_headers import find_ascendc_headers
+from asc_trace.toolchain.header_check import Kernel, check_kernels
 from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at
 from op_cases import gm
@@ -118,6 +123,13 @@ def test_pyasc_unit_test_calls_trace_and_lower():
         asc.reduce_max(z, x, shared_tmp_buffer=tmp, count=2048, cal_index=True)
     src = asc.compile(k, ()).source
     assert "AscendC::ReduceMax(" in src and ", static_cast<int32_t>(128), static_cast<int32_t>(65), true);" in src
+    assert unlisted(src, "asc-devkit") == [] and unlisted(src, "cann-8.1") == []
+    if headers_if_configured() is not None:
+        kernels = [Kernel("reduce_mask", src)]
+        assert not check_kernels(kernels)
+        if os.environ.get("ASC_TRACE_CANN81_HOME"):
+            tree = find_ascendc_headers({"ASC_TRACE_ASCENDC_HOME": os.environ["ASC_TRACE_CANN81_HOME"]})
+            assert not check_kernels(kernels, tree)
 
 
 @pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])

@@ -366,5 +366,6 @@ def _bind_printf(node: Node, op: OpDef) -> Step:
 from . import executors_ops  # noqa: E402
 from . import executors_adv  # noqa: E402,F401 - the high-level API's calls
 from . import executors_reduce_mask  # noqa: E402,F401 - the reductions' mask form (after executors_ops)
+from . import executors_not_run  # noqa: E402,F401 - traced and emitted, run nowhere
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
 from . import executors_system  # noqa: E402,F401 - cache and system calls

@@ -142,10 +142,16 @@ _WHOLE = VecCost(21.5, 7, _VCADD)
 _REDUCE = VecCost(21.5, 7, _VCADD + "; levels until one value is left", levels=True)
 _SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
 
+# the mask forms' declarations (the count forms' are in lower/api_symbols.txt); the int32_t-mask overload's line
+_RD, _RC = "include/basic_api/kernel_operator_vec_reduce_intf.h", "interface/kernel_operator_vec_reduce_intf.h"
+
 register(
-    _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL),
-    _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});"),
-    _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});"),
+    _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL,
+            declared={"ReduceSum/6": (f"{_RD}:129", f"{_RC}:239")}),
+    _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});",
+            declared={"ReduceMax/7": (f"{_RD}:98", f"{_RC}:208")}),
+    _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});",
+            declared={"ReduceMin/7": (f"{_RD}:114", f"{_RC}:224")}),
     _whole("whole_reduce_sum", "WholeReduceSum",
            "AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});", tol=_SUM_TOL),
     _whole("whole_reduce_max", "WholeReduceMax",
