@@ -43,8 +43,7 @@ UNIT = "python/test/unit/language/basic"
 FILES: dict[str, dict[str, str]] = {
     "test_vector_binary.py": {
         "test_bilinear_interpolation_kernel": "bilinear_interpolation"},
-    "test_vector_unary.py": {
-        "test_get_gather_mask_remain_count_kernel": "get_gather_mask_remain_count"},
+    "test_vector_unary.py": {},
     "test_vector_scalar.py": {},
     "test_scalar.py": {},
 }
