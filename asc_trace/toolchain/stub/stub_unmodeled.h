@@ -109,6 +109,8 @@ ASC_STUB_UNMODELED(vconv_vdeqs162b8l)
 ASC_STUB_UNMODELED(vsubreluconv_f162s8)
 ASC_STUB_UNMODELED(vsubreluconv_f322f16)
 ASC_STUB_UNMODELED(vsubreluconv_s162s8)
+// Sort32
+ASC_STUB_UNMODELED(vbitsort)
 
 ASC_STUB_UNMODELED_VOID(copy_matrix_cc_to_cbuf)
 ASC_STUB_UNMODELED_VOID(copy_matrix_cc_to_gm)
