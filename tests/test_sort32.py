@@ -107,3 +107,48 @@ def test_misuse_is_refused_at_the_users_line():
     with pytest.raises(asc.TraceError, match="255") as e:
         asc.compile(too_many, (np.zeros(8, np.float16),))
     assert_points_at(e.value, "repeat")
+
+
+@asc.jit
+def transpose_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 256)
+    o = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 1024, 256)
+    asc.data_copy(a, gm(x), 256)
+    asc.transpose(o, a)
+    asc.data_copy(gm(z), o, 256)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int16", "uint16"])
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_transpose_16x16_moves_every_bit(dtype, backend):
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 2**16, 256, dtype=np.uint32).astype(np.uint16).view(dtype)   # NaN payloads included
+    z = np.zeros(256, dtype)
+    asc.jit(transpose_kernel, backend=backend)[1](x, z)
+    assert z.view(np.uint16).tobytes() == x.view(np.uint16).reshape(16, 16).T.tobytes()
+
+
+def test_transpose_emission_refusals_and_headers():
+    src = asc.compile(transpose_kernel, (np.zeros(256, np.float16), np.zeros(256, np.float16))).source
+    assert "AscendC::Transpose(" in src
+    assert unlisted(src, "asc-devkit") == [] and unlisted(src, "cann-8.1") == []
+    if headers_if_configured() is not None:
+        assert not check_kernels([Kernel("transpose", src)])
+
+    @asc.jit
+    def extended(x: asc.GlobalAddress):
+        a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 256)
+        t = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 1024, 512)
+        asc.transpose(a, a, t, asc.TransposeParamsExt(n_size=1, c_size=16, h_size=4, w_size=4))  # ext
+
+    @asc.jit
+    def wide(x: asc.GlobalAddress):
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        asc.transpose(a, a)  # f32
+
+    with pytest.raises(asc.NotProvidedError, match="extended form") as e:
+        asc.compile(extended, (np.zeros(8, np.float16),))
+    assert_points_at(e.value, "ext")
+    with pytest.raises(asc.DTypeError, match="float32") as e:
+        asc.compile(wide, (np.zeros(8, np.float16),))
+    assert_points_at(e.value, "f32")
