@@ -60,6 +60,11 @@ globals().update(build_vector_api())   # add, sub, mul, ..., exp, ..., adds, ...
 from .proxies.api_vec_more import build_further_api as _build_further_api  # noqa: E402
 from .proxies.api_vec_more import get_sort_len, get_sort_offset  # noqa: E402
 globals().update(_build_further_api())   # pyasc's further vector families: block_reduce_sum, ...
+from .proxies.api_fused_cast import build_fused_cast_api as _build_fused_cast_api  # noqa: E402
+globals().update(_build_fused_cast_api())   # add_relu_cast, ..., cast_deq, set_deq_scale, VdeqInfo (not run)
+from .proxies.register_reads import get_gather_mask_remain_count, get_mrg_sort_result  # noqa: E402
+from .proxies.api_sort import build_sort_api as _build_sort_api  # noqa: E402
+globals().update(_build_sort_api())   # sort32
 
 # a pyasc name deliberately not provided is a NotProvidedError naming the alternative (proxies/not_provided.py)
 from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402

@@ -28,6 +28,7 @@ from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import ArgBinder, BoundArgs, ParamSpec, bind_args, sig_key
 from .runtime.base import written_params
+from .runtime.executors_not_run import refuse_not_run
 from .runtime.gm_sharing import refuse_shared_writes
 from .runtime.launch_hooks import hooks as launch_hooks
 
@@ -205,6 +206,7 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
+        refuse_not_run(self.graph)          # the same NotProvidedError on every backend, before one is prepared
         if rt.name not in ("sim", "eager", "cpp"):
             cube = self.__dict__.get("_cube")
             if cube is None:

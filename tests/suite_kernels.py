@@ -227,7 +227,14 @@ def vec_more_kernels() -> tuple[Kernel, ...]:
     return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(V.header_suite()))
 
 
+@lru_cache(maxsize=1)
+def parity_kernels() -> tuple[Kernel, ...]:
+    """The pyasc-parity ops of issue #21 (tests/parity_kernels.py)."""
+    import parity_kernels as P
+    return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(P.suite()))
+
+
 def all_kernels() -> tuple[Kernel, ...]:
     from suite_framework import framework_kernels
     return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
-            + vec_more_kernels() + framework_kernels())
+            + vec_more_kernels() + framework_kernels() + parity_kernels())

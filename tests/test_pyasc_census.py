@@ -144,11 +144,11 @@ def test_ok(mock_launcher_run):
 
 def test_missing_name(mock_launcher_run):
     @asc.jit
-    def kernel_transpose():
+    def kernel_bilinear():
         t = asc.LocalTensor(dtype=asc.float16, pos=asc.TPosition.VECIN, addr=0, tile_size=256)
-        asc.transpose(t, t)
+        asc.bilinear_interpolation(t, t, t, t)
 
-    kernel_transpose[1]()
+    kernel_bilinear[1]()
 
 
 def test_missing_method(mock_launcher_run):
@@ -298,7 +298,7 @@ def _kernel(result, name):
 
 
 @pytest.mark.parametrize("kernel,category,name,issue", [
-    ("kernel_transpose", "missing-name", "transpose", 21),
+    ("kernel_bilinear", "missing-name", "bilinear_interpolation", 21),
     ("kernel_length", "missing-method", "LocalTensor.get_buffer_handle", 21),
     ("kernel_mask", "signature", "get_block_num", 21),
     ("kernel_calc_que", "refused", "TQue", 21),

@@ -42,17 +42,8 @@ UNIT = "python/test/unit/language/basic"
 # file -> {pyasc test: the asc name that refuses its kernel}; every other test of the file must pass
 FILES: dict[str, dict[str, str]] = {
     "test_vector_binary.py": {
-        "test_add_relu_cast_kernel": "add_relu_cast", "test_add_deq_relu_kernel": "add_deq_relu",
-        "test_sub_relu_cast_kernel": "sub_relu_cast", "test_mul_cast_kernel": "mul_cast",
-        "test_bilinear_interpolation_kernel": "bilinear_interpolation",
-        # float32 with mask [2**64-1, 2**64-1]: 64 lanes per repeat, so the second word must be 0 (the
-        # vendor's CPU-debug check on newer cores asserts it; asc_trace refuses it everywhere)
-        "test_mul_add_dst_kernel": "mask1 must be 0"},
-    "test_vector_unary.py": {
-        # float32 -> float16 with mask [2**64-1, 2**64-1]: a repeat is 64 elements (256 bytes of float32), so
-        # the second word must be 0, as for mul_add_dst above
-        "test_cast_kernel": "mask1 must be 0", "test_cast_deq_kernel": "cast_deq",
-        "test_get_gather_mask_remain_count_kernel": "get_gather_mask_remain_count"},
+        "test_bilinear_interpolation_kernel": "bilinear_interpolation"},
+    "test_vector_unary.py": {},
     "test_vector_scalar.py": {},
     "test_scalar.py": {},
 }

@@ -171,6 +171,13 @@ def _operands(node: Node) -> Iterator[tuple]:
             yield _spec(pad.left_padding, 0, U8, "DataCopyPadExtParams.left_padding")
             yield _spec(pad.right_padding, 0, U8, "DataCopyPadExtParams.right_padding")
             yield _value(pad.padding_value, "DataCopyPadExtParams.padding_value")
+    elif op in ("reduce_sum", "reduce_max", "reduce_min") and node.attr("mask_form"):
+        yield _ref(a[0], "dst")
+        yield _ref(a[1], "src")
+        yield _ref(a[2], "shared_tmp_buffer")
+        yield from _mask(a[3], a[1].dtype)
+        yield _spec(a[4], 0, U8, "repeat_time")
+        yield _spec(a[5], 0, U8, "src_rep_stride")
     elif op in ("reduce_sum", "reduce_max", "reduce_min"):
         # the API checks the count itself: 1 ~ TOTAL_UB_SIZE / sizeof(T) (kernel_operator_vec_reduce_intf_impl.h)
         yield _ref(a[0], "dst")

@@ -210,8 +210,9 @@ class _Lowering:
 
     def reduce(self, n: Node) -> None:
         dst, src, tmp, count = n.args[:4]
-        if n.attr("cal_index"):
-            raise TraceError(f"the HIVM lowering has no asc.{n.op} with cal_index", node=n)
+        if n.attr("cal_index") or n.attr("mask_form"):
+            form = "cal_index" if n.attr("cal_index") else "the mask form"
+            raise TraceError(f"the HIVM lowering has no asc.{n.op} with {form}", node=n)
         from ..graph.ops import accesses
         tmp_count = accesses(n)[1][2]        # [(dst, ...), (tmp, first, count, write), (src, ...)]
         s = self.view(src, count, node=n)

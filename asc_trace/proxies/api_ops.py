@@ -15,7 +15,8 @@ from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
 from ..graph.params import UnaryRepeatParams
-from .api_forms import UNARY_FORMS, bind_form, check_set_mask, given
+from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
+from .api_vec_more import repeat_time_arg, strict_mask
 from .atomic import store_atomic
 from .context import current
 from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
@@ -73,22 +74,43 @@ def _make_cast(op: OpDef) -> Callable[..., None]:
 
 
 def _make_reduce(op: OpDef) -> Callable[..., None]:
-    def reduce(dst: Any, src: Any, shared_tmp_buffer: Any, count: Any, cal_index: bool = False) -> None:
+    def reduce(dst: Any, src: Any, shared_tmp_buffer: Any, *args: Any, count: Any = None, mask: Any = None,
+               repeat_time: Any = None, src_rep_stride: Any = None, cal_index: Any = None) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
         refs = [vec_operand(t, n, op.name, loc) for t, n in ((dst, "dst"), (src, "src"),
                                                              (shared_tmp_buffer, "shared_tmp_buffer"))]
         dtype = check_same_dtype(op.name, refs, ["dst", "src", "shared_tmp_buffer"], loc)
         check_supported(op, dtype, loc)
-        if op.name == "reduce_sum" and cal_index:
-            raise TraceError("asc.reduce_sum has no index to compute", loc)
-        if not isinstance(cal_index, bool):
+        forms = _REDUCE_FORMS[op.name == "reduce_sum"]
+        form, bound = bind_form(op.name, "dst, src, shared_tmp_buffer", args,
+                                {k: v for k, v in (("count", count), ("mask", mask), ("repeat_time", repeat_time),
+                                                   ("src_rep_stride", src_rep_stride), ("cal_index", cal_index))
+                                 if v is not None}, forms, loc)
+        index = bound.get("cal_index", False)
+        if not isinstance(index, bool):
             raise TraceError("cal_index must be True or False", loc)
-        ctx.record(op.name, (*refs, count_expr(count, loc)), loc, Pipe.V,
-                   make_attrs(dtype=dtype, cal_index=cal_index or None))
-    reduce.__doc__ = (f"Ascend C {op.c_name}(dst, src, sharedTmpBuffer, count): the result in dst[0]"
+        if form == "count":
+            ctx.record(op.name, (*refs, count_expr(bound["count"], loc)), loc, Pipe.V,
+                       make_attrs(dtype=dtype, cal_index=index or None))
+            return
+        # the mask form (ReduceRepeatParams): repeat_time repeats srcRepStride blocks apart, the mask's lanes of each
+        args_ = (*refs, strict_mask(bound["mask"], dtype, op.name, loc), repeat_time_arg(bound["repeat_time"], loc),
+                 count_expr(bound["src_rep_stride"], loc, "src_rep_stride"))
+        ctx.record(op.name, args_, loc, Pipe.V, make_attrs(dtype=dtype, cal_index=index or None, mask_form=True))
+    reduce.__doc__ = (f"Ascend C {op.c_name}(dst, src, sharedTmpBuffer, count) or its mask form (..., mask, "
+                      "repeat_time, src_rep_stride): the result in dst[0]"
                       + ("" if op.name == "reduce_sum" else "; with cal_index=True its index in dst[1] (T's bits)"))
     return reduce
+
+
+# pyasc's overloads of reduce_sum / reduce_max / reduce_min (asc.language.basic.vec_reduce); reduce_sum has no
+# cal_index, so passing one is "no such form" as in pyasc
+_REDUCE_FORMS = {
+    False: (Form("count", ("count", "cal_index"), (("cal_index", False),)),
+            Form("mask", ("mask", "repeat_time", "src_rep_stride", "cal_index"), (("cal_index", False),))),
+    True: (Form("count", ("count",)), Form("mask", ("mask", "repeat_time", "src_rep_stride"))),
+}
 
 
 def _make_whole_reduce(op: OpDef) -> Callable[..., None]:

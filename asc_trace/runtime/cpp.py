@@ -104,6 +104,11 @@ def refuse_unmodeled(graph: KernelGraph) -> None:
     for n in graph:
         op = REGISTRY[n.op]
         # a vector op without a model (pyasc's further families, docs/pyasc-vector-ops.md) likewise
+        if op.family == "vec_reduce" and n.attr("mask_form"):
+            raise ToolchainError(f"the cpp backend has no model of the mask form of Ascend C {op.c_name} "
+                                 f"(asc.{n.op}(..., mask=, repeat_time=, src_rep_stride=)); its count form is modelled",
+                                 n.loc, hint="run this kernel on backend='sim', 'eager' or 'cpu_debug' (which builds "
+                                             "the vendor's own implementation)")
         if (op.family == "adv" or op.family.startswith("vec_")) and isinstance(op.cpp_model, NA):
             name = f"asc.adv.{n.op[4:]}" if op.family == "adv" else f"asc.{n.op}"
             raise ToolchainError(f"the cpp backend has no model of Ascend C {op.c_name} ({name}): "

@@ -365,5 +365,8 @@ def _bind_printf(node: Node, op: OpDef) -> Step:
 # Last: executors_ops imports this module's helpers, and registers the other families' binders.
 from . import executors_ops  # noqa: E402
 from . import executors_adv  # noqa: E402,F401 - the high-level API's calls
+from . import executors_reduce_mask  # noqa: E402,F401 - the reductions' mask form (after executors_ops)
+from . import executors_not_run  # noqa: E402,F401 - traced and emitted, run nowhere
+from . import executors_sort  # noqa: E402,F401 - Sort32
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
 from . import executors_system  # noqa: E402,F401 - cache and system calls

@@ -163,7 +163,7 @@ def _bind_cast_masked(node: Node) -> Step:
 
 # -- reductions ---------------------------------------------------------------------------------
 
-def _index_bits(index: np.ndarray, dt: DataType) -> np.ndarray:
+def index_bits(index: np.ndarray, dt: DataType) -> np.ndarray:
     """An index stored in a T slot as its bit pattern, read via uint16 for half, uint32 for float
     (docs/facts.md#api-reduce-results)."""
     bits = np.uint16 if dt.itemsize == 2 else np.uint32
@@ -206,7 +206,7 @@ def _bind_reduce(node: Node, op: OpDef) -> Step:
             vt[:, 0] = from_compute(val, dt)
             vd[:, 0] = from_compute(val, dt)
             if with_index:
-                vd[:, 1] = _index_bits(idx, dt)
+                vd[:, 1] = index_bits(idx, dt)
         nb = dt.itemsize
         return Instr(node, Pipe.V, "op", apply=apply, work=count,
                      ub=((aa, count * nb, False), (at, max(per, reps) * nb, True),
@@ -254,7 +254,7 @@ def _bind_whole_reduce(node: Node, op: OpDef) -> Step:
             k = pick(x, axis=2)
             val = np.take_along_axis(x, k[..., None], axis=2)[..., 0]
             where = pos[k]
-            value, index = from_compute(val, dt), _index_bits(where, dt)
+            value, index = from_compute(val, dt), index_bits(where, dt)
             if order == 3:                            # a uint32 index, in one or two T slots
                 idx32 = where.astype(np.uint32).view(np.uint16 if dt.itemsize == 2 else np.uint32)
                 for k in range(width):

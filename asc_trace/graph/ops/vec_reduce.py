@@ -14,7 +14,7 @@ from ...enums import HardEvent
 from ..expr import Const, binop
 from ..node import Pipe
 from .opdef import FLOATS, CppModel, OpDef, VecCost, register
-from .masked import BLOCKS
+from .masked import BLOCKS, envelope, last_lane
 
 
 def _tmp_elems(dtype, count):
@@ -23,7 +23,21 @@ def _tmp_elems(dtype, count):
     return binop("max", Const(per), binop("*", binop("//", binop("+", count, Const(per - 1)), Const(per)), Const(1)))
 
 
+def _reduce_mask_accesses(node) -> list:
+    """The mask form (dst, src, tmp, mask, repeatTime, srcRepStride): the selected lanes of each repeat, repeats
+    srcRepStride blocks apart (block stride 1, DEFAULT_BLK_STRIDE in the vendor's ReduceRepeatParams)."""
+    dst, src, tmp, mask, repeat, src_rep = node.args[:6]
+    per = 256 // src.dtype.itemsize
+    last = last_lane(mask, per)
+    last = per - 1 if last is None else last
+    out_n = Const(2) if node.attr("cal_index") else Const(1)
+    return [(dst, Const(0), out_n, True), (tmp, Const(0), _tmp_elems(src.dtype, binop("*", repeat, Const(per))), True),
+            (src, Const(0), envelope(src.dtype, repeat, Const(1), src_rep, last), False)]
+
+
 def _reduce_accesses(node) -> list:
+    if node.attr("mask_form"):
+        return _reduce_mask_accesses(node)
     dst, src, tmp, count = node.args[:4]
     out_n = Const(2) if node.attr("cal_index") else Const(1)
     return [(dst, Const(0), out_n, True), (tmp, Const(0), _tmp_elems(src.dtype, count), True),
@@ -47,6 +61,9 @@ REDUCE_EVENTS = (HardEvent.V_S, HardEvent.S_V, HardEvent.S_MTE3)
 def _reduce_sync(node, value) -> tuple | None:
     if node.op == "reduce_sum" or not node.attr("cal_index"):
         return REDUCE_SYNC
+    if node.attr("mask_form"):        # ReduceImplWithIndex: one repeat is one vector instruction into dst
+        repeat = value(node.args[4])
+        return None if repeat is None else (REDUCE_SYNC if repeat > 1 else ())
     count = value(node.args[3])
     if count is None:
         return None
@@ -75,6 +92,16 @@ def _whole_accesses(node) -> list:
     return [(dst, Const(0), dst_n, True), (src, Const(0), src_n, False)]
 
 
+def _reduce_emit(ctx, n) -> str:
+    """The count form from the template; the mask form `(dst, src, tmp, mask, repeatTime, srcRepStride[, calIndex])`."""
+    if not n.attr("mask_form"):
+        return _COUNT_FORM[n.op].format(**_reduce_fields(ctx, n))
+    a = n.args
+    index = "" if n.op == "reduce_sum" else f", {'true' if n.attr('cal_index') else 'false'}"
+    return (f"AscendC::{REDUCE_C_NAMES[n.op]}({ctx.ref(a[0])}, {ctx.ref(a[1])}, {ctx.ref(a[2])}, {ctx.mask(n, a[3], const=True)}, "
+            f"{ctx.cast(a[4], 'int32_t')}, {ctx.cast(a[5], 'int32_t')}{index});")
+
+
 def _reduce_fields(ctx, n) -> dict[str, str]:
     a = n.args
     return {"dst": ctx.ref(a[0]), "src0": ctx.ref(a[1]), "tmp": ctx.ref(a[2]), "count": ctx.cast(a[3]),
@@ -91,8 +118,13 @@ def _whole_fields(ctx, n) -> dict[str, str]:
             "src_rep": ctx.cast(a[6]), "order": _ORDER[n.attr("order") or 0]}
 
 
+REDUCE_C_NAMES = {"reduce_sum": "ReduceSum", "reduce_max": "ReduceMax", "reduce_min": "ReduceMin"}
+_COUNT_FORM: dict[str, str] = {}
+
+
 def _reduce(name: str, c_name: str, emit: str, **kw) -> OpDef:
-    return OpDef(name, "vec_reduce", Pipe.V, c_name, arity=1, dtypes=FLOATS, cost=_REDUCE, emit=emit,
+    _COUNT_FORM[name] = emit
+    return OpDef(name, "vec_reduce", Pipe.V, c_name, arity=1, dtypes=FLOATS, cost=_REDUCE, emit=_reduce_emit,
                  emit_fields=_reduce_fields, cpp_model=CppModel(header=c_name), printer="dst", writes=(0, 2),
                  accesses=_reduce_accesses, api_sync=_reduce_sync, api_events=REDUCE_EVENTS, **kw)
 
@@ -110,10 +142,16 @@ _WHOLE = VecCost(21.5, 7, _VCADD)
 _REDUCE = VecCost(21.5, 7, _VCADD + "; levels until one value is left", levels=True)
 _SUM_TOL = {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-6)}
 
+# the mask forms' declarations (the count forms' are in lower/api_symbols.txt); the int32_t-mask overload's line
+_RD, _RC = "include/basic_api/kernel_operator_vec_reduce_intf.h", "interface/kernel_operator_vec_reduce_intf.h"
+
 register(
-    _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL),
-    _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});"),
-    _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});"),
+    _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL,
+            declared={"ReduceSum/6": (f"{_RD}:129", f"{_RC}:239")}),
+    _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});",
+            declared={"ReduceMax/7": (f"{_RD}:98", f"{_RC}:208")}),
+    _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});",
+            declared={"ReduceMin/7": (f"{_RD}:114", f"{_RC}:224")}),
     _whole("whole_reduce_sum", "WholeReduceSum",
            "AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});", tol=_SUM_TOL),
     _whole("whole_reduce_max", "WholeReduceMax",

@@ -1,0 +1,64 @@
+"""Kernel-side Sort32 and Transpose (graph/ops/vec_sort.py), pyasc's `sort32(dst, src0, src1, repeat_time)` and
+`transpose(dst, src)`."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import DTypeError, NotProvidedError
+from ..graph.node import Pipe, make_attrs
+from ..graph.ops import REGISTRY, OpDef
+from .api_vec_more import repeat_time_arg
+from .context import current
+from .operands import check_same_dtype, check_supported
+from .source_loc import user_loc
+from .tensors import vec_operand
+
+
+def _make_sort32(op: OpDef) -> Callable[..., None]:
+    def sort32(dst: Any, src0: Any, src1: Any, repeat_time: Any) -> None:
+        """Ascend C Sort32(dst, src0, src1, repeatTime): per repeat, 32 scores (src0, half / float) with their uint32
+        indices (src1) sorted largest first (ties in input order) into 8-byte (score, index) structures in dst."""
+        ctx = current("asc.sort32")
+        loc = user_loc()
+        d = vec_operand(dst, "dst", "sort32", loc)
+        s0 = vec_operand(src0, "src0", "sort32", loc)
+        s1 = vec_operand(src1, "src1", "sort32", loc)
+        dtype = check_same_dtype("sort32", [d, s0], ["dst", "src0"], loc)
+        check_supported(op, dtype, loc)
+        if s1.dtype.name != "uint32":
+            raise DTypeError(f"src1 of asc.sort32 holds the uint32 indices; it is {s1.dtype}", loc)
+        ctx.record("sort32", (d, s0, s1, repeat_time_arg(repeat_time, loc)), loc, Pipe.V, make_attrs(dtype=dtype))
+    return sort32
+
+
+def _make_transpose(op: OpDef) -> Callable[..., None]:
+    def transpose(dst: Any, src: Any, shared_tmp_buffer: Any = None, transpose_params: Any = None) -> None:
+        """Ascend C Transpose(dst, src): one 16 x 16 matrix of 2-byte elements (half, int16, uint16), dst[j][i] =
+        src[i][j]. The extended form (dst, src, shared_tmp_buffer, TransposeParamsExt) is not provided yet."""
+        ctx = current("asc.transpose")
+        loc = user_loc()
+        if shared_tmp_buffer is not None or transpose_params is not None:
+            raise NotProvidedError("asc.transpose's extended form (shared_tmp_buffer, TransposeParamsExt: NCHW <-> "
+                                   "NHWC and the Nz layouts) is not provided yet", loc,
+                                   hint="asc.transpose(dst, src) transposes one 16 x 16 matrix of 2-byte elements")
+        d = vec_operand(dst, "dst", "transpose", loc)
+        s = vec_operand(src, "src", "transpose", loc)
+        dtype = check_same_dtype("transpose", [d, s], ["dst", "src"], loc)
+        check_supported(op, dtype, loc)
+        ctx.record("transpose", (d, s), loc, Pipe.V, make_attrs(dtype=dtype))
+    return transpose
+
+
+FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {"vec_sort32": _make_sort32,
+                                                                     "vec_transpose": _make_transpose}
+
+
+def build_sort_api() -> dict[str, Callable[..., Any]]:
+    out: dict[str, Callable[..., Any]] = {}
+    for op in REGISTRY.values():
+        builder = FAMILY_BUILDERS.get(op.family)
+        if builder is not None:
+            fn = builder(op)
+            fn.__name__ = fn.__qualname__ = op.name
+            out[op.name] = fn
+    return out

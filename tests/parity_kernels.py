@@ -1,0 +1,23 @@
+"""Kernels of the pyasc-parity ops (issue #21) for the suite's emission checks (tests/suite_kernels.py): every
+record emitted, every symbol listed for both CANN generations, the real-header check."""
+from __future__ import annotations
+
+import numpy as np
+
+import asc_trace as asc
+
+
+def suite() -> list:
+    from test_fused_cast import every_form
+    from test_reduce_mask_form import reduce_mask_kernel
+    x = np.zeros(4096, np.float16)
+    z = np.zeros(16, np.float16)
+    out = [asc.compile(every_form, (np.zeros(8, np.int8),))]
+    for op, mask, ci in (("reduce_sum", 128, False), ("reduce_max", (2**64 - 1, 3), True), ("reduce_min", 7, False)):
+        out.append(asc.compile(reduce_mask_kernel, (x, z, op, mask, 3, 8, ci)))
+    from test_sort32 import sort32_kernel, transpose_kernel
+    out.append(asc.compile(transpose_kernel, (np.zeros(256, np.int16), np.zeros(256, np.int16))))
+    for dt in (np.float16, np.float32):
+        out.append(asc.compile(sort32_kernel, (np.zeros(64, dt), np.zeros(64, np.uint32),
+                                               np.zeros(64 * 8 // np.dtype(dt).itemsize, dt), 64, 2)))
+    return out
