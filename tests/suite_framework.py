@@ -82,12 +82,30 @@ def system_calls_85(x: asc.GlobalAddress):
 NEWER_API = ("system_calls_85",)
 
 
+# the TPipe's event-id pool (i21f): reserved ids used by hand-written flags, released at the end
+@asc.jit
+def event_pool(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    e = asc.get_tpipe_ptr().alloc_event_id(asc.HardEvent.MTE2_V)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(t, g, 64)
+    asc.set_flag(asc.HardEvent.MTE2_V, e)
+    asc.wait_flag(asc.HardEvent.MTE2_V, e)
+    asc.adds(t, t, 1.0, 64)
+    asc.data_copy(o, t, 64)
+    pipe.release_event_id(e, asc.HardEvent.MTE2_V)
+
+
 @lru_cache(maxsize=1)
 def framework_kernels() -> tuple[Kernel, ...]:
     x, y = np.zeros(64, np.float32), np.zeros(16, np.uint64)
     out = []
     h = np.zeros(256, np.float16)
-    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x))):
+    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x)),
+                    (event_pool, (x, x))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

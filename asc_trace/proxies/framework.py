@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import Hardware, TPosition
+from ..enums import HardEvent, Hardware, TPosition
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
+from .event_pool import EventPool
 from .source_loc import user_loc
 from .scalar import wrap
 from .tensors import LocalTensor, _int_expr, _position
@@ -18,7 +19,7 @@ from .tensors import LocalTensor, _int_expr, _position
 class TPipe:
     """`asc.TPipe()`: owns the UB memory given to queues and TBufs with `init_buffer`."""
 
-    __slots__ = ("_obj",)
+    __slots__ = ("_obj", "_events")
 
     def __init__(self) -> None:
         ctx = current("asc.TPipe")
@@ -31,6 +32,26 @@ class TPipe:
                              "would be created again on every iteration", loc,
                              hint="create the TPipe once, before the loop")
         self._obj = ObjRef(ctx.record("tpipe", (), loc), "pipe")
+        self._events = EventPool()
+        if getattr(ctx, "asc_tpipe", None) is None:
+            ctx.asc_tpipe = self        # what asc.get_tpipe_ptr() returns (proxies/event_pool.py)
+
+    def alloc_event_id(self, event: Any = HardEvent.V_S) -> int:
+        """Reserve the first free id of `event` from the TPipe's pool (`AllocEventID<E>()`): the scheduler's own
+        flags avoid it until `release_event_id`. Known while tracing, so it is a plain int."""
+        return self._events.alloc(event)
+
+    def release_event_id(self, id: Any, event: Any = HardEvent.V_S) -> None:  # noqa: A002 - pyasc name
+        """Give back an id `alloc_event_id` returned (`ReleaseEventID<E>(id)`)."""
+        self._events.release(id, event)
+
+    def fetch_event_id(self, event: Any = HardEvent.V_S) -> int:
+        """The first id of `event` not reserved with alloc_event_id (`FetchEventID(E)`), without reserving it."""
+        return self._events.fetch(event)
+
+    AllocEventID = alloc_event_id
+    ReleaseEventID = release_event_id
+    FetchEventID = fetch_event_id
 
     def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name
                     buf: Any = None) -> None:

@@ -367,3 +367,4 @@ from . import executors_ops  # noqa: E402
 from . import executors_adv  # noqa: E402,F401 - the high-level API's calls
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
 from . import executors_system  # noqa: E402,F401 - cache and system calls
+from . import executors_fwk  # noqa: E402,F401 - the TPipe event-id pool
