@@ -25,7 +25,7 @@ from ..enums import HardEvent
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
-from .queue_model import que_event, que_pipes
+from .queue_model import que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -331,8 +331,7 @@ class _AbstractRun:
             if n.op in ("alloc_tensor", "deque"):
                 self.roots[n.id] = ("que", qid, None)
             return
-        if que_pipes(q["pos"]) is None:
-            return
+        # a queue no pipe pair serves (TQue at VECCALC) still hands out its buffers, without events (que_event)
         if n.op == "alloc_tensor":
             if not q["free"]:
                 self.roots[n.id] = ("que", qid, None)

@@ -484,8 +484,6 @@ class Prover:
             if n.op in ("alloc_tensor", "deque"):
                 st.slots[n.id] = None
             return
-        if que_pipes(info["pos"]) is None:
-            return
         if qs is None:
             # nothing known about the queue's buffers: its events order nothing provable
             if n.op in ("alloc_tensor", "deque"):
@@ -494,7 +492,7 @@ class Prover:
         free, inq, reused = qs
         if n.op == "alloc_tensor":
             slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
-            if slot is None:
+            if slot is None or que_pipes(info["pos"]) is None:      # a queue without events (VECCALC)
                 return
             pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
             prod = PIDX[pipe]
@@ -527,8 +525,9 @@ class Prover:
 
     def que_flag(self, n: Node, info: dict, slot: int, st: State) -> None:
         """The set or wait of a queue operation (graph/queue_model.py)."""
-        pipe, kind, key = que_event(info["pos"], n.op, n.args[0].root, slot)
-        self.flag(n, PIDX[pipe], kind, key, st)
+        ev = que_event(info["pos"], n.op, n.args[0].root, slot)
+        if ev is not None:          # None: a queue no pipe pair serves issues no events
+            self.flag(n, PIDX[ev[0]], ev[1], ev[2], st)
 
 
 def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:

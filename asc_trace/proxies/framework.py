@@ -111,7 +111,8 @@ class TPipe:
 
 
 class TQue:
-    """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes.
+    """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes. At VECCALC it hands
+    out scratch buffers (alloc_tensor / free_tensor) with no queue events.
 
     alloc_tensor -> fill -> enque  ...  deque -> use -> free_tensor, with the events of docs/facts.md#facts-6
     inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
@@ -125,9 +126,6 @@ class TQue:
         loc = user_loc()
         ctx = current("asc.TQue")
         self.pos = _position(pos, loc)
-        if self.pos == TPosition.VECCALC:
-            raise TraceError("a TQue position is VECIN or VECOUT; VECCALC scratch memory is a TBuf", loc,
-                             hint="tmp = asc.TBuf(asc.TPosition.VECCALC); pipe.init_buffer(tmp, len_bytes)")
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
             raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
         self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
@@ -187,17 +185,51 @@ class TQue:
         self._dtype = dtype
         return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
 
-    def enque(self, tensor: LocalTensor) -> None:
-        """Hand a filled tensor to the consumer pipe."""
+    def _no_events(self, what: str, loc) -> None:
+        # Ascend C's TQue<VECCALC> has no producer and consumer pipe (GetBufferLogicPos asserts pos != VECCALC,
+        # kernel_event.h), so it has no queue events to hand a tensor over with: it is scratch memory
+        if self.pos == TPosition.VECCALC:
+            raise TraceError(f"TQue.{what} on a VECCALC queue: a VECCALC queue has no producer and consumer pipe, so "
+                             "nothing to hand a tensor over with (Ascend C derives no queue event for VECCALC)", loc,
+                             hint="use the VECCALC queue's tensors as scratch: alloc_tensor, compute, free_tensor")
+
+    def _user_positions(self, what: str, src: Any, dst: Any, loc) -> None:
+        """pyasc's `enque(t, src_user_pos, dst_user_pos)` / `deque(dtype, src_user_pos, dst_user_pos)`: Ascend C's
+        EnQue<srcUserPos, dstUserPos> sets the event GetQueEvt(src, dst) instead of the queue's own. The queue's own
+        pair (GM -> VECIN for VECIN, VECOUT -> GM for VECOUT) is the plain call; any other is refused."""
+        if src is None and dst is None:
+            return
+        try:
+            pair = (TPosition(src), TPosition(dst))
+        except (ValueError, TypeError):
+            raise TraceError(f"TQue.{what}'s user positions must both be asc.TPosition values, got {src!r}, {dst!r}",
+                             loc) from None
+        own = _OWN_PAIR.get(self.pos)
+        if pair != own:
+            names = f"({pair[0].name}, {pair[1].name})"
+            raise NotProvidedError(
+                f"TQue.{what} with the user positions {names} is not provided: they change which pipes the queue's "
+                "event joins (Ascend C's EnQue<src, dst> / DeQue<src, dst> set and wait GetQueEvt(src, dst)), and "
+                f"asc_trace's TQue({self.pos.name}) carries only its own pair's event"
+                + (f" ({own[0].name} -> {own[1].name})" if own else ""), loc,
+                hint=f"drop the positions (que.{what}(...) uses the queue's own pair), or order the other pipes with "
+                     "asc.set_flag / asc.wait_flag, or leave it to auto_sync")
+
+    def enque(self, tensor: LocalTensor, src_user_pos: Any = None, dst_user_pos: Any = None) -> None:
+        """Hand a filled tensor to the consumer pipe (the user positions, if given, must be the queue's own)."""
         ctx = current("TQue.enque")
         loc = user_loc()
+        self._no_events("enque", loc)
+        self._user_positions("enque", src_user_pos, dst_user_pos, loc)
         ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
         self._count(ctx, queued=1)
 
-    def deque(self, dtype: DataType | None = None) -> LocalTensor:
-        """Take the oldest enqueued tensor (waits for its producer)."""
+    def deque(self, dtype: DataType | None = None, src_user_pos: Any = None, dst_user_pos: Any = None) -> LocalTensor:
+        """Take the oldest enqueued tensor (waits for its producer; user positions as for enque)."""
         ctx = current("TQue.deque")
         loc = user_loc()
+        self._no_events("deque", loc)
+        self._user_positions("deque", src_user_pos, dst_user_pos, loc)
         dtype = self._dtype_or(dtype, loc, "deque")
         nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
         self._count(ctx, queued=-1)
@@ -339,6 +371,10 @@ class LocalMemAllocator:
 
     GetCurAddr = get_cur_addr
     Alloc = alloc
+
+
+# the (src, dst) user positions of a queue's own event (Ascend C's TQue<pos> is TQueBind<GetBufferLogicPos(pos)>)
+_OWN_PAIR = {TPosition.VECIN: (TPosition.GM, TPosition.VECIN), TPosition.VECOUT: (TPosition.VECOUT, TPosition.GM)}
 
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:

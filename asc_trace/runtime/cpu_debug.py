@@ -172,10 +172,23 @@ def prebuild(graphs: list[KernelGraph]) -> None:
         _PREBUILT[k] = (exe, i)
 
 
+def refuse_vendor_cpu(graph: KernelGraph) -> None:
+    """What the vendor's CPU-debug build itself does not compile, said at the user's line instead of g++'s."""
+    from ..enums import TPosition
+    for n in graph:
+        if n.op == "tque" and n.args[0] == TPosition.VECCALC:
+            raise ToolchainError("the vendor's CPU-debug build of Ascend C does not compile TQue<TPosition::VECCALC>: "
+                                 "TQue derives its queue's positions with GetBufferLogicPos, which asserts pos != "
+                                 "VECCALC (impl/basic_api/kernel_event.h), and the assert is not constexpr there", n.loc,
+                                 hint="run on backend='sim', 'eager' or 'cpp', or make the scratch memory a TBuf: "
+                                      "asc.TBuf(asc.TPosition.VECCALC) with pipe.init_buffer(tbuf, len_bytes)")
+
+
 class CpuDebugRuntime(Runtime):
     name = "cpu_debug"
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
+        refuse_vendor_cpu(graph)
         tree = find_ascendc_headers()
         if tree.cpu_stub is not None:
             from ..toolchain.tikicpulib import build_with_tikicpulib
