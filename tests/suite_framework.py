@@ -79,7 +79,31 @@ def system_calls_85(x: asc.GlobalAddress):
     asc.init_soc_state()
 
 
-NEWER_API = ("system_calls_85",)
+# a depth-0 queue (CANN 8.5+): the in-place AllocTensor(t) / DeQue(t) on tensors made as asc.LocalTensor(dtype)
+@asc.jit
+def queue_depth0(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    qi, qo = asc.TQue(asc.TPosition.VECIN, 0), asc.TQue(asc.TPosition.VECOUT, 0)
+    pipe.init_buffer(qi, 1, 256)
+    pipe.init_buffer(qo, 1, 256)
+    a, b = asc.LocalTensor(asc.float32), asc.LocalTensor(asc.float32)
+    qi.alloc_tensor(a)
+    asc.data_copy(a, g, 64)
+    qi.enque(a)
+    qi.deque(a)
+    qo.alloc_tensor(b)
+    asc.adds(b, a, 1.0, 64)
+    qi.free_tensor(a)
+    qo.enque(b)
+    qo.deque(b)
+    asc.data_copy(o, b, 64)
+    qo.free_tensor(b)
+
+
+NEWER_API = ("system_calls_85", "queue_depth0")
 
 
 # the TPipe's event-id pool (i21f): reserved ids used by hand-written flags, released at the end
@@ -105,7 +129,7 @@ def framework_kernels() -> tuple[Kernel, ...]:
     out = []
     h = np.zeros(256, np.float16)
     for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x)),
-                    (event_pool, (x, x))):
+                    (event_pool, (x, x)), (queue_depth0, (x, x))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -120,20 +120,24 @@ class TQue:
 
     # _queued / _taken / _num: the queue's usedCount / bufUsedCount / bufNum as Ascend C keeps them, known
     # while tracing straight-line code (None once a loop or branch has used the queue, or for a runtime num)
-    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num")
+    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num", "_fifo")
 
     def __init__(self, pos: Any = TPosition.VECIN, depth: Any = 1, mask: Any = 0) -> None:
         loc = user_loc()
         ctx = current("asc.TQue")
         self.pos = _position(pos, loc)
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
-            raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+            raise TraceError(f"TQue depth must be a Python int >= 0, got {depth!r}", loc)
+        if depth == 0 and self.pos == TPosition.VECCALC:
+            raise TraceError("a VECCALC TQue of depth 0: depth 0 is the in-place form of a queue that hands tensors "
+                             "over (enque / deque), which a VECCALC queue does not do", loc, hint="give it depth 1")
         self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
         self._dtype: DataType | None = None
         self.depth = depth
         self._queued: int | None = 0
         self._taken: int | None = 0
         self._num: int | None = 0
+        self._fifo: list[int] = []      # depth 0: the enqueued tensors' roots in trace order (deque(t) checks it)
 
     def _count(self, ctx: Any, queued: int = 0, taken: int = 0) -> None:
         if self._queued is None or ctx.regions:
@@ -175,15 +179,36 @@ class TQue:
     GetTensorCountInQue = get_tensor_count_in_que
     HasIdleBuffer = has_idle_buffer
 
-    def alloc_tensor(self, dtype: DataType | None = None) -> LocalTensor:
-        """Take a free buffer of the queue as a LocalTensor of `dtype`."""
+    def _in_place(self, arg: Any, what: str, loc) -> LocalTensor | None:
+        """Depth 0 (CANN 8.5+'s in-place queue) takes the LocalTensor to bind, every other depth an element type:
+        Ascend C static_asserts each way (kernel_tquebind_impl.h)."""
+        inplace = isinstance(arg, LocalTensor)
+        if inplace and self.depth != 0:
+            raise TraceError(f"TQue.{what}(tensor) is the in-place form of a depth-0 queue; this queue has depth "
+                             f"{self.depth} (Ascend C: \"can not {what} in place while tque's depth is non zero\")", loc,
+                             hint=f"t = que.{what}(asc.float32)")
+        if not inplace and self.depth == 0:
+            raise TraceError(f"a depth-0 TQue takes the tensor to bind: que.{what}(tensor) (Ascend C: \"must use "
+                             f"{what}<LocalTensor&> api while tque's depth is zero\")", loc,
+                             hint=f"t = asc.LocalTensor(asc.float32); que.{what}(t)")
+        return arg if inplace else None
+
+    def alloc_tensor(self, dtype: Any = None) -> LocalTensor | None:
+        """Take a free buffer of the queue as a LocalTensor of `dtype`; a depth-0 queue binds the LocalTensor
+        passed instead (`alloc_tensor(tensor)`, returns None)."""
         ctx = current("TQue.alloc_tensor")
         loc = user_loc()
-        dtype = self._dtype_or(dtype, loc, "alloc_tensor")
-        nid = ctx.record("alloc_tensor", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        target = self._in_place(dtype, "alloc_tensor", loc)
+        dtype = target.dtype if target is not None else self._dtype_or(dtype, loc, "alloc_tensor")
+        nid = ctx.record("alloc_tensor", (self._obj,), loc,
+                         attrs=make_attrs(dtype=dtype, inplace=True if target is not None else None))
         self._count(ctx, taken=1)
         self._dtype = dtype
-        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        ref = TensorRef(nid, "ub", dtype, Const(0))
+        if target is not None:
+            target._ref = ref           # the C++ binds the same variable (AllocTensor(LocalTensor&))
+            return None
+        return LocalTensor(_ref=ref)
 
     def _no_events(self, what: str, loc) -> None:
         # Ascend C's TQue<VECCALC> has no producer and consumer pipe (GetBufferLogicPos asserts pos != VECCALC,
@@ -221,19 +246,35 @@ class TQue:
         loc = user_loc()
         self._no_events("enque", loc)
         self._user_positions("enque", src_user_pos, dst_user_pos, loc)
-        ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
+        ref = _whole(tensor, loc, "enque")
+        ctx.record("enque", (self._obj, ref), loc)
         self._count(ctx, queued=1)
+        self._fifo.append(ref.root)
 
-    def deque(self, dtype: DataType | None = None, src_user_pos: Any = None, dst_user_pos: Any = None) -> LocalTensor:
+    def deque(self, dtype: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None) -> LocalTensor | None:
         """Take the oldest enqueued tensor (waits for its producer; user positions as for enque)."""
         ctx = current("TQue.deque")
         loc = user_loc()
         self._no_events("deque", loc)
         self._user_positions("deque", src_user_pos, dst_user_pos, loc)
-        dtype = self._dtype_or(dtype, loc, "deque")
-        nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        target = self._in_place(dtype, "deque", loc)
+        if target is None:
+            dtype = self._dtype_or(dtype, loc, "deque")
+            nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+            self._count(ctx, queued=-1)
+            return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        # Ascend C's DeQue(tensor) waits for that tensor's own buffer; asc_trace's queue hands out the oldest
+        # enqueued one: the same buffer exactly when the tensor is the oldest enqueued, checked here
+        root = _whole(target, loc, "deque").root
+        if not self._fifo or self._fifo[0] != root:
+            raise TraceError("deque(tensor) of a depth-0 queue must take the oldest tensor enqueued before it (asc_trace "
+                             "hands a queue's tensors out in the order they were enqueued)", loc,
+                             hint="deque the tensors in the order you enqueued them")
+        self._fifo.pop(0)
+        nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=target.dtype, inplace=root))
         self._count(ctx, queued=-1)
-        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        target._ref = TensorRef(nid, "ub", target.dtype, Const(0))
+        return None
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """Give a dequeued tensor's buffer back to the producer side."""

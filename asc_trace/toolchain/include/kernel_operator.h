@@ -369,7 +369,9 @@ public:
     template <typename T> bool EnQue(const LocalTensor<T>& tensor)
     {
         int slot = slot_of(tensor.addr(), "EnQue");
-        if (static_cast<int32_t>(inq_.size()) >= depth) detail::fail("queue", "EnQue past the queue depth %d", depth);
+        // depth 0 (CANN 8.5+'s in-place queue) keeps no count: its buffers bound it
+        if (depth != 0 && static_cast<int32_t>(inq_.size()) >= depth)
+            detail::fail("queue", "EnQue past the queue depth %d", depth);
         release(slot, "EnQue");
         inq_.push_back(slot);
         return true;
@@ -380,6 +382,25 @@ public:
         int slot = inq_.front();
         inq_.pop_front();
         return hold<T>(slot);
+    }
+    // depth 0's in-place forms: AllocTensor(tensor) binds `tensor` to a free buffer; DeQue(tensor) waits for
+    // that tensor's own buffer, which must be the oldest enqueued (asc_trace checks the order while tracing)
+    template <typename T> void AllocTensor(LocalTensor<T>& tensor)
+    {
+        static_assert(depth == 0, "can not AllocTensor in place while tque's depth is non zero");
+        if (bufs_.empty()) detail::fail("queue", "AllocTensor on a queue without InitBuffer");
+        if (free_.empty()) detail::fail("queue", "AllocTensor found every buffer of the queue in use");
+        int slot = free_.front();
+        free_.pop_front();
+        tensor = hold<T>(slot);
+    }
+    template <typename T> void DeQue(LocalTensor<T>& tensor)
+    {
+        static_assert(depth == 0, "can not DeQue tensor in place while tque's depth is non zero");
+        int slot = slot_of(tensor.addr(), "DeQue");
+        if (inq_.empty() || inq_.front() != slot) detail::fail("queue", "DeQue(tensor) of a tensor that is not the oldest enqueued");
+        inq_.pop_front();
+        tensor = hold<T>(slot);
     }
     template <typename T> void FreeTensor(LocalTensor<T>& tensor)
     {
