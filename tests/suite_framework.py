@@ -103,7 +103,31 @@ def queue_depth0(x: asc.GlobalAddress, z: asc.GlobalAddress):
     qo.free_tensor(b)
 
 
-NEWER_API = ("system_calls_85", "queue_depth0")
+# TBufPool (CANN 8.5+ here): a nested pool, a queue and a TBuf from pools, reset at the end
+@asc.jit
+def buf_pools(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    pool, sub = asc.TBufPool(asc.TPosition.VECCALC, 4), asc.TBufPool(asc.TPosition.VECCALC, 4)
+    pipe.init_buf_pool(pool, 1024)
+    pool.init_buf_pool(sub, 512)
+    q, tb = asc.TQue(asc.TPosition.VECIN, 1), asc.TBuf(asc.TPosition.VECCALC)
+    sub.init_buffer(q, 1, 256)
+    pool.init_buffer(buf=tb, len=256)
+    a = q.alloc_tensor(asc.float32)
+    asc.data_copy(a, g, 64)
+    q.enque(a)
+    a = q.deque(asc.float32)
+    t = tb.get(asc.float32)
+    asc.adds(t, a, 1.0, 64)
+    asc.data_copy(o, t, 64)
+    q.free_tensor(a)
+    pool.reset()
+
+
+NEWER_API = ("system_calls_85", "queue_depth0", "buf_pools")
 
 
 # the TPipe's event-id pool (i21f): reserved ids used by hand-written flags, released at the end
@@ -129,7 +153,8 @@ def framework_kernels() -> tuple[Kernel, ...]:
     out = []
     h = np.zeros(256, np.float16)
     for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x)),
-                    (event_pool, (x, x)), (queue_depth0, (x, x))):
+                    (event_pool, (x, x)), (queue_depth0, (x, x)),
+                    (buf_pools, (x, x))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -21,4 +21,4 @@ def test_restatus_sees_what_asc_trace_has_now():
     assert by["get_tpipe_ptr"]["status"] == "present"
     tpipe = {m["name"]: m["status"] for m in by["TPipe"]["methods"]}
     assert tpipe["alloc_event_id"] == tpipe["release_event_id"] == tpipe["fetch_event_id"] == "present"
-    assert by["TBufPool"]["status"] == "missing"       # still absent: NotProvidedError is no name
+    assert by["TensorDesc"]["status"] == "missing"     # still absent: NotProvidedError is no name

@@ -86,6 +86,13 @@ class TPipe:
     initBuffer = init_buffer
     InitBuffer = init_buffer
 
+    def init_buf_pool(self, buf_pool: Any, len: Any = 0, share_buf: Any = None) -> None:  # noqa: A002 - pyasc
+        """Carve `len` bytes of the TPipe's memory for a TBufPool (proxies/buf_pool.py)."""
+        from .buf_pool import init_pool
+        init_pool(self._obj, None, buf_pool, len, share_buf, "TPipe.init_buf_pool")
+
+    InitBufPool = init_buf_pool
+
     def init(self) -> None:
         """Refused: `TPipe()` already runs Ascend C's `TPipe::Init()`, which asserts (in debug builds) that no
         TPipe is constructed yet (kernel_tpipe_impl.h), so a second call is a bug there."""

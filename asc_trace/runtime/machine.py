@@ -139,6 +139,7 @@ class Machine:
         self.tbufs: dict[int, Any] = {}
         self.pipe_node: Node | None = None
         self.pipe_next = 0
+        self.pools: dict[int, list[int] | None] = {}     # TBufPool root -> [start, end, cursor] (executors_fwk.py)
         self.pipe_buffers: dict[Any, int] = {}
         self.out: list[list[str]] = [[] for _ in range(self.C)]
 

@@ -52,9 +52,10 @@ def _init_buffer(ctx, n) -> str:
     if ctx.pipe_var is None:
         raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
     obj, num, length = n.args
+    owner = ctx.pipe_var if n.attr("pool") is None else f"asct_t{n.attr('pool')}"     # a TBufPool's (buf_pool.py)
     if obj.kind == "tbuf":
-        return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(length, 'uint32_t')});"
-    return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(num, 'uint8_t')}, {ctx.cast(length, 'uint32_t')});"
+        return f"{owner}.InitBuffer(asct_t{obj.root}, {ctx.cast(length, 'uint32_t')});"
+    return f"{owner}.InitBuffer(asct_t{obj.root}, {ctx.cast(num, 'uint8_t')}, {ctx.cast(length, 'uint32_t')});"
 
 
 def _take(method: str):
