@@ -25,6 +25,7 @@ from ..enums import HardEvent
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
+from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
@@ -381,7 +382,7 @@ class _AbstractRun:
         root = self.roots.get(ref.root)
         if root is None:
             return None
-        return _access(ref, self.ev(offset), nelem, write, root)
+        return _access(ref, self.ev(offset), nelem, write, arena_root(pool_layout(self.g), root))
 
 
 @lru_cache(maxsize=65536)
@@ -405,6 +406,9 @@ def _access(ref: TensorRef, offset: Expr, nelem: Expr, write: bool, root: tuple)
     elif root[0] == "que":
         start = linearize(off)
         space = ("que", root[1], root[2])
+    elif root[0] == "arena":        # a pooled buffer in a block handed out more than once (pool_layout.py)
+        start = linearize(binop("+", Const(root[2]), off))
+        space = ("arena", root[1])
     else:
         start = linearize(off)
         space = ("tbuf", root[1])

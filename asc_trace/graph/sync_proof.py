@@ -48,6 +48,7 @@ from .analysis import _access, _moduli, _overlap  # one overlap rule for the gue
 from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, api_steps
+from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
 from .sync_proof_state import EMPTY, MAYBE, SET, UNSET, Elem, ElemTable, State
@@ -468,9 +469,10 @@ class Prover:
                 root = ("que", q, st.slots[ref.root])
             else:
                 return None
+        root = arena_root(pool_layout(self.g), root)
         acc = _access(ref, self.ev(offset), nelem, write, root)
         if acc is None:
-            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf") else ())
+            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf", "arena") else ())
             if root[0] == "que":
                 space = ("que", root[1], None)
             return self.tab.id(Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write))

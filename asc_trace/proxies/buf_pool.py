@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..enums import TPosition
-from ..errors import NotProvidedError, TraceError
+from ..errors import TraceError
 from ..graph.expr import Const
 from ..graph.node import ObjRef, make_attrs
 from .context import current
@@ -30,7 +30,7 @@ class TBufPool:
     """`asc.TBufPool(pos, buf_id_size=4)`: a block of the TPipe's memory to initialise queues and TBufs from.
     `reset()` hands the block out again; `init_buf_pool(sub, len, share_buf)` divides it further."""
 
-    __slots__ = ("_obj", "pos", "buf_id_size", "_ready", "_reset")
+    __slots__ = ("_obj", "pos", "buf_id_size", "_ready", "_len")
 
     def __init__(self, pos: Any = TPosition.VECCALC, buf_id_size: Any = 4) -> None:
         loc = user_loc()
@@ -41,7 +41,7 @@ class TBufPool:
         self.buf_id_size = buf_id_size
         self._obj = ObjRef(ctx.record("tbufpool", (self.pos, Const(buf_id_size)), loc), "pool")
         self._ready = False     # given memory by an init_buf_pool
-        self._reset = False     # reset since its memory was last handed out
+        self._len = 0           # its block's bytes
 
     def init_buf_pool(self, buf_pool: Any, len: Any = 0, share_buf: Any = None) -> None:  # noqa: A002
         """Carve `len` bytes of this pool for `buf_pool` (or give it `share_buf`'s memory)."""
@@ -58,12 +58,10 @@ class TBufPool:
         _straight_line(ctx, "TBufPool.init_buffer", loc)
         target = buf if buf is not None else que
         if not self._ready:
-            raise TraceError("TBufPool.init_buffer on a pool with no memory yet", loc,
-                             hint="give it memory first: pipe.init_buf_pool(pool, len_bytes)")
-        if self._reset:
-            raise NotProvidedError("TBufPool.init_buffer after reset() is not provided: the memory it hands out again "
-                                   "is not yet seen by the scheduler as the earlier buffers' memory", loc,
-                                   hint="give the next stage its own pool (pipe.init_buf_pool) instead of resetting")
+            raise TraceError("TBufPool.init_buffer on a pool with no memory (never given any, or reset: Ascend C's "
+                             "Reset leaves the pool a length of 0)", loc,
+                             hint="give it memory first: pipe.init_buf_pool(pool, len_bytes); to reuse a stage's "
+                                  "memory, init_buf_pool(next_pool, len, share_buf=pool)")
         # a TQue's / TBuf's object kind (framework.py imports this module, so no import back)
         kind = getattr(getattr(target, "_obj", None), "kind", None)
         if kind == "tbuf":
@@ -77,12 +75,13 @@ class TBufPool:
         ctx.record("init_buffer", args, loc, attrs=make_attrs(pool=self._obj.root))
 
     def reset(self) -> None:
-        """Hand the pool's memory out again (Ascend C's Reset first waits its buffers' free events)."""
+        """Ascend C's Reset: wait the free events of the pool's buffers, then leave the pool without memory (a
+        pool sharing its block, `share_buf`, hands the bytes out again)."""
         ctx = current("TBufPool.reset")
         loc = user_loc()
         _straight_line(ctx, "TBufPool.reset", loc)
         ctx.record("pool_reset", (self._obj,), loc)
-        self._reset = True
+        self._ready = False     # Ascend C's Reset zeroes the pool's start and length (ResetPool)
 
     InitBufPool = init_buf_pool
     InitBuffer = init_buffer
@@ -107,8 +106,13 @@ def init_pool(parent: ObjRef, parent_pool: TBufPool | None, buf_pool: Any, lengt
     if share_buf is not None:
         if not isinstance(share_buf, TBufPool):
             raise TraceError(f"{what}'s share_buf is a TBufPool, got {type(share_buf).__name__}", loc)
-        raise NotProvidedError(f"{what} with share_buf is not provided: two pools over the same memory are not yet "
-                               "seen by the scheduler as sharing bytes", loc,
-                               hint="give each pool its own memory (init_buf_pool without share_buf)")
+        if not share_buf._ready:
+            raise TraceError(f"{what} shares the memory of a pool that has none yet", loc,
+                             hint="give share_buf its memory first: pipe.init_buf_pool(share_buf, len_bytes)")
+        if size.value > share_buf._len:
+            raise TraceError(f"{what}: {size.value} bytes do not fit in share_buf's {share_buf._len} (Ascend C's "
+                             "InitBufPool asserts len <= shareBuf's length)", loc)
+        share = share_buf._obj
     ctx.record("init_buf_pool", (parent, buf_pool._obj, size, share), loc)
     buf_pool._ready = True
+    buf_pool._len = share_buf._len if share is not None else -(-size.value // 32) * 32

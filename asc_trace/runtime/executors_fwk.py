@@ -58,9 +58,7 @@ def _bind_pool_reset(node: Node, op: OpDef) -> Step:
     (pool,) = node.args
 
     def run(m: Machine) -> None:
-        p = m.pools.get(pool.root)
-        if p is not None:
-            p[2] = p[0]
+        m.pools[pool.root] = None       # Reset zeroes the pool's start and length (ResetPool)
     return run
 
 

@@ -4,8 +4,8 @@ and handed out again (asc-devkit impl/basic_api/kernel_tbufpool_impl.h, kernel_t
 `pipe.init_buf_pool(pool, len)` carves `len` bytes (rounded up to 32) from the TPipe's memory after what it
 gave before; `parent.init_buf_pool(pool, len, share)` gives `pool` the memory of `share` instead (same start,
 the parent's cursor does not move); `pool.init_buffer(que, num, len)` / `pool.init_buffer(tbuf, len)` carve
-from the pool (an `init_buffer` node with the pool in its `pool` attribute); `pool.reset()` puts the pool's
-cursor back to its start, after waiting the free events of its buffers as Ascend C's Reset does.
+from the pool (an `init_buffer` node with the pool in its `pool` attribute); `pool.reset()` waits the free
+events of its buffers and leaves the pool without memory, as Ascend C's Reset / ResetPool do.
 None is an instruction of a compute pipe.
 """
 from __future__ import annotations
@@ -28,7 +28,8 @@ def _init_buf_pool(ctx, n) -> str:
 # asc-devkit's declarations; CANN 8.1.RC1's headers were not checked for TBufPool, so lowering for CANN 8.x
 # refuses it rather than emit what may not be there
 _DECL_POOL = {"TBufPool": ("include/basic_api/kernel_tpipe.h:263", "-")}
-_DECL_INIT = {".InitBufPool/2": ("include/basic_api/kernel_tpipe.h:465", "-")}     # /3 (share_buf): refused yet
+_DECL_INIT = {".InitBufPool/2": ("include/basic_api/kernel_tpipe.h:465", "-"),
+              ".InitBufPool/3": ("include/basic_api/kernel_tpipe.h:467", "-")}
 _DECL_RESET = {".Reset/0": ("include/basic_api/kernel_tpipe.h:278", "-")}
 
 

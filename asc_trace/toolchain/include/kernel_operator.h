@@ -528,7 +528,7 @@ public:
         buf.init(take(len), len);
         return true;
     }
-    void Reset() { cursor_ = start_; }
+    void Reset() { start_ = end_ = cursor_ = 0; ready_ = false; }     // ResetPool: no memory until InitBufPool
 
     // model only
     void place(uint32_t start, uint32_t len)
