@@ -212,3 +212,32 @@ def test_without_the_derived_order_the_simulator_reports_the_race():
     x = np.zeros(512, np.float32)
     with pytest.raises(asc.RaceError):
         asc.jit(two_stages, auto_sync=False)[1](x, x.copy(), x.copy(), x.copy(), 512)
+
+
+@asc.jit
+def raw_over_pool():
+    pipe = asc.TPipe()
+    pool = asc.TBufPool(P.VECCALC)
+    pipe.init_buf_pool(pool, 1024)
+    q = asc.TQue(P.VECIN, 1)
+    pool.init_buffer(q, 1, 512)
+    t = asc.LocalTensor(asc.float32, P.VECCALC, 512, 64)  # raw over pool
+    asc.duplicate(t, 1.0, 64)
+
+
+@asc.jit
+def raw_after_pool():
+    pipe = asc.TPipe()
+    pool = asc.TBufPool(P.VECCALC)
+    pipe.init_buf_pool(pool, 1024)
+    t = asc.LocalTensor(asc.float32, P.VECCALC, 1024, 64)
+    asc.duplicate(t, 1.0, 64)
+
+
+@pytest.mark.parametrize("backend", every_backend())
+def test_a_raw_tensor_over_a_pools_block_is_refused(backend):
+    """The pool's whole block is the TPipe's memory (graph/ub_overlap.py), whatever the pool hands out of it."""
+    with pytest.raises(asc.QueueError, match="TBufPool") as ei:
+        asc.jit(raw_over_pool, backend=backend)[1]()
+    assert_points_at(ei.value, "raw over pool")
+    asc.jit(raw_after_pool, backend=backend)[1]()
