@@ -241,3 +241,36 @@ def test_a_raw_tensor_over_a_pools_block_is_refused(backend):
         asc.jit(raw_over_pool, backend=backend)[1]()
     assert_points_at(ei.value, "raw over pool")
     asc.jit(raw_after_pool, backend=backend)[1]()
+
+
+@asc.jit
+def pyasc_tbuf_form(z: asc.GlobalAddress):
+    """pyasc's TBufPool.init_buffer(buf, len) positionally, and a zero count refused."""
+    pipe = asc.TPipe()
+    o = asc.GlobalTensor()
+    o.set_global_buffer(z)
+    pool = asc.TBufPool(P.VECCALC)
+    pipe.init_buf_pool(pool, 512)
+    tb = asc.TBuf(P.VECCALC)
+    pool.init_buffer(tb, 256)
+    t = tb.get(asc.float32)
+    asc.duplicate(t, 2.0, 64)
+    asc.data_copy(o, t, 64)
+
+
+@asc.jit
+def zero_count():
+    pipe = asc.TPipe()
+    pool = asc.TBufPool(P.VECCALC)
+    pipe.init_buf_pool(pool, 512)
+    pool.init_buffer(que=asc.TQue(P.VECIN, 1), len=256)  # zero count
+
+
+@pytest.mark.parametrize("backend", every_backend())
+def test_pyascs_forms(backend):
+    z = np.zeros(64, np.float32)
+    asc.jit(pyasc_tbuf_form, backend=backend)[1](z)
+    np.testing.assert_array_equal(z, np.full(64, 2, np.float32))
+    with pytest.raises(TraceError) as ei:
+        asc.jit(zero_count, backend=backend)[1]()
+    assert_points_at(ei.value, "zero count")

@@ -116,3 +116,29 @@ def test_misuse_is_a_trace_error_at_the_users_line(backend, kernel, args, marker
     with pytest.raises(TraceError) as ei:
         asc.jit(kernel, backend=backend)[1](*args)
     assert_points_at(ei.value, marker)
+
+
+@asc.jit
+def keyword_forms(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """pyasc's keyword spelling of the in-place forms: alloc_tensor(tensor=t), deque(tensor=t)."""
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    q = asc.TQue(P.VECIN, 0)
+    pipe.init_buffer(q, 1, 256)
+    t = asc.LocalTensor(asc.float32)
+    q.alloc_tensor(tensor=t)
+    asc.data_copy(t, g, 64)
+    q.enque(t)
+    q.deque(tensor=t)
+    asc.data_copy(o, t, 64)
+    q.free_tensor(t)
+
+
+@pytest.mark.parametrize("backend", every_backend())
+def test_the_keyword_forms(backend):
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    asc.jit(keyword_forms, backend=backend)[1](x, z)
+    np.testing.assert_array_equal(z, x)

@@ -47,7 +47,7 @@ class TBufPool:
         """Carve `len` bytes of this pool for `buf_pool` (or give it `share_buf`'s memory)."""
         init_pool(self._obj, self, buf_pool, len, share_buf, "TBufPool.init_buf_pool")
 
-    def init_buffer(self, que: Any = None, num: Any = None, len: Any = None, buf: Any = None) -> None:  # noqa: A002
+    def init_buffer(self, que: Any = None, num: Any = 0, len: Any = 0, buf: Any = None) -> None:  # noqa: A002
         """`init_buffer(que, num, len_bytes)` or `init_buffer(tbuf, len_bytes)` (`buf=` as pyasc) from this pool.
 
         Raises:
@@ -65,13 +65,17 @@ class TBufPool:
         # a TQue's / TBuf's object kind (framework.py imports this module, so no import back)
         kind = getattr(getattr(target, "_obj", None), "kind", None)
         if kind == "tbuf":
-            length = len if len is not None else num
+            # pyasc's TBuf form is init_buffer(buf, len); positionally the length lands in `num`
+            length = len if not (isinstance(len, int) and len == 0) else num
             args = (target._obj, Const(1), _const(length, "the buffer length", loc))
         elif kind == "que":
             args = (target._obj, _const(num, "the buffer count", loc), _const(len, "the buffer length", loc))
             target._num = args[1].value
         else:
             raise TraceError(f"TBufPool.init_buffer takes a TQue or a TBuf, got {type(target).__name__}", loc)
+        if args[1].value < 1 or args[2].value < 1:
+            raise TraceError(f"TBufPool.init_buffer needs at least one buffer of at least one byte (got "
+                             f"{args[1].value} x {args[2].value})", loc)
         ctx.record("init_buffer", args, loc, attrs=make_attrs(pool=self._obj.root))
 
     def reset(self) -> None:

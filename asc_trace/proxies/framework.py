@@ -200,11 +200,15 @@ class TQue:
                              hint=f"t = asc.LocalTensor(asc.float32); que.{what}(t)")
         return arg if inplace else None
 
-    def alloc_tensor(self, dtype: Any = None) -> LocalTensor | None:
+    def alloc_tensor(self, dtype: Any = None, tensor: Any = None) -> LocalTensor | None:
         """Take a free buffer of the queue as a LocalTensor of `dtype`; a depth-0 queue binds the LocalTensor
-        passed instead (`alloc_tensor(tensor)`, returns None)."""
+        passed instead (`alloc_tensor(tensor)` or `alloc_tensor(tensor=t)`, returns None)."""
         ctx = current("TQue.alloc_tensor")
         loc = user_loc()
+        if tensor is not None:
+            if dtype is not None:
+                raise TraceError("alloc_tensor takes an element type or tensor=, not both", loc)
+            dtype = tensor
         target = self._in_place(dtype, "alloc_tensor", loc)
         dtype = target.dtype if target is not None else self._dtype_or(dtype, loc, "alloc_tensor")
         nid = ctx.record("alloc_tensor", (self._obj,), loc,
@@ -258,10 +262,16 @@ class TQue:
         self._count(ctx, queued=1)
         self._fifo.append(ref.root)
 
-    def deque(self, dtype: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None) -> LocalTensor | None:
-        """Take the oldest enqueued tensor (waits for its producer; user positions as for enque)."""
+    def deque(self, dtype: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
+              tensor: Any = None) -> LocalTensor | None:
+        """Take the oldest enqueued tensor (waits for its producer; user positions as for enque); a depth-0 queue
+        takes the tensor to bind (`deque(tensor)` or `deque(tensor=t)`, returns None)."""
         ctx = current("TQue.deque")
         loc = user_loc()
+        if tensor is not None:
+            if dtype is not None:
+                raise TraceError("deque takes an element type or tensor=, not both", loc)
+            dtype = tensor
         self._no_events("deque", loc)
         self._user_positions("deque", src_user_pos, dst_user_pos, loc)
         target = self._in_place(dtype, "deque", loc)
