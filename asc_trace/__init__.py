@@ -27,6 +27,8 @@ from .proxies.control import cond, while_loop
 from .proxies.scalar_bits import (count_bits_cnt_same_as_sign_bit, get_data_block_size_in_bytes, scalar_cast,
                                   scalar_count_leading_zero, scalar_get_count_of_value, scalar_get_sff_value)
 from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
+from .proxies.event_pool import get_tpipe_ptr
+from .proxies.buf_pool import TBufPool
 from .proxies.atomic import (get_store_atomic_config, set_atomic_add, set_atomic_max, set_atomic_min,
                              set_atomic_none, set_atomic_type, set_store_atomic_config)
 from .proxies.mask_reg import reset_mask, set_mask_count, set_mask_norm, set_vector_mask

@@ -79,7 +79,74 @@ def system_calls_85(x: asc.GlobalAddress):
     asc.init_soc_state()
 
 
-NEWER_API = ("system_calls_85",)
+# a depth-0 queue (CANN 8.5+): the in-place AllocTensor(t) / DeQue(t) on tensors made as asc.LocalTensor(dtype)
+@asc.jit
+def queue_depth0(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    qi, qo = asc.TQue(asc.TPosition.VECIN, 0), asc.TQue(asc.TPosition.VECOUT, 0)
+    pipe.init_buffer(qi, 1, 256)
+    pipe.init_buffer(qo, 1, 256)
+    a, b = asc.LocalTensor(asc.float32), asc.LocalTensor(asc.float32)
+    qi.alloc_tensor(a)
+    asc.data_copy(a, g, 64)
+    qi.enque(a)
+    qi.deque(a)
+    qo.alloc_tensor(b)
+    asc.adds(b, a, 1.0, 64)
+    qi.free_tensor(a)
+    qo.enque(b)
+    qo.deque(b)
+    asc.data_copy(o, b, 64)
+    qo.free_tensor(b)
+
+
+# TBufPool (CANN 8.5+ here): a nested pool, a queue and a TBuf from pools, reset at the end
+@asc.jit
+def buf_pools(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    pool, sub = asc.TBufPool(asc.TPosition.VECCALC, 4), asc.TBufPool(asc.TPosition.VECCALC, 4)
+    twin = asc.TBufPool(asc.TPosition.VECCALC, 4)
+    pipe.init_buf_pool(pool, 1024)
+    pool.init_buf_pool(sub, 512)
+    pool.init_buf_pool(twin, 512, share_buf=sub)
+    q, tb = asc.TQue(asc.TPosition.VECIN, 1), asc.TBuf(asc.TPosition.VECCALC)
+    sub.init_buffer(q, 1, 256)
+    pool.init_buffer(buf=tb, len=256)
+    a = q.alloc_tensor(asc.float32)
+    asc.data_copy(a, g, 64)
+    q.enque(a)
+    a = q.deque(asc.float32)
+    t = tb.get(asc.float32)
+    asc.adds(t, a, 1.0, 64)
+    asc.data_copy(o, t, 64)
+    q.free_tensor(a)
+    pool.reset()
+
+
+NEWER_API = ("system_calls_85", "queue_depth0", "buf_pools")
+
+
+# the TPipe's event-id pool (i21f): reserved ids used by hand-written flags, released at the end
+@asc.jit
+def event_pool(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    g, o = asc.GlobalTensor(), asc.GlobalTensor()
+    g.set_global_buffer(x)
+    o.set_global_buffer(z)
+    e = asc.get_tpipe_ptr().alloc_event_id(asc.HardEvent.MTE2_V)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+    asc.data_copy(t, g, 64)
+    asc.set_flag(asc.HardEvent.MTE2_V, e)
+    asc.wait_flag(asc.HardEvent.MTE2_V, e)
+    asc.adds(t, t, 1.0, 64)
+    asc.data_copy(o, t, 64)
+    pipe.release_event_id(e, asc.HardEvent.MTE2_V)
 
 
 @lru_cache(maxsize=1)
@@ -87,7 +154,9 @@ def framework_kernels() -> tuple[Kernel, ...]:
     x, y = np.zeros(64, np.float32), np.zeros(16, np.uint64)
     out = []
     h = np.zeros(256, np.float16)
-    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x))):
+    for k, args in ((system_calls, (x, y, x, 0)), (system_calls_85, (x,)), (mask_register, (h, h)), (atomics, (x, x)),
+                    (event_pool, (x, x)), (queue_depth0, (x, x)),
+                    (buf_pools, (x, x))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
     return tuple(out)

@@ -439,6 +439,8 @@ COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_b
 COVERED_ELSEWHERE.update({name: "test_fused_cast" for name, op in REGISTRY.items()
                           if op.family in ("vec_fused_cast", "vec_cast_deq", "deq_scale")})
 COVERED_ELSEWHERE.update({"sort32": "test_sort32", "transpose": "test_sort32"})
+COVERED_ELSEWHERE.update({"alloc_event_id": "test_event_pool", "release_event_id": "test_event_pool",
+                          "tbufpool": "test_buf_pool", "init_buf_pool": "test_buf_pool", "pool_reset": "test_buf_pool"})
 ROWS = ({op for op, _ in ELEMENTWISE} | {op for op, _ in MASKED} | {"cast", "reduce_sum", "reduce_max", "reduce_min",
         "whole_reduce_sum", "whole_reduce_max", "whole_reduce_min", "compare", "select", "data_copy",
         "data_copy_pad", "get_value", "set_value", "dump_tensor"})

@@ -173,7 +173,7 @@ def test_signature(mock_launcher_run):
 def test_refused(mock_launcher_run):
     @asc.jit
     def kernel_calc_que():
-        q = asc.TQue(asc.TPosition.VECCALC, 1)
+        q = asc.TQue(asc.TPosition.VECIN, 1.5)     # a depth that is not an int
 
     kernel_calc_que[1]()
 

@@ -123,7 +123,7 @@ def test_tquebind_other_pairs_are_refused_by_name():
     assert "test_pyasc_language.py" in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["TensorDesc", "ListTensorDesc", "TBufPool", "get_tpipe_ptr"])
+@pytest.mark.parametrize("name", ["TensorDesc", "ListTensorDesc"])
 def test_absent_framework_names_say_what_to_use(name):
     assert not hasattr(asc, name)
     with pytest.raises(asc.NotProvidedError, match=f"asc.{name} is not provided") as e:

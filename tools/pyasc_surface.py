@@ -40,6 +40,25 @@ def read_pyasc(python: Path) -> dict:
         return json.loads(out.read_text())
 
 
+def restatus(records: list[dict]) -> None:
+    """asc_trace's side of each record again, against the asc_trace imported now: the statuses `make surface`
+    wrote are a snapshot of the day it ran (it needs pyasc installed), and asc_trace moves on without it.
+    A value's pyasc text is not stored, so values keep their status."""
+    from pyasc_compat.status import status
+    for r in records:
+        if r["kind"] in ("binding", "value"):
+            continue
+        entry = {"path": "asc." + r["name"], "kind": r["kind"], "overloads": r.get("overloads", []),
+                 "methods": [{"name": m["name"], "kind": m["kind"], "overloads": m["overloads"]}
+                             for m in r.get("methods", [])],
+                 "members": [{"name": m} for m in r.get("members", [])]}
+        st = status(entry)
+        r["status"], r["notes"] = st["status"], st["notes"]
+        for m in r.get("methods", []):
+            ms = st.get("methods", {}).get(m["name"], {"status": "missing", "notes": []})
+            m["status"], m["notes"] = ms["status"], ms["notes"]
+
+
 def render(data: dict) -> str:
     return markdown(data["names"], data["meta"])
 
@@ -49,9 +68,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pyasc-python", type=Path, default=REPO / ".venv-pyasc" / "bin" / "python")
     p.add_argument("--census", type=Path, default=DOCS / "pyasc-census.json")
     p.add_argument("--render", action="store_true", help="only rewrite the Markdown from the JSON")
+    p.add_argument("--restatus", action="store_true",
+                   help="recompute asc_trace's status of every name from the JSON's pyasc side (no pyasc install needed)")
     a = p.parse_args(argv)
     if a.render:
         MD_OUT.write_text(render(json.loads(JSON_OUT.read_text())))
+        return 0
+    if a.restatus:
+        data = json.loads(JSON_OUT.read_text())
+        restatus(data["names"])
+        JSON_OUT.write_text(dumps(data))
+        MD_OUT.write_text(render(data))
         return 0
     raw = read_pyasc(a.pyasc_python)
     usage = json.loads(a.census.read_text())["names"] if a.census.is_file() else {}

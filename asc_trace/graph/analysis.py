@@ -25,7 +25,8 @@ from ..enums import HardEvent
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
-from .queue_model import que_event, que_pipes
+from .pool_layout import arena_root, pool_layout
+from .queue_model import que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -331,8 +332,7 @@ class _AbstractRun:
             if n.op in ("alloc_tensor", "deque"):
                 self.roots[n.id] = ("que", qid, None)
             return
-        if que_pipes(q["pos"]) is None:
-            return
+        # a queue no pipe pair serves (TQue at VECCALC) still hands out its buffers, without events (que_event)
         if n.op == "alloc_tensor":
             if not q["free"]:
                 self.roots[n.id] = ("que", qid, None)
@@ -382,7 +382,7 @@ class _AbstractRun:
         root = self.roots.get(ref.root)
         if root is None:
             return None
-        return _access(ref, self.ev(offset), nelem, write, root)
+        return _access(ref, self.ev(offset), nelem, write, arena_root(pool_layout(self.g), root))
 
 
 @lru_cache(maxsize=65536)
@@ -406,6 +406,9 @@ def _access(ref: TensorRef, offset: Expr, nelem: Expr, write: bool, root: tuple)
     elif root[0] == "que":
         start = linearize(off)
         space = ("que", root[1], root[2])
+    elif root[0] == "arena":        # a pooled buffer in a block handed out more than once (pool_layout.py)
+        start = linearize(binop("+", Const(root[2]), off))
+        space = ("arena", root[1])
     else:
         start = linearize(off)
         space = ("tbuf", root[1])

@@ -34,6 +34,7 @@ from .sync_plan import Plan, Regions, build, plan_for
 from .sync_prune import prune
 from .ops.framework import QUEUE_OPS
 from .ops.opdef import family
+from .ops.event_pool import POOL_OPS
 from .ops.sync import FLAG_OPS
 
 # what makes a kernel one that brings (some of) its own synchronisation: events, barriers, TQue stages
@@ -59,6 +60,9 @@ class _Scheduler:
         g = self.base
         self.user_ids: dict = {}
         own = [n for n in g if n.op in FLAG_OPS]
+        for n in g:
+            if n.op in POOL_OPS:         # ids the kernel reserved from its TPipe (alloc_event_id): its own
+                self.user_ids.setdefault(n.args[0], set()).add(n.args[1].value)
         if all(isinstance(n.args[1], Const) for n in own):
             # the kernel's own ids, read off the graph: the profiles need not all be traced for them
             for n in own:

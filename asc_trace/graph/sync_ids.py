@@ -17,6 +17,7 @@ from ..enums import HardEvent
 from ..errors import TraceError
 from .kernel_graph import KernelGraph
 from .node import Node
+from .ops.event_pool import POOL_OPS
 from .sync_plan import Plan, Regions, outer_region
 from .sync_proof import prove
 
@@ -235,4 +236,21 @@ def _user_ranges(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> dict[
         key = (ev, eid.value)
         a, b = out.get(key, (lo, hi))
         out[key] = (min(a, lo), max(b, hi))
+    # an id reserved from the TPipe's pool (alloc_event_id, only in straight-line code) is the kernel's from
+    # the reservation to its release, or to the kernel's end: the span covers whatever flags use it there
+    opened: dict[tuple, int] = {}
+    for n in g:
+        if n.op in POOL_OPS:
+            key = (n.args[0], n.args[1].value)
+            if POOL_OPS[n.op] > 0:
+                opened[key] = pos[n.id]
+            elif key in opened:
+                _widen(out, key, opened.pop(key), pos[n.id])
+    for key, lo in opened.items():
+        _widen(out, key, lo, max(pos.values(), default=lo))
     return out
+
+
+def _widen(out: dict[tuple, tuple[int, int]], key: tuple, lo: int, hi: int) -> None:
+    a, b = out.get(key, (lo, hi))
+    out[key] = (min(a, lo), max(b, hi))

@@ -49,6 +49,7 @@ from .analysis import _access, _moduli, _overlap  # one overlap rule for the gue
 from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, api_steps
+from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
 from .sync_proof_state import EMPTY, MAYBE, SET, UNSET, Elem, ElemTable, State
@@ -497,9 +498,10 @@ class Prover:
                 root = ("que", q, st.slots[ref.root])
             else:
                 return None
+        root = arena_root(pool_layout(self.g), root)
         acc = _access(ref, self.ev(offset), nelem, write, root)
         if acc is None:
-            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf") else ())
+            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf", "arena") else ())
             if root[0] == "que":
                 space = ("que", root[1], None)
             return self.tab.id(Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write))
@@ -513,8 +515,6 @@ class Prover:
             if n.op in ("alloc_tensor", "deque"):
                 st.slots[n.id] = None
             return
-        if que_pipes(info["pos"]) is None:
-            return
         if qs is None:
             # nothing known about the queue's buffers: its events order nothing provable
             if n.op in ("alloc_tensor", "deque"):
@@ -523,7 +523,7 @@ class Prover:
         free, inq, reused = qs
         if n.op == "alloc_tensor":
             slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
-            if slot is None:
+            if slot is None or que_pipes(info["pos"]) is None:      # a queue without events (VECCALC)
                 return
             pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
             prod = PIDX[pipe]
@@ -556,8 +556,9 @@ class Prover:
 
     def que_flag(self, n: Node, info: dict, slot: int, st: State) -> None:
         """The set or wait of a queue operation (graph/queue_model.py)."""
-        pipe, kind, key = que_event(info["pos"], n.op, n.args[0].root, slot)
-        self.flag(n, PIDX[pipe], kind, key, st)
+        ev = que_event(info["pos"], n.op, n.args[0].root, slot)
+        if ev is not None:          # None: a queue no pipe pair serves issues no events
+            self.flag(n, PIDX[ev[0]], ev[1], ev[2], st)
 
 
 def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .pool_layout import arena_queues
 from .sync_proof_state import Elem, ElemTable, State
 
 if TYPE_CHECKING:
@@ -56,7 +57,10 @@ def _rename_space(space: tuple, q: int, pi: dict[int, int]) -> tuple:
 def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dict) -> State:
     """`b` with each queue's buffers renamed to match `a` where the two differ only by such a renaming
     (`memo`: the renamings' memos, by queue and renaming)."""
+    fixed = arena_queues(g)     # a queue whose buffers share bytes with other pools' is not symmetric
     for q in set(a.ques) & set(b.ques):
+        if q in fixed:
+            continue
         a_q, b_q = a.ques[q], b.ques[q]
         if a_q is None or b_q is None or a_q == b_q:
             continue

@@ -27,6 +27,14 @@ def refuse_raw_over_pipe_buffers(g: KernelGraph) -> None:
     raw: list[tuple[int, int, Node]] = []
     nxt: int | None = 0
     for n in g:
+        if n.op == "init_buffer" and n.attr("pool") is not None:
+            continue            # inside a TBufPool's block, which the pool's own init_buf_pool owns
+        if n.op == "init_buf_pool" and nxt is not None:
+            if n.args[0].kind == "pipe" and n.args[3] is None:      # a block carved from the TPipe
+                size = -(-n.args[2].value // config.UB_ALIGN) * config.UB_ALIGN
+                owned.append((nxt, nxt + size, n))
+                nxt += size
+            continue
         if n.op == "init_buffer" and nxt is not None:
             k, nbytes = _const(n.args[1]), _const(n.args[2])
             if k is None or nbytes is None or k < 1 or nbytes < 1:
@@ -43,7 +51,7 @@ def refuse_raw_over_pipe_buffers(g: KernelGraph) -> None:
     for lo, hi, r in raw:
         for olo, ohi, o in owned:
             if lo < ohi and olo < hi:
-                kind = "TBuf" if o.args[0].kind == "tbuf" else "TQue"
+                kind = "TBufPool" if o.op == "init_buf_pool" else "TBuf" if o.args[0].kind == "tbuf" else "TQue"
                 raise QueueError(f"this LocalTensor covers UB bytes {lo}..{hi}, which overlap bytes {olo}..{ohi} "
                                  f"that pipe.init_buffer gives a {kind}: the scheduler keeps the {kind}'s buffers "
                                  "apart from raw tensors, so accesses through the two would not be ordered",

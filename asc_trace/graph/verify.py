@@ -22,7 +22,7 @@ from .node import Node, ObjRef, TensorRef, exprs_in
 from .ops import REGISTRY
 
 TENSOR_ROOTS = frozenset({"global_tensor", "local_tensor", "alloc_tensor", "deque", "tbuf_get"})
-OBJ_ROOTS = {"que": "tque", "tbuf": "tbuf", "pipe": "tpipe"}
+OBJ_ROOTS = {"que": "tque", "tbuf": "tbuf", "pipe": "tpipe", "pool": "tbufpool"}
 # closing node -> the op of the region it closes
 _CLOSES = {"end_for": "for", "end_while": "while", "else": "if", "end_if": "else"}
 _OPENS = frozenset({"for", "while", "if", "else"})

@@ -76,8 +76,10 @@ class PipePlan:
 def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
     """How the kernel's TPipe is emitted, for `generation` (8: CANN 8.x headers, 9: CANN 8.5+ / asc-devkit,
     None: what both have, as for the host backends)."""
-    raw = [n for n in g if n.op == "local_tensor"]
-    buffers = any(n.op == "init_buffer" for n in g)
+    # a LocalTensor of no elements (pyasc's `asc.LocalTensor(dtype)`, bound later by a depth-0 queue) is the
+    # default-constructed one, which both generations have: it places nothing
+    raw = [n for n in g if n.op == "local_tensor" and not (isinstance(n.args[2], Const) and n.args[2].value == 0)]
+    buffers = any(n.op == "init_buffer" or n.op == "init_buf_pool" for n in g)     # a TBufPool's block is the TPipe's
     user = next((n for n in g if n.op == "tpipe"), None)
     api = {ev for n in g for ev in api_events(n)}
     if raw and buffers and generation == 8:

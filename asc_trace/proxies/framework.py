@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import Hardware, TPosition
+from ..enums import HardEvent, Hardware, TPosition
 from ..errors import NotProvidedError, QueueError, TraceError
 from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
 from .context import current
+from .event_pool import EventPool
 from .source_loc import user_loc
 from .scalar import wrap
 from .tensors import LocalTensor, _int_expr, _position
@@ -18,7 +19,7 @@ from .tensors import LocalTensor, _int_expr, _position
 class TPipe:
     """`asc.TPipe()`: owns the UB memory given to queues and TBufs with `init_buffer`."""
 
-    __slots__ = ("_obj",)
+    __slots__ = ("_obj", "_events")
 
     def __init__(self) -> None:
         ctx = current("asc.TPipe")
@@ -36,6 +37,26 @@ class TPipe:
             raise QueueError("a kernel creates exactly one TPipe; this is the second", loc,
                              related=[("first TPipe", first.loc)], hint="pass the first TPipe where it is needed")
         self._obj = ObjRef(ctx.record("tpipe", (), loc), "pipe")
+        self._events = EventPool()
+        if getattr(ctx, "asc_tpipe", None) is None:
+            ctx.asc_tpipe = self        # what asc.get_tpipe_ptr() returns (proxies/event_pool.py)
+
+    def alloc_event_id(self, event: Any = HardEvent.V_S) -> int:
+        """Reserve the first free id of `event` from the TPipe's pool (`AllocEventID<E>()`): the scheduler's own
+        flags avoid it until `release_event_id`. Known while tracing, so it is a plain int."""
+        return self._events.alloc(event)
+
+    def release_event_id(self, id: Any, event: Any = HardEvent.V_S) -> None:  # noqa: A002 - pyasc name
+        """Give back an id `alloc_event_id` returned (`ReleaseEventID<E>(id)`)."""
+        self._events.release(id, event)
+
+    def fetch_event_id(self, event: Any = HardEvent.V_S) -> int:
+        """The first id of `event` not reserved with alloc_event_id (`FetchEventID(E)`), without reserving it."""
+        return self._events.fetch(event)
+
+    AllocEventID = alloc_event_id
+    ReleaseEventID = release_event_id
+    FetchEventID = fetch_event_id
 
     def init_buffer(self, que: Any = None, num: Any = None, len: Any = None,  # noqa: A002 - pyasc name
                     buf: Any = None) -> None:
@@ -70,6 +91,13 @@ class TPipe:
     initBuffer = init_buffer
     InitBuffer = init_buffer
 
+    def init_buf_pool(self, buf_pool: Any, len: Any = 0, share_buf: Any = None) -> None:  # noqa: A002 - pyasc
+        """Carve `len` bytes of the TPipe's memory for a TBufPool (proxies/buf_pool.py)."""
+        from .buf_pool import init_pool
+        init_pool(self._obj, None, buf_pool, len, share_buf, "TPipe.init_buf_pool")
+
+    InitBufPool = init_buf_pool
+
     def init(self) -> None:
         """Refused: `TPipe()` already runs Ascend C's `TPipe::Init()`, which asserts (in debug builds) that no
         TPipe is constructed yet (kernel_tpipe_impl.h), so a second call is a bug there."""
@@ -95,7 +123,8 @@ class TPipe:
 
 
 class TQue:
-    """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes.
+    """`asc.TQue(asc.TPosition.VECIN, depth)`: a queue of UB tensors between two pipes. At VECCALC it hands
+    out scratch buffers (alloc_tensor / free_tensor) with no queue events.
 
     alloc_tensor -> fill -> enque  ...  deque -> use -> free_tensor, with the events of docs/facts.md#facts-6
     inserted by the framework. The seed's spellings (allocTensor, enQue, deQue, freeTensor) also work.
@@ -103,23 +132,24 @@ class TQue:
 
     # _queued / _taken / _num: the queue's usedCount / bufUsedCount / bufNum as Ascend C keeps them, known
     # while tracing straight-line code (None once a loop or branch has used the queue, or for a runtime num)
-    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num")
+    __slots__ = ("_obj", "pos", "depth", "_dtype", "_queued", "_taken", "_num", "_fifo")
 
     def __init__(self, pos: Any = TPosition.VECIN, depth: Any = 1, mask: Any = 0) -> None:
         loc = user_loc()
         ctx = current("asc.TQue")
         self.pos = _position(pos, loc)
-        if self.pos == TPosition.VECCALC:
-            raise TraceError("a TQue position is VECIN or VECOUT; VECCALC scratch memory is a TBuf", loc,
-                             hint="tmp = asc.TBuf(asc.TPosition.VECCALC); pipe.init_buffer(tmp, len_bytes)")
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
-            raise TraceError(f"TQue depth must be a positive Python int, got {depth!r}", loc)
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+            raise TraceError(f"TQue depth must be a Python int >= 0, got {depth!r}", loc)
+        if depth == 0 and self.pos == TPosition.VECCALC:
+            raise TraceError("a VECCALC TQue of depth 0: depth 0 is the in-place form of a queue that hands tensors "
+                             "over (enque / deque), which a VECCALC queue does not do", loc, hint="give it depth 1")
         self._obj = ObjRef(ctx.record("tque", (self.pos, Const(depth)), loc), "que")
         self._dtype: DataType | None = None
         self.depth = depth
         self._queued: int | None = 0
         self._taken: int | None = 0
         self._num: int | None = 0
+        self._fifo: list[int] = []      # depth 0: the enqueued tensors' roots in trace order (deque(t) checks it)
 
     def _count(self, ctx: Any, queued: int = 0, taken: int = 0) -> None:
         if self._queued is None or ctx.regions:
@@ -161,31 +191,112 @@ class TQue:
     GetTensorCountInQue = get_tensor_count_in_que
     HasIdleBuffer = has_idle_buffer
 
-    def alloc_tensor(self, dtype: DataType | None = None) -> LocalTensor:
-        """Take a free buffer of the queue as a LocalTensor of `dtype`."""
+    def _in_place(self, arg: Any, what: str, loc) -> LocalTensor | None:
+        """Depth 0 (CANN 8.5+'s in-place queue) takes the LocalTensor to bind, every other depth an element type:
+        Ascend C static_asserts each way (kernel_tquebind_impl.h)."""
+        inplace = isinstance(arg, LocalTensor)
+        if inplace and self.depth != 0:
+            raise TraceError(f"TQue.{what}(tensor) is the in-place form of a depth-0 queue; this queue has depth "
+                             f"{self.depth} (Ascend C: \"can not {what} in place while tque's depth is non zero\")", loc,
+                             hint=f"t = que.{what}(asc.float32)")
+        if not inplace and self.depth == 0:
+            raise TraceError(f"a depth-0 TQue takes the tensor to bind: que.{what}(tensor) (Ascend C: \"must use "
+                             f"{what}<LocalTensor&> api while tque's depth is zero\")", loc,
+                             hint=f"t = asc.LocalTensor(asc.float32); que.{what}(t)")
+        return arg if inplace else None
+
+    def alloc_tensor(self, dtype: Any = None, tensor: Any = None) -> LocalTensor | None:
+        """Take a free buffer of the queue as a LocalTensor of `dtype`; a depth-0 queue binds the LocalTensor
+        passed instead (`alloc_tensor(tensor)` or `alloc_tensor(tensor=t)`, returns None)."""
         ctx = current("TQue.alloc_tensor")
         loc = user_loc()
-        dtype = self._dtype_or(dtype, loc, "alloc_tensor")
-        nid = ctx.record("alloc_tensor", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        if tensor is not None:
+            if dtype is not None:
+                raise TraceError("alloc_tensor takes an element type or tensor=, not both", loc)
+            dtype = tensor
+        target = self._in_place(dtype, "alloc_tensor", loc)
+        dtype = target.dtype if target is not None else self._dtype_or(dtype, loc, "alloc_tensor")
+        nid = ctx.record("alloc_tensor", (self._obj,), loc,
+                         attrs=make_attrs(dtype=dtype, inplace=True if target is not None else None))
         self._count(ctx, taken=1)
         self._dtype = dtype
-        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        ref = TensorRef(nid, "ub", dtype, Const(0))
+        if target is not None:
+            target._ref = ref           # the C++ binds the same variable (AllocTensor(LocalTensor&))
+            return None
+        return LocalTensor(_ref=ref)
 
-    def enque(self, tensor: LocalTensor) -> None:
-        """Hand a filled tensor to the consumer pipe."""
+    def _no_events(self, what: str, loc) -> None:
+        # Ascend C's TQue<VECCALC> has no producer and consumer pipe (GetBufferLogicPos asserts pos != VECCALC,
+        # kernel_event.h), so it has no queue events to hand a tensor over with: it is scratch memory
+        if self.pos == TPosition.VECCALC:
+            raise TraceError(f"TQue.{what} on a VECCALC queue: a VECCALC queue has no producer and consumer pipe, so "
+                             "nothing to hand a tensor over with (Ascend C derives no queue event for VECCALC)", loc,
+                             hint="use the VECCALC queue's tensors as scratch: alloc_tensor, compute, free_tensor")
+
+    def _user_positions(self, what: str, src: Any, dst: Any, loc) -> None:
+        """pyasc's `enque(t, src_user_pos, dst_user_pos)` / `deque(dtype, src_user_pos, dst_user_pos)`: Ascend C's
+        EnQue<srcUserPos, dstUserPos> sets the event GetQueEvt(src, dst) instead of the queue's own. The queue's own
+        pair (GM -> VECIN for VECIN, VECOUT -> GM for VECOUT) is the plain call; any other is refused."""
+        if src is None and dst is None:
+            return
+        try:
+            pair = (TPosition(src), TPosition(dst))
+        except (ValueError, TypeError):
+            raise TraceError(f"TQue.{what}'s user positions must both be asc.TPosition values, got {src!r}, {dst!r}",
+                             loc) from None
+        own = _OWN_PAIR.get(self.pos)
+        if pair != own:
+            names = f"({pair[0].name}, {pair[1].name})"
+            raise NotProvidedError(
+                f"TQue.{what} with the user positions {names} is not provided: they change which pipes the queue's "
+                "event joins (Ascend C's EnQue<src, dst> / DeQue<src, dst> set and wait GetQueEvt(src, dst)), and "
+                f"asc_trace's TQue({self.pos.name}) carries only its own pair's event"
+                + (f" ({own[0].name} -> {own[1].name})" if own else ""), loc,
+                hint=f"drop the positions (que.{what}(...) uses the queue's own pair), or order the other pipes with "
+                     "asc.set_flag / asc.wait_flag, or leave it to auto_sync")
+
+    def enque(self, tensor: LocalTensor, src_user_pos: Any = None, dst_user_pos: Any = None) -> None:
+        """Hand a filled tensor to the consumer pipe (the user positions, if given, must be the queue's own)."""
         ctx = current("TQue.enque")
         loc = user_loc()
-        ctx.record("enque", (self._obj, _whole(tensor, loc, "enque")), loc)
+        self._no_events("enque", loc)
+        self._user_positions("enque", src_user_pos, dst_user_pos, loc)
+        ref = _whole(tensor, loc, "enque")
+        ctx.record("enque", (self._obj, ref), loc)
         self._count(ctx, queued=1)
+        self._fifo.append(ref.root)
 
-    def deque(self, dtype: DataType | None = None) -> LocalTensor:
-        """Take the oldest enqueued tensor (waits for its producer)."""
+    def deque(self, dtype: Any = None, src_user_pos: Any = None, dst_user_pos: Any = None,
+              tensor: Any = None) -> LocalTensor | None:
+        """Take the oldest enqueued tensor (waits for its producer; user positions as for enque); a depth-0 queue
+        takes the tensor to bind (`deque(tensor)` or `deque(tensor=t)`, returns None)."""
         ctx = current("TQue.deque")
         loc = user_loc()
-        dtype = self._dtype_or(dtype, loc, "deque")
-        nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+        if tensor is not None:
+            if dtype is not None:
+                raise TraceError("deque takes an element type or tensor=, not both", loc)
+            dtype = tensor
+        self._no_events("deque", loc)
+        self._user_positions("deque", src_user_pos, dst_user_pos, loc)
+        target = self._in_place(dtype, "deque", loc)
+        if target is None:
+            dtype = self._dtype_or(dtype, loc, "deque")
+            nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=dtype))
+            self._count(ctx, queued=-1)
+            return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        # Ascend C's DeQue(tensor) waits for that tensor's own buffer; asc_trace's queue hands out the oldest
+        # enqueued one: the same buffer exactly when the tensor is the oldest enqueued, checked here
+        root = _whole(target, loc, "deque").root
+        if not self._fifo or self._fifo[0] != root:
+            raise TraceError("deque(tensor) of a depth-0 queue must take the oldest tensor enqueued before it (asc_trace "
+                             "hands a queue's tensors out in the order they were enqueued)", loc,
+                             hint="deque the tensors in the order you enqueued them")
+        self._fifo.pop(0)
+        nid = ctx.record("deque", (self._obj,), loc, attrs=make_attrs(dtype=target.dtype, inplace=root))
         self._count(ctx, queued=-1)
-        return LocalTensor(_ref=TensorRef(nid, "ub", dtype, Const(0)))
+        target._ref = TensorRef(nid, "ub", target.dtype, Const(0))
+        return None
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """Give a dequeued tensor's buffer back to the producer side."""
@@ -323,6 +434,10 @@ class LocalMemAllocator:
 
     GetCurAddr = get_cur_addr
     Alloc = alloc
+
+
+# the (src, dst) user positions of a queue's own event (Ascend C's TQue<pos> is TQueBind<GetBufferLogicPos(pos)>)
+_OWN_PAIR = {TPosition.VECIN: (TPosition.GM, TPosition.VECIN), TPosition.VECOUT: (TPosition.VECOUT, TPosition.GM)}
 
 
 def _whole(tensor: Any, loc, what: str) -> TensorRef:

@@ -35,11 +35,6 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
                    "pass each tensor as its own asc.GlobalAddress kernel parameter"),
     "ListTensorDesc": ("tensor lists described in global memory (their addresses are data the kernel reads)",
                        "pass each tensor as its own asc.GlobalAddress kernel parameter"),
-    "TBufPool": ("sub-pools of the TPipe's memory that are reset and reused",
-                 "give each stage its own TQue / TBuf, or reuse one TBuf's memory with tbuf.get_with_offset"),
-    "get_tpipe_ptr": ("the TPipe's event-id pool (alloc / fetch / release_event_id)",
-                      "leave the synchronisation to the scheduler (auto_sync=True), or use asc.set_flag / "
-                      "asc.wait_flag with your own ids"),
     # vector ops the A2 vector core does not have: the vendor's dav_c220 implementation reports each unsupported
     # (asc-devkit impl/basic_api/dav_c220/kernel_operator_proposal_impl.h ASCENDC_REPORT_NOT_SUPPORT)
     "rp_sort16": ("RpSort16 is not supported on Atlas A2 (the 16-element region-proposal sort of older chips)",

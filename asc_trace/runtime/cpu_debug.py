@@ -172,10 +172,32 @@ def prebuild(graphs: list[KernelGraph]) -> None:
         _PREBUILT[k] = (exe, i)
 
 
+def refuse_vendor_cpu(graph: KernelGraph) -> None:
+    """What the vendor's CPU-debug build itself does not compile, said at the user's line instead of g++'s."""
+    from ..enums import TPosition
+    sizes = {n.id: n.args[1].value for n in graph if n.op == "tbufpool"}
+    for n in graph:
+        if (n.op == "init_buf_pool" and n.args[0].kind == "pool"
+                and sizes.get(n.args[0].root) != sizes.get(n.args[1].root)):
+            raise ToolchainError("the vendor's CPU-debug build of Ascend C does not compile a TBufPool nested in one of "
+                                 "another buf_id_size: TBufPool<pos, N>::InitBufPool reads the nested pool's protected "
+                                 "tBufPoolImpl, which only a TBufPool of the same buf_id_size may "
+                                 "(impl/basic_api/kernel_tbufpool_impl.h)", n.loc,
+                                 hint="give the nested pool the same buf_id_size, or run on backend='sim', 'eager' or "
+                                      "'cpp'")
+        if n.op == "tque" and n.args[0] == TPosition.VECCALC:
+            raise ToolchainError("the vendor's CPU-debug build of Ascend C does not compile TQue<TPosition::VECCALC>: "
+                                 "TQue derives its queue's positions with GetBufferLogicPos, which asserts pos != "
+                                 "VECCALC (impl/basic_api/kernel_event.h), and the assert is not constexpr there", n.loc,
+                                 hint="run on backend='sim', 'eager' or 'cpp', or make the scratch memory a TBuf: "
+                                      "asc.TBuf(asc.TPosition.VECCALC) with pipe.init_buffer(tbuf, len_bytes)")
+
+
 class CpuDebugRuntime(Runtime):
     name = "cpu_debug"
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
+        refuse_vendor_cpu(graph)
         tree = find_ascendc_headers()
         if tree.cpu_stub is not None:
             from ..toolchain.tikicpulib import build_with_tikicpulib

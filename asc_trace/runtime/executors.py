@@ -207,6 +207,7 @@ def _bind_tbuf(node: Node, op: OpDef) -> Step:
 @binder("init_buffer")
 def _bind_init_buffer(node: Node, op: OpDef) -> Step:
     obj, num, length = node.args
+    pool = node.attr("pool")
     fnum, flen = efn(num), efn(length)
 
     def run(m: Machine) -> None:
@@ -218,9 +219,12 @@ def _bind_init_buffer(node: Node, op: OpDef) -> Step:
             raise QueueError(f"init_buffer needs at least one buffer of at least one byte (got {k} x {nbytes})",
                              node=node)
         nbytes = -(-nbytes // config.UB_ALIGN) * config.UB_ALIGN    # InitBuffer rounds len up to 32 B
-        start = m.pipe_next
-        end = start + k * nbytes
-        if end > config.UB_USABLE:
+        if pool is not None:            # from a TBufPool's block (executors_fwk.py), not the TPipe's
+            start, end = pool_take(m, pool, k * nbytes, node)
+        else:
+            start = m.pipe_next
+            end = start + k * nbytes
+        if pool is None and end > config.UB_USABLE:
             raise UBOverflowError(f"init_buffer asks for {k} x {nbytes} bytes at UB byte {start}, ending at {end}; "
                                   f"only {config.UB_USABLE} bytes of the 192 KB Unified Buffer are usable",
                                   node=node, hint="use smaller tiles or fewer buffers")
@@ -240,7 +244,8 @@ def _bind_init_buffer(node: Node, op: OpDef) -> Step:
             if m.tbufs.get(obj.root) is not None:
                 raise QueueError("init_buffer called twice for the same TBuf", node=node)
             m.tbufs[obj.root] = (start, nbytes)
-        m.pipe_next = end
+        if pool is None:
+            m.pipe_next = end
     return run
 
 
@@ -370,3 +375,5 @@ from . import executors_not_run  # noqa: E402,F401 - traced and emitted, run now
 from . import executors_sort  # noqa: E402,F401 - Sort32
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
 from . import executors_system  # noqa: E402,F401 - cache and system calls
+from . import executors_fwk  # noqa: E402,F401 - the TPipe event-id pool, TBufPool
+from .executors_fwk import pool_take  # noqa: E402

@@ -94,7 +94,7 @@ class QueState:
     def enque(self, slot: int, node: Node) -> None:
         if slot not in self.held:
             raise self._err("enque of a tensor this queue did not hand out (or one already enqueued)", node)
-        if len(self.inq) >= self.depth:
+        if self.depth and len(self.inq) >= self.depth:      # depth 0: no count, the buffers bound it
             raise self._err(f"enque would put {len(self.inq) + 1} tensors in a queue of depth {self.depth}", node,
                             "deque before enqueueing again, or create the TQue with a larger depth")
         self.held.discard(slot)
@@ -139,6 +139,7 @@ class Machine:
         self.tbufs: dict[int, Any] = {}
         self.pipe_node: Node | None = None
         self.pipe_next = 0
+        self.pools: dict[int, list[int] | None] = {}     # TBufPool root -> [start, end, cursor] (executors_fwk.py)
         self.pipe_buffers: dict[Any, int] = {}
         self.out: list[list[str]] = [[] for _ in range(self.C)]
 

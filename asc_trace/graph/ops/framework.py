@@ -7,7 +7,7 @@ cpp backend's C++ model has each as a class or member of toolchain/include/kerne
 """
 from __future__ import annotations
 
-from ...errors import TraceError
+from ...errors import ToolchainError, TraceError
 from ..expr import Const, to_str
 from .opdef import CppModel, OpDef, register
 
@@ -27,6 +27,10 @@ def _local_tensor(ctx, n) -> str:
     pos, addr, size = n.args
     dt = n.attr("dtype")
     ct = dt.c_name
+    if isinstance(size, Const) and size.value == 0:
+        # pyasc's `asc.LocalTensor(dtype)`: a tensor with no memory yet (a depth-0 queue binds it); the API's
+        # checks refuse a constructed tensor of 0 elements, so it is the default-constructed one
+        return f"AscendC::LocalTensor<{ct}> asct_t{n.id};"
     # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any other
     # (CreateTensor's check); asc_trace's own checks still hold accesses to the real size.
     per = 32 // dt.itemsize
@@ -48,16 +52,26 @@ def _init_buffer(ctx, n) -> str:
     if ctx.pipe_var is None:
         raise TraceError("init_buffer without a TPipe", n.loc, hint="pipe = asc.TPipe() first")
     obj, num, length = n.args
+    owner = ctx.pipe_var if n.attr("pool") is None else f"asct_t{n.attr('pool')}"     # a TBufPool's (buf_pool.py)
     if obj.kind == "tbuf":
-        return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(length, 'uint32_t')});"
-    return f"{ctx.pipe_var}.InitBuffer(asct_t{obj.root}, {ctx.cast(num, 'uint8_t')}, {ctx.cast(length, 'uint32_t')});"
+        return f"{owner}.InitBuffer(asct_t{obj.root}, {ctx.cast(length, 'uint32_t')});"
+    return f"{owner}.InitBuffer(asct_t{obj.root}, {ctx.cast(num, 'uint8_t')}, {ctx.cast(length, 'uint32_t')});"
 
 
 def _take(method: str):
-    """AllocTensor / DeQue: a LocalTensor local from the queue."""
+    """AllocTensor / DeQue: a LocalTensor local from the queue. A depth-0 queue's in-place forms bind a local
+    (`AllocTensor(t)`, `DeQue(t)` on a copy of the tensor deque names), declared by CANN 8.5+ only."""
     def emit(ctx, n) -> str:
         ct = n.attr("dtype").c_name
-        return f"AscendC::LocalTensor<{ct}> asct_t{n.id} = asct_t{n.args[0].root}.{method}<{ct}>();"
+        inplace = n.attr("inplace")
+        if inplace is None:
+            return f"AscendC::LocalTensor<{ct}> asct_t{n.id} = asct_t{n.args[0].root}.{method}<{ct}>();"
+        if ctx.generation == 8:
+            raise ToolchainError(f"TQue of depth 0 ({method}(LocalTensor&), the in-place queue) is declared by CANN 8.5 "
+                                 "and later (asc-devkit kernel_tpipe.h), not by CANN 8.x's Ascend C", n.loc,
+                                 hint="build with CANN 8.5 or later, or give the TQue depth 1 or more")
+        init = "" if inplace is True else f" = asct_t{inplace}"
+        return f"AscendC::LocalTensor<{ct}> asct_t{n.id}{init};\nasct_t{n.args[0].root}.{method}<{ct}>(asct_t{n.id});"
     return emit
 
 
@@ -79,6 +93,11 @@ def _print_local(n) -> str:
     return f"{pos.name} @{to_str(addr)}, len={to_str(size)}"
 
 
+# the depth-0 queue's in-place forms: asc-devkit only (CANN 8.1.RC1's interface/kernel_tpipe.h has neither)
+_IN_PLACE_ALLOC = {".AllocTensor<>/1": ("include/basic_api/kernel_tpipe.h:62", "-")}
+_IN_PLACE_DEQUE = {".DeQue<>/1": ("include/basic_api/kernel_tpipe.h:77", "-")}
+
+
 def _model(name: str) -> CppModel:
     return CppModel(header=name)
 
@@ -95,11 +114,11 @@ register(
     OpDef("tbuf", "framework", None, "TBuf", cpp_model=_model("TBuf"),
           emit=lambda ctx, n: f"AscendC::TBuf<AscendC::TPosition::{n.args[0].name}> asct_t{n.id};"),
     OpDef("init_buffer", "framework", None, "InitBuffer", emit=_init_buffer, cpp_model=_model("TPipe::InitBuffer")),
-    OpDef("alloc_tensor", "framework", None, "AllocTensor", emit=_take("AllocTensor"),
+    OpDef("alloc_tensor", "framework", None, "AllocTensor", emit=_take("AllocTensor"), declared=_IN_PLACE_ALLOC,
           cpp_model=_model("TQue::AllocTensor")),
     OpDef("enque", "framework", None, "EnQue", reads=(), cpp_model=_model("TQue::EnQue"),
           emit=lambda ctx, n: f"asct_t{n.args[0].root}.EnQue(asct_t{n.args[1].root});"),
-    OpDef("deque", "framework", None, "DeQue", emit=_take("DeQue"), cpp_model=_model("TQue::DeQue")),
+    OpDef("deque", "framework", None, "DeQue", emit=_take("DeQue"), declared=_IN_PLACE_DEQUE, cpp_model=_model("TQue::DeQue")),
     OpDef("free_tensor", "framework", None, "FreeTensor", reads=(), cpp_model=_model("TQue::FreeTensor"),
           emit=lambda ctx, n: f"asct_t{n.args[0].root}.FreeTensor(asct_t{n.args[1].root});"),
     OpDef("tbuf_get", "framework", None, "Get", emit=_tbuf_get, cpp_model=_model("TBuf::Get")),

@@ -3,6 +3,6 @@ from __future__ import annotations
 
 from .._delegate import delegate
 from . import tpipe
-from .tpipe import TBuf, TPipe, TQue, TQueBind  # noqa: F401
+from .tpipe import TBuf, TBufPool, TPipe, TQue, TQueBind, get_tpipe_ptr  # noqa: F401
 
 __getattr__ = delegate(__name__)

@@ -436,7 +436,9 @@ public:
     template <typename T> bool EnQue(const LocalTensor<T>& tensor)
     {
         int slot = slot_of(tensor.addr(), "EnQue");
-        if (static_cast<int32_t>(inq_.size()) >= depth) detail::fail("queue", "EnQue past the queue depth %d", depth);
+        // depth 0 (CANN 8.5+'s in-place queue) keeps no count: its buffers bound it
+        if (depth != 0 && static_cast<int32_t>(inq_.size()) >= depth)
+            detail::fail("queue", "EnQue past the queue depth %d", depth);
         release(slot, "EnQue");
         inq_.push_back(slot);
         return true;
@@ -447,6 +449,25 @@ public:
         int slot = inq_.front();
         inq_.pop_front();
         return hold<T>(slot);
+    }
+    // depth 0's in-place forms: AllocTensor(tensor) binds `tensor` to a free buffer; DeQue(tensor) waits for
+    // that tensor's own buffer, which must be the oldest enqueued (asc_trace checks the order while tracing)
+    template <typename T> void AllocTensor(LocalTensor<T>& tensor)
+    {
+        static_assert(depth == 0, "can not AllocTensor in place while tque's depth is non zero");
+        if (bufs_.empty()) detail::fail("queue", "AllocTensor on a queue without InitBuffer");
+        if (free_.empty()) detail::fail("queue", "AllocTensor found every buffer of the queue in use");
+        int slot = free_.front();
+        free_.pop_front();
+        tensor = hold<T>(slot);
+    }
+    template <typename T> void DeQue(LocalTensor<T>& tensor)
+    {
+        static_assert(depth == 0, "can not DeQue tensor in place while tque's depth is non zero");
+        int slot = slot_of(tensor.addr(), "DeQue");
+        if (inq_.empty() || inq_.front() != slot) detail::fail("queue", "DeQue(tensor) of a tensor that is not the oldest enqueued");
+        inq_.pop_front();
+        tensor = hold<T>(slot);
     }
     template <typename T> void FreeTensor(LocalTensor<T>& tensor)
     {
@@ -542,6 +563,63 @@ private:
     bool ready_ = false;
 };
 
+// TBufPool: a block of the TPipe's UB memory that queues and TBufs are initialised from; Reset hands it out
+// again (asc_trace/graph/ops/buf_pool.py). Model only: place() is what InitBufPool does to the pool.
+template <TPosition pos = TPosition::VECCALC, uint32_t bufIDSize = 4> class TBufPool {
+public:
+    template <class T> bool InitBufPool(T& sub, uint32_t len)
+    {
+        len = (len + 31u) / 32u * 32u;
+        sub.place(take(len), len);
+        return true;
+    }
+    template <class T, class U> bool InitBufPool(T& sub, uint32_t len, U& share)
+    {
+        (void)len;
+        sub.place(share.start_, share.end_ - share.start_);
+        return true;
+    }
+    template <TPosition qpos, int32_t depth, auto mask> bool InitBuffer(TQue<qpos, depth, mask>& que, uint8_t num, uint32_t len)
+    {
+        len = (len + 31u) / 32u * 32u;
+        que.init(take(static_cast<uint64_t>(num) * len), num, len);
+        int& used = detail::core().que_buffers[static_cast<int>(qpos)];
+        used += num;
+        if (used > 8)
+            detail::fail("queue", "%d queue buffers in one TPosition; each holds an event id, so at most 8 fit", used);
+        return true;
+    }
+    template <TPosition bpos> bool InitBuffer(TBuf<bpos>& buf, uint32_t len)
+    {
+        len = (len + 31u) / 32u * 32u;
+        buf.init(take(len), len);
+        return true;
+    }
+    void Reset() { start_ = end_ = cursor_ = 0; ready_ = false; }     // ResetPool: no memory until InitBufPool
+
+    // model only
+    void place(uint32_t start, uint32_t len)
+    {
+        start_ = cursor_ = start;
+        end_ = start + len;
+        ready_ = true;
+    }
+    uint32_t start_ = 0, end_ = 0, cursor_ = 0;
+    bool ready_ = false;
+
+private:
+    uint32_t take(uint64_t nbytes)
+    {
+        if (!ready_) detail::fail("queue", "InitBuffer from a TBufPool that has no memory yet");
+        if (cursor_ + nbytes > end_)
+            detail::fail("ub", "the TBufPool holds UB bytes [%u, %u); %llu more from byte %u do not fit", start_, end_,
+                         static_cast<unsigned long long>(nbytes), cursor_);
+        uint32_t base = cursor_;
+        cursor_ = static_cast<uint32_t>(cursor_ + nbytes);
+        return base;
+    }
+};
+
 class TPipe {
 public:
     TPipe()
@@ -565,6 +643,18 @@ public:
     {
         len = (len + 31u) / 32u * 32u;
         buf.init(take(len), len);
+        return true;
+    }
+    template <class T> bool InitBufPool(T& pool, uint32_t len)
+    {
+        len = (len + 31u) / 32u * 32u;
+        pool.place(take(len), len);
+        return true;
+    }
+    template <class T, class U> bool InitBufPool(T& pool, uint32_t len, U& share)
+    {
+        (void)len;
+        pool.place(share.start_, share.end_ - share.start_);
         return true;
     }
     template <HardEvent evt> TEventID AllocEventID()
