@@ -18,4 +18,4 @@ from .opdef import (  # noqa: F401  the registry's names, as the layers import t
 from . import (atomic, control, cross_core, cube, data_copy, debug, framework, mask_reg, scalar, sync, system, vec_binary, vec_cast, vec_cmpsel,  # noqa: F401  (each registers its records)
                vec_reduce, vec_scalar, vec_unary)
 from . import vec_copy_brcb, vec_gather, vec_reduce_block  # noqa: F401 - pyasc's further vector families (docs/pyasc-vector-ops.md)
-from . import adv_activation, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use
+from . import adv_activation, adv_glu, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use
