@@ -123,7 +123,7 @@ def softmax_kernel(m: int, k: int, float_stats: bool = False, with_tmp: bool = T
         mg.set_global_buffer(mx)
         sg.set_global_buffer(sm)
         st = asc.float32 if float_stats else x.dtype
-        per = 32 // st.sizeof()
+        per = 32 // x.dtype.sizeof()      # reduceK elements of st a row (16 floats with half x)
         xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
         zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
         ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536, m * per)
