@@ -146,3 +146,42 @@ def test_an_unsupported_dtype_is_refused_at_trace_time(name):
 
 def test_every_glu_is_tested_here():
     assert set(GLUS) | {"swish"} == set(REF)
+
+
+def _unequal_sources_kernel(name):
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        pipe = asc.TPipe()
+        qi, qo = asc.TQue(asc.TPosition.VECIN, 1), asc.TQue(asc.TPosition.VECOUT, 1)
+        tb = asc.TBuf(asc.TPosition.VECCALC)
+        pipe.init_buffer(qi, 1, 2 * 256 * 2)
+        pipe.init_buffer(qo, 1, 2 * 256 * 2)
+        pipe.init_buffer(tb, 8192)
+        src = qi.alloc_tensor(asc.float16)
+        asc.data_copy(src, xg, 512)
+        qi.enque(src)
+        src = qi.deque(asc.float16)
+        dst = qo.alloc_tensor(asc.float16)
+        if name == "swiglu":        # src0 holds 512 elements, src1 (the second half) 256
+            asc.adv.swiglu(dst, src, src[256:], 1.0, 256, tb.get(asc.uint8))
+        else:
+            asc.adv.geglu(dst, src, src[256:], 256, tb.get(asc.uint8))
+        qo.enque(dst)
+        qi.free_tensor(src)
+        dst = qo.deque(asc.float16)
+        asc.data_copy(zg, dst, 512)
+        qo.free_tensor(dst)
+    return k
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"] + (["cpu_debug"] if _cpu_debug_ready() else []))
+@pytest.mark.parametrize("name", ["swiglu", "geglu"])
+def test_sources_of_two_sizes_are_refused_as_the_vendor_does(name, backend):
+    """Found writing examples/adv_swiglu.py: the vendor asserts src0.GetSize() == src1.GetSize()."""
+    z = np.zeros(512, np.float16)
+    with pytest.raises(asc.OutOfBoundsError) as ei:
+        _unequal_sources_kernel(name)[1, backend](np.ones(512, np.float16), z)
+    assert "test_adv_glu.py" in str(ei.value) and not z.any()

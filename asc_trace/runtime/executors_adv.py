@@ -61,7 +61,9 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
             a, v = m.ub_access(r, f_off[name](env), k, node, name)
             views[name] = v
             ub.append((a, k * r.dtype.itemsize, name in spec.outs))
-        check_reuse(m, node, spec, op.c_name, tens, {name: a for (a, _nb, _w), name in zip(ub, tens)})
+        starts = {name: a for (a, _nb, _w), name in zip(ub, tens)}
+        check_reuse(m, node, spec, op.c_name, tens, starts)
+        check_same_size(m, node, spec, op.c_name, tens, starts)
         if tmp is not None:
             off = f_tmp(env)
             have = tmp_bytes_available(m, node, tmp, off)
@@ -136,6 +138,20 @@ def check_reuse(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: d
                                    f"{ra.addr + ra.nbytes - starts[a]} bytes): the vendor's {c_name} "
                                    "refuses to reuse it (its API check)", node=node,
                                    hint=f"give {a} a tensor of its own")
+
+
+def check_same_size(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: dict[str, int]) -> None:
+    """The vendor's assertion that two operands have one GetSize() (a view's size: to its storage's end)."""
+    def size(name: str) -> int | None:
+        root = m.roots.get(tens[name].root)
+        return (root.addr + root.nbytes - starts[name]) // tens[name].dtype.itemsize if isinstance(root, UbRoot) \
+            else None
+    for a, b in spec.same_size:
+        sa, sb = size(a), size(b)
+        if sa is not None and sb is not None and sa != sb:
+            raise OutOfBoundsError(f"{a} holds {sa} elements and {b} {sb} (each LocalTensor's GetSize(), to the end "
+                                   f"of its buffer): the vendor's {c_name} asserts they are equal", node=node,
+                                   hint=f"give {a} and {b} buffers of one size (e.g. one queue each)")
 
 
 def _scalar_type(name: str, dt: DataType, sdt: DataType) -> DataType:

@@ -65,10 +65,10 @@ def _reglu_tmp(node, n) -> tuple[int, int]:
     return lo, max(lo, int(n or 0) * 6 * 2)
 
 
-def _glu(name: str, c_name: str, algo, tmp, decl: dict) -> object:
+def _glu(name: str, c_name: str, algo, tmp, decl: dict, same_size: tuple = ()) -> object:
     return adv_record(f"adv_{name}", c_name,
                       AdvSpec(("dst",), ("src0", "src1"), algo, lambda nd, n: tmp(nd, n)[0],
-                              lambda nd, n: tmp(nd, n)[1]),
+                              lambda nd, n: tmp(nd, n)[1], same_size=same_size),
                       f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{tmp_arg}}{{count}});", FLOATS, decl,
                       TOL_STEPS, header=f"activation/{name}.h")
 
@@ -81,7 +81,8 @@ register_adv(
                TOL_STEPS, header="activation/swish.h"),
     _glu("geglu", "GeGLU", _geglu, _geglu_tmp,
          {"GeGLU/5": ("include/adv_api/activation/geglu.h:48", "lib/activation/geglu.h:34"),
-          "GeGLU/4": ("include/adv_api/activation/geglu.h:64", "lib/activation/geglu.h:49")}),
+          "GeGLU/4": ("include/adv_api/activation/geglu.h:64", "lib/activation/geglu.h:49")},
+         same_size=(("src0", "src1"),)),      # GeGLUImpl: "Size of src0 ... is not equal to size of src1"
     _glu("reglu", "ReGlu", _reglu, _reglu_tmp,
          {"ReGlu/5": ("include/adv_api/activation/reglu.h:47", "lib/activation/reglu.h:33"),
           "ReGlu/4": ("include/adv_api/activation/reglu.h:67", "lib/activation/reglu.h:49")}),
