@@ -110,8 +110,8 @@ def _small_tmp_kernel(name, tmp_bytes, dtype):
 @pytest.mark.parametrize("name,need", [("geglu", 1024), ("reglu", 1536)])
 def test_a_temporary_buffer_below_the_minimum_is_refused(name, need, backend):
     with pytest.raises(asc.UBOverflowError, match=f"at least {need}"):
-        _small_tmp_kernel(name, need - 32, asc.float16)[1, backend](np.zeros(256, np.float16))
-    _small_tmp_kernel(name, need, asc.float16)[1, backend](np.zeros(256, np.float16))
+        asc.jit(_small_tmp_kernel(name, need - 32, asc.float16), backend=backend)[1](np.zeros(256, np.float16))
+    asc.jit(_small_tmp_kernel(name, need, asc.float16), backend=backend)[1](np.zeros(256, np.float16))
 
 
 @pytest.mark.parametrize("backend", ["sim", "eager"])
@@ -126,7 +126,7 @@ def test_dst_equal_to_a_source_is_refused(name, backend):
         else:
             getattr(asc.adv, name)(a, b, a, 256)
     with pytest.raises(asc.OutOfBoundsError, match="are one tensor") as ei:
-        k[1, backend](np.zeros(256, np.float32))
+        asc.jit(k, backend=backend)[1](np.zeros(256, np.float32))
     assert "test_adv_glu.py" in str(ei.value)
 
 
@@ -183,5 +183,5 @@ def test_sources_of_two_sizes_are_refused_as_the_vendor_does(name, backend):
     """Found writing examples/adv_swiglu.py: the vendor asserts src0.GetSize() == src1.GetSize()."""
     z = np.zeros(512, np.float16)
     with pytest.raises(asc.OutOfBoundsError) as ei:
-        _unequal_sources_kernel(name)[1, backend](np.ones(512, np.float16), z)
+        asc.jit(_unequal_sources_kernel(name), backend=backend)[1](np.ones(512, np.float16), z)
     assert "test_adv_glu.py" in str(ei.value) and not z.any()

@@ -53,60 +53,6 @@ def _kernel(raw_at: int | None = None, with_tmp: bool = False, pad: int = 0, raw
     return stack_tanh
 
 
-def _x():
-    return np.random.default_rng(7).uniform(-4, 4, TILE).astype(np.float16)
-
-
-@pytest.mark.parametrize("backend", ["sim", "eager"])
-def test_without_temp_buffer_equals_with_it(backend):
-    x = _x()
-    a, b = np.zeros_like(x), np.zeros_like(x)
-    _kernel()[1, backend](x, a)
-    _kernel(with_tmp=True)[1, backend](x, b)
-    assert a.tobytes() == b.tobytes()
-    np.testing.assert_allclose(a.astype(np.float64), np.tanh(x.astype(np.float64)), rtol=4e-3, atol=1e-3)
-
-
-@pytest.mark.parametrize("backend", ["sim", "eager"])
-def test_a_raw_tensor_in_the_scratch_is_refused_at_the_call(backend):
-    z = np.zeros(TILE, np.float16)
-    # the queues end at 4096; tanh's scratch on 1024 halves is [4096, 4096 + 8192)
-    with pytest.raises(asc.OutOfBoundsError, match=r"without temp_buffer overwrites UB bytes \[4096, ") as ei:
-        _kernel(raw_at=4096 + 4096)[1, backend](_x(), z)
-    assert "asc.adv.tanh(dst, src, TILE)" in str(ei.value)
-    assert not z.any()                          # refused before anything was written back
-
-
-@pytest.mark.parametrize("backend", ["sim", "eager"])
-def test_a_raw_tensor_beyond_the_scratch_or_below_it_is_fine(backend):
-    x = _x()
-    want, z = np.zeros_like(x), np.zeros_like(x)
-    _kernel()[1, backend](x, want)
-    most = asc.adv.get_tanh_max_min_tmp_size([TILE], 2)[0]
-    _kernel(raw_at=4096 + most)[1, backend](x, z)
-    assert z.tobytes() == want.tobytes()
-
-
-@pytest.mark.parametrize("backend", ["sim", "eager"])
-def test_too_little_room_after_the_pipe_is_a_ub_overflow(backend):
-    from asc_trace import config
-    lo = asc.adv.get_tanh_max_min_tmp_size([TILE], 2)[1]
-    pad = config.UB_USABLE - 4096 - (lo - 32)
-    with pytest.raises(asc.UBOverflowError, match="bytes are left, the call needs at least"):
-        _kernel(pad=pad)[1, backend](_x(), np.zeros(TILE, np.float16))
-    _kernel(pad=config.UB_USABLE - 4096 - lo)[1, backend](_x(), np.zeros(TILE, np.float16))
-
-
-def test_the_scratch_is_the_calls_write_for_the_race_checker():
-    """A raw tensor placed in the scratch after the call did not exist at the call, so the call does not refuse
-    it; the simulator's race checker sees the call's scratch write, so the unordered later write of the same
-    bytes is a RaceError naming both lines, not a silent overlap. (auto_sync's scheduler does not know the
-    scratch yet, so it inserts no barrier here: docs/adv.md.)"""
-    with pytest.raises(asc.RaceError, match=r"WAW\) on UB bytes \[8192, 8320\)") as ei:
-        _kernel(raw_at=4096 + 4096, raw_after=True)[1, "sim"](_x(), np.zeros(TILE, np.float16))
-    assert "asc.adv.tanh(dst, src, TILE)" in str(ei.value)
-
-
 def _cpu_debug_ready() -> bool:
     try:
         from asc_trace.toolchain.real_api import headers_if_configured
@@ -115,10 +61,70 @@ def _cpu_debug_ready() -> bool:
         return False
 
 
+
+BACKENDS = ["sim", "eager"] + (["cpu_debug"] if _cpu_debug_ready() else [])
+
+
+def _x():
+    return np.random.default_rng(7).uniform(-4, 4, TILE).astype(np.float16)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_without_temp_buffer_equals_with_it(backend):
+    x = _x()
+    a, b = np.zeros_like(x), np.zeros_like(x)
+    asc.jit(_kernel(), backend=backend)[1](x, a)
+    asc.jit(_kernel(with_tmp=True), backend=backend)[1](x, b)
+    assert a.tobytes() == b.tobytes()
+    np.testing.assert_allclose(a.astype(np.float64), np.tanh(x.astype(np.float64)), rtol=4e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])     # cpu_debug: the vendor overwrites it silently
+def test_a_raw_tensor_in_the_scratch_is_refused_at_the_call(backend):
+    z = np.zeros(TILE, np.float16)
+    # the queues end at 4096; tanh's scratch on 1024 halves is [4096, 4096 + 8192)
+    with pytest.raises(asc.OutOfBoundsError, match=r"without temp_buffer overwrites UB bytes \[4096, ") as ei:
+        asc.jit(_kernel(raw_at=4096 + 4096), backend=backend)[1](_x(), z)
+    assert "asc.adv.tanh(dst, src, TILE)" in str(ei.value)
+    assert not z.any()                          # refused before anything was written back
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_a_raw_tensor_beyond_the_scratch_or_below_it_is_fine(backend):
+    x = _x()
+    want, z = np.zeros_like(x), np.zeros_like(x)
+    asc.jit(_kernel(), backend=backend)[1](x, want)
+    most = asc.adv.get_tanh_max_min_tmp_size([TILE], 2)[0]
+    asc.jit(_kernel(raw_at=4096 + most), backend=backend)[1](x, z)
+    assert z.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_too_little_room_after_the_pipe_is_a_ub_overflow(backend):
+    from asc_trace import config
+    lo = asc.adv.get_tanh_max_min_tmp_size([TILE], 2)[1]
+    pad = config.UB_USABLE - 4096 - (lo - 32)
+    # cpu_debug: the same class, from the vendor's own bounds on the call's operands
+    with pytest.raises(asc.UBOverflowError, match="bytes are left, the call needs at least" if backend != "cpu_debug"
+                       else "outside the usable"):
+        asc.jit(_kernel(pad=pad), backend=backend)[1](_x(), np.zeros(TILE, np.float16))
+    asc.jit(_kernel(pad=config.UB_USABLE - 4096 - lo), backend=backend)[1](_x(), np.zeros(TILE, np.float16))
+
+
+def test_the_scratch_is_the_calls_write_for_the_race_checker():
+    """A raw tensor placed in the scratch after the call did not exist at the call, so the call does not refuse
+    it; the simulator's race checker sees the call's scratch write, so the unordered later write of the same
+    bytes is a RaceError naming both lines, not a silent overlap. (auto_sync's scheduler does not know the
+    scratch yet, so it inserts no barrier here: docs/adv.md.)"""
+    with pytest.raises(asc.RaceError, match=r"WAW\) on UB bytes \[8192, 8320\)") as ei:
+        asc.jit(_kernel(raw_at=4096 + 4096, raw_after=True), backend="sim")[1](_x(), np.zeros(TILE, np.float16))
+    assert "asc.adv.tanh(dst, src, TILE)" in str(ei.value)
+
+
 @pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
 def test_the_vendors_stack_form_agrees():
     x = _x()
     a, b = np.zeros_like(x), np.zeros_like(x)
-    _kernel()[1, "sim"](x, a)
-    _kernel()[1, "cpu_debug"](x, b)
+    asc.jit(_kernel(), backend="sim")[1](x, a)
+    asc.jit(_kernel(), backend="cpu_debug")[1](x, b)
     assert a.tobytes() == b.tobytes()
