@@ -128,3 +128,11 @@ def test_the_vendors_stack_form_agrees():
     asc.jit(_kernel(), backend="sim")[1](x, a)
     asc.jit(_kernel(), backend="cpu_debug")[1](x, b)
     assert a.tobytes() == b.tobytes()
+
+
+def test_a_backend_name_in_the_launch_brackets_is_refused():
+    """k[1, "eager"] passes a stream: it would run on the default backend without a word (it did, in this file's
+    first version)."""
+    with pytest.raises(asc.LaunchError, match="the second item is a stream, not a backend name") as ei:
+        _kernel()[1, "eager"](_x(), np.zeros(TILE, np.float16))
+    assert "test_adv_stack_scratch.py" in str(ei.value)
