@@ -344,6 +344,9 @@ def _launch_config(cfg: Any, name: str) -> tuple[int, Any]:
         if len(cfg) == 1:
             return cfg[0], None
         if len(cfg) == 2:
+            if isinstance(cfg[1], str):     # k[1, "eager"] would otherwise run on the default backend, silently
+                raise LaunchError(f"{name}[{cfg[0]!r}, {cfg[1]!r}]: the second item is a stream, not a backend "
+                                  "name", user_loc(), hint=f"asc.jit({name}, backend={cfg[1]!r})[{cfg[0]!r}](...)")
             return cfg[0], cfg[1]
         raise LaunchError(f"{name}[...] takes the core count and optionally a stream, got {len(cfg)} values",
                           user_loc())

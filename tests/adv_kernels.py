@@ -103,8 +103,8 @@ def suite() -> tuple:
                                                np.zeros(32, np.uint32))))
     out.append(asc.compile(quant_kernel(256, config=asc.adv.QuantConfig(256, 0, 0, 512)),
                            (np.ones(256, np.float16), np.zeros(256, np.int8))))
-    for name in ACTIVATIONS + ("swiglu",):
-        for with_tmp in ((False,) if name == "silu" else (True, False)):
+    for name in ACTIVATIONS + ("swiglu", "swish") + GLUS:
+        for with_tmp in ((False,) if name in ("silu", "swish") else (True, False)):
             x = np.ones(N, np.float16)
             out.append(asc.compile(activation_kernel(name, with_tmp), (x, x.copy(), x.copy(), N)))
     return tuple(out)
@@ -123,7 +123,7 @@ def softmax_kernel(m: int, k: int, float_stats: bool = False, with_tmp: bool = T
         mg.set_global_buffer(mx)
         sg.set_global_buffer(sm)
         st = asc.float32 if float_stats else x.dtype
-        per = 32 // st.sizeof()
+        per = 32 // x.dtype.sizeof()      # reduceK elements of st a row (16 floats with half x)
         xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
         zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
         ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536, m * per)
@@ -187,6 +187,7 @@ def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, config=No
 
 
 ACTIVATIONS = ("gelu", "faster_gelu", "silu", "sigmoid")
+GLUS = ("geglu", "reglu")       # x, y -> z = x * act(y), with and without a temporary buffer
 
 
 def activation_kernel(name: str, with_tmp: bool, **options):
@@ -206,6 +207,10 @@ def activation_kernel(name: str, with_tmp: bool, **options):
         asc.data_copy(yl, yg, n)
         if name == "swiglu":
             fn(zl, xl, yl, 1.0, n, tmp if with_tmp else None)
+        elif name in GLUS:
+            fn(zl, xl, yl, n, tmp if with_tmp else None)
+        elif name == "swish":
+            fn(zl, xl, n, 1.5)
         elif name == "silu":
             fn(zl, xl, n)
         else:

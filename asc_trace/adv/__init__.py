@@ -9,6 +9,7 @@ from . import math as _math
 from . import tiling as _tiling
 from .activation import faster_gelu, gelu, log_softmax, sigmoid, silu, softmax, swiglu
 from .normalization import layernorm, rmsnorm
+from .activation_glu import HELPERS as _ACT_HELPERS, geglu, reglu, swish
 from .sort import concat, extract
 from .quantization import QuantConfig, quant
 from .tiling_norm import (GetLayerNormMaxMinTmpSize, GetLayerNormNDTilingInfo, LayerNormTiling,
@@ -22,6 +23,7 @@ from .tiling import (GetAscendQuantMaxMinTmpSize, GetRmsNormMaxMinTmpSize, GetRm
                      LogSoftMaxTilingFunc)
 
 globals().update(_tiling.MATH_HELPERS)
+globals().update(_ACT_HELPERS)
 
 from .matmul import Matmul, register_matmul  # noqa: E402
 from .matmul_types import (MatmulBatchParams, MatmulConfig, MatmulFuncParams, MatmulQuantParams,  # noqa: E402
@@ -46,4 +48,4 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                  "TCubeTiling", "MatmulShapeParams", "MatmulQuantParams", "MatmulBatchParams",
                                  "MatmulFuncParams", "get_basic_config", "get_ib_share_norm_config", "get_mdl_config",
                                  "get_mm_config", "get_normal_config", "get_special_basic_config",
-                                 "get_special_mdl_config"] + sorted(_tiling.MATH_HELPERS)
+                                 "get_special_mdl_config"] + sorted(_tiling.MATH_HELPERS) + ["swish", "geglu", "reglu"] + sorted(_ACT_HELPERS)

@@ -15,7 +15,8 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
             reuse_source: bool = False, basic_block: bool = False, data_format_nz: bool = False, *,
             shape: tuple[int, int] | None = None) -> None:
     """Row softmax of src viewed as [m, k] (Ascend C SoftMax, ND): dst = exp(x - rowmax) / rowsum, with the row
-    max and sum written to `max` / `sum`, one 32-byte block per row.
+    max and sum written to `max` / `sum`, reduceK = 32 / sizeof(T) elements per row (one 32-byte block; with
+    half src and float sum / max, 16 floats).
 
     The shape is the tiling's (src_m, src_k) when it has one, else `shape=(m, k)`, else the [m, k] ShapeInfo
     src carries (`src.set_shape_info(asc.ShapeInfo(...))`, as pyasc's kernels give it); a zero or mismatching

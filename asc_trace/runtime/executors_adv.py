@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import config
 from ..dtypes import DataType, from_compute, to_compute
 from ..errors import OutOfBoundsError, UBOverflowError
 from ..graph.hb import Instr, api_steps
@@ -60,7 +61,9 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
             a, v = m.ub_access(r, f_off[name](env), k, node, name)
             views[name] = v
             ub.append((a, k * r.dtype.itemsize, name in spec.outs))
-        check_reuse(m, node, spec, op.c_name, tens, {name: a for (a, _nb, _w), name in zip(ub, tens)})
+        starts = {name: a for (a, _nb, _w), name in zip(ub, tens)}
+        check_reuse(m, node, spec, op.c_name, tens, starts)
+        check_same_size(m, node, spec, op.c_name, tens, starts)
         if tmp is not None:
             off = f_tmp(env)
             have = tmp_bytes_available(m, node, tmp, off)
@@ -73,6 +76,10 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
                                            f"{a + used})) overlaps {name} (UB bytes [{b}, {b + nb}))", node=node,
                                            hint="give the call a temporary buffer of its own (a TBuf)")
             ub.append((a, used, True))
+        elif m.pipe_node is not None:
+            scratch = stack_scratch(m, node, spec, n)
+            if scratch is not None:
+                ub.append(scratch)
         sc = {k: scalar_as(_scalar_type(k, dt, sdt), f(env)) for k, f in f_sc.items()}
 
         def apply() -> None:
@@ -84,6 +91,39 @@ def _bind_adv(node: Node, op: OpDef) -> Step:
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=n,
                      api=api_steps(node, lambda _e: n))
     return run
+
+
+# PopStackBuffer's end on A2 is TOTAL_UB_SIZE - sizeof(KfcMsg) (kernel_pop_stack_buffer.h GetEndAddress);
+# asc_trace's usable UB ends lower (config.UB_USABLE), and nothing may live above it, so that is the end here.
+STACK_END = config.UB_USABLE
+
+
+def stack_scratch(m: Machine, node: Node, spec, n: int) -> tuple[int, int, bool] | None:
+    """The UB a call without temp_buffer takes as its scratch: the vendor's PopStackBuffer hands it all of the
+    UB after the TPipe's buffers (GetQueueEndAddress .. the end), of which the call uses at most its maximum.
+    Checked before anything is written: that much room for the call's minimum, and no raw LocalTensor in the
+    bytes the call will overwrite. Returned as a write of the call, so the race checker sees it."""
+    most = spec.max_tmp(node, n)
+    if most <= 0:            # the call needs no scratch (Silu, Swish, GeGLU on float, ...)
+        return None
+    start = m.pipe_next
+    room = STACK_END - start
+    need = spec.min_tmp(node, n)
+    if room < need:
+        raise UBOverflowError(f"asc.adv.{node.op[4:]} without temp_buffer takes its scratch from the UB after the "
+                              f"TPipe's buffers (byte {start} on): {max(room, 0)} bytes are left, the call needs at "
+                              f"least {need}", node=node,
+                              hint="give the call a temp_buffer (a TBuf), or smaller TPipe buffers")
+    used = min(room, most)
+    for root in m.roots.values():
+        if isinstance(root, UbRoot) and root.addr < start + used and start < root.addr + root.nbytes:
+            raise OutOfBoundsError(f"asc.adv.{node.op[4:]} without temp_buffer overwrites UB bytes [{start}, "
+                                   f"{start + used}) as its scratch (the vendor's PopStackBuffer: the UB after the "
+                                   f"TPipe's buffers), and a LocalTensor lives at [{root.addr}, "
+                                   f"{root.addr + root.nbytes})", node=node,
+                                   hint="give the call a temp_buffer, or place raw LocalTensors inside TPipe "
+                                        "buffers (a TBuf) rather than after them")
+    return start, used, True
 
 
 def check_reuse(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: dict[str, int]) -> None:
@@ -98,6 +138,20 @@ def check_reuse(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: d
                                    f"{ra.addr + ra.nbytes - starts[a]} bytes): the vendor's {c_name} "
                                    "refuses to reuse it (its API check)", node=node,
                                    hint=f"give {a} a tensor of its own")
+
+
+def check_same_size(m: Machine, node: Node, spec, c_name: str, tens: dict, starts: dict[str, int]) -> None:
+    """The vendor's assertion that two operands have one GetSize() (a view's size: to its storage's end)."""
+    def size(name: str) -> int | None:
+        root = m.roots.get(tens[name].root)
+        return (root.addr + root.nbytes - starts[name]) // tens[name].dtype.itemsize if isinstance(root, UbRoot) \
+            else None
+    for a, b in spec.same_size:
+        sa, sb = size(a), size(b)
+        if sa is not None and sb is not None and sa != sb:
+            raise OutOfBoundsError(f"{a} holds {sa} elements and {b} {sb} (each LocalTensor's GetSize(), to the end "
+                                   f"of its buffer): the vendor's {c_name} asserts they are equal", node=node,
+                                   hint=f"give {a} and {b} buffers of one size (e.g. one queue each)")
 
 
 def _scalar_type(name: str, dt: DataType, sdt: DataType) -> DataType:

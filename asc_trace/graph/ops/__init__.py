@@ -21,4 +21,4 @@ from . import vec_copy_brcb, vec_gather, vec_reduce_block  # noqa: F401 - pyasc'
 from . import vec_fused_cast  # noqa: F401 - traced and emitted, not run (the record says why)
 from . import vec_sort  # noqa: F401 - Sort32
 from . import buf_pool, event_pool  # noqa: F401 - TBufPool and the TPipe event-id pool (i21f)
-from . import adv_activation, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use
+from . import adv_activation, adv_glu, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use

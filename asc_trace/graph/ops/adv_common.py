@@ -107,6 +107,9 @@ class AdvSpec:
     # same start and the same size: impl/adv_api/detail/api_check, TensorReuseVerifyingParameters). None:
     # every destination against every other operand, the rule most calls' checks follow.
     distinct: tuple[tuple[str, str], ...] | None = None
+    # Pairs of operands whose GetSize() (a view's size runs to its storage's end) the vendor asserts equal
+    # (SwiGLU and GeGLU on A2: "Input params.GetSize must be equal with each other").
+    same_size: tuple[tuple[str, str], ...] = ()
 
     @property
     def reuse_pairs(self) -> tuple[tuple[str, str], ...]:

@@ -26,7 +26,8 @@ def _log_softmax(st: Steps, ins, sc, node) -> dict:
     half = src.dtype == np.float16
     out = _softmax(st, ins, sc, node, narrow=False)
     y = st.scalar("muls", st.unary("ln", out["dst"]), np.float32(LOG10_E))
-    out["dst"] = (st.cast(y, float16, "none") if half else y).reshape(src.shape[0], m * k)
+    # FLOAT2HALF_ROUND_MODE on A2 is CAST_ROUND: ties away from zero
+    out["dst"] = (st.cast(y, float16, "round") if half else y).reshape(src.shape[0], m * k)
     return out
 
 

@@ -65,12 +65,16 @@ def _softmax(st: Steps, ins, sc, node, narrow: bool = True) -> dict:
     e = st.unary("exp", st.binary("sub", w, mx[..., None]))
     s = softmax_row_sum(st, e)
     y = st.binary("div", e, s[..., None])
-    dst = st.cast(y, float16, "none") if x.dtype == np.float16 and narrow else y
+    # A2 narrows float to half with FLOAT2HALF_ROUND_MODE = CAST_ROUND (membase/v220/softmax_common_impl.h):
+    # ties away from zero, not to even
+    dst = st.cast(y, float16, "round") if x.dtype == np.float16 and narrow else y
     red: np.dtype = np.dtype(node.attr("reduce_dtype").np)
-    width = 32 // red.itemsize
+    # each row's sum / max fill reduceK = 32 / sizeof(T) elements (SoftMaxTilingFunc, from the source's type):
+    # with half src and float sum / max that is 16 floats, 64 bytes a row (measured on cpu_debug)
+    width = 32 // x.dtype.itemsize
 
     def out(v: np.ndarray) -> np.ndarray:
-        v = st.cast(v, float16, "none") if red == np.float16 else v
+        v = st.cast(v, float16, "round") if red == np.float16 else v
         return np.repeat(v[..., None], width, axis=-1).reshape(v.shape[0], m * width)
     return {"dst": dst.reshape(src.shape[0], m * k) if narrow else dst, "max": out(mx), "sum": out(s)}
 
@@ -78,7 +82,7 @@ def _softmax(st: Steps, ins, sc, node, narrow: bool = True) -> dict:
 def _softmax_extent(node, name):
     m, k = node.attr("shape")
     if name in ("sum", "max"):
-        return Const(m * (32 // node.attr("reduce_dtype").itemsize))
+        return Const(m * (32 // node.attr("dtype").itemsize))
     return Const(m * k)
 
 
