@@ -366,4 +366,5 @@ def _bind_printf(node: Node, op: OpDef) -> Step:
 from . import executors_ops  # noqa: E402
 from . import executors_adv  # noqa: E402,F401 - the high-level API's calls
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
+from . import executors_record  # noqa: E402,F401 - ops whose record states the whole call
 from . import executors_system  # noqa: E402,F401 - cache and system calls

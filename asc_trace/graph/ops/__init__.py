@@ -19,3 +19,17 @@ from . import (atomic, control, cross_core, cube, data_copy, debug, framework, m
                vec_reduce, vec_scalar, vec_unary)
 from . import vec_copy_brcb, vec_gather, vec_reduce_block  # noqa: F401 - pyasc's further vector families (docs/pyasc-vector-ops.md)
 from . import adv_activation, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use
+
+
+def _import_the_other_families() -> None:
+    """Import every further record file of this package, so that a new op family is one new file here
+    (docs/adding-an-op.md) without a line in this list; the helpers that register nothing are left out."""
+    import importlib
+    import pkgutil
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name not in _NOT_RECORD_FILES:
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+_NOT_RECORD_FILES = ("cpp_model", "emit_context", "record_family")   # generators and helpers the layers import when needed
+_import_the_other_families()

@@ -47,6 +47,12 @@ class OpDef:
     api_sync: for an API call that sets and waits events itself (graph/hb.py `ApiStep`):
         (node, value) -> its steps in order, () when this call has none, None when that depends on an
         operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
+    operands: for the family "vec_record" (an op whose record states its whole call, so that the front end,
+        the executors and the emitter need nothing of their own for it): the parameter names in order;
+        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value.
+        The executor reads the regions `accesses` gives and computes `ref(*read regions, *int values)`.
+    other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
+        operands raises NotProvidedError with it); "" when the record states the only form.
     """
 
     name: str
@@ -71,6 +77,8 @@ class OpDef:
     accesses: Callable[[Any], list] | None = None
     api_sync: Callable[[Any, Callable[[Any], int | None]], tuple | None] | None = None
     api_events: tuple = ()
+    operands: tuple[str, ...] = ()
+    other_forms: str = ""
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:
