@@ -65,7 +65,7 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
         return executors_ops.bind_masked(node, op)
     d, a, s, n = node.args
     ref = op.ref
-    if node.op == "axpy":     # dst = dst + src * scalar: the destination is a source too
+    if op.reads_dst():     # Axpy: dst = dst + src * scalar, the destination is a source too
         return bind_elementwise(node, d, [d, a], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], sc), scalar=s)
     return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0], sc), scalar=s)
 

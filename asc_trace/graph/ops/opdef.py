@@ -91,6 +91,10 @@ class OpDef:
         return f"OpDef({self.name})"
 
 
+    def reads_dst(self) -> bool:
+        """Whether the op's result depends on its destination's old value (Axpy, FusedMulAdd, MulAddDst)."""
+        return self.reads is not None and 0 in self.reads
+
     def value_positions(self, nargs: int, per_core: bool = False) -> "tuple[int, ...] | range":
         """The operand positions that are values (`per_core`: that may differ between cores)."""
         v = self.per_core if per_core and self.per_core is not None else self.values
@@ -211,7 +215,7 @@ def accesses(node) -> list:
     op = REGISTRY[node.op]
     if node.attr("form") == "mask":
         from .masked import mask_accesses
-        return mask_accesses(node, reads_dst=op.reads is not None and 0 in op.reads)
+        return mask_accesses(node, reads_dst=op.reads_dst())
     if op.accesses is not None:
         return op.accesses(node)
     count = node.args[-1] if node.args else None

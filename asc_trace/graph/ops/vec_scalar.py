@@ -78,7 +78,7 @@ register(
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
     _scalar("axpy", "Axpy", lambda dst, src, s: add(dst, multiply(src, s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
             cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
-            accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)},
+            accesses=_axpy_accesses, reads=(0, 1), tol={"float16": (1e-3, 1e-3)},
             cpp=CppModel(header="Axpy")),
     # ShiftLeft (vshl) / ShiftRight (vshr, roundEn false): SupportType<T, int16_t, uint16_t, int32_t, uint32_t>
     # in asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_binary_scalar_impl.h; the front end checks the
