@@ -1,11 +1,14 @@
 """Every registered op reaches every layer: taking one node of each op from the suite's kernels
 (tests/suite_kernels.py, which uses every record), the emitter wrote its Ascend C call, an executor binds
 it (its NumPy semantics), the vector pipe can cost it, the printer prints it, the cpp backend has its C++
-model or refuses it with the record's reason, and the front end offers it. `missing_layers` is checked on
+model or refuses it with the record's reason, cpu_debug's stub layer models the instruction of an
+element-wise op, and the front end offers it. `missing_layers` is checked on
 made-up records too, so that the test can fail."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +32,17 @@ def _examples() -> dict[str, tuple[Node, str]]:
         for n in k.graph:
             out.setdefault(n.op, (n, k.source))
     return out
+
+
+# the element-wise families reach cpu_debug through the vendor's own implementation, which issues one vector
+# intrinsic that the stub layer models (toolchain/stub/stub_fun.h: ASC_STUB_BINARY(vadd, Add), ...)
+STUB_FUN = Path(asc.__file__).parent / "toolchain" / "stub" / "stub_fun.h"
+_STUB_NAMES = {"Reciprocal": "Rec"}     # the stub's VOp for vrec
+
+
+@lru_cache(maxsize=1)
+def _stub_ops() -> set[str]:
+    return set(re.findall(r"^ASC_STUB_(?:BINARY|UNARY|SCALAR)\(v\w+, (\w+)\)", STUB_FUN.read_text(), re.M))
 
 
 class _OneNode:
@@ -86,6 +100,8 @@ def missing_layers(op: OpDef, node: Node, source: str) -> list[str]:
                 missing.append("cpp refusal")
     elif not isinstance(m, NA):
         missing.append("cpp model")
+    if op.family in ("vec_binary", "vec_unary", "vec_scalar") and _STUB_NAMES.get(op.c_name, op.c_name) not in _stub_ops():
+        missing.append("cpu_debug model")
     if op.family.startswith("vec_") and not callable(getattr(asc, op.name, None)):
         missing.append("front end")
     if op.family == "adv" and not callable(getattr(asc.adv, op.name[4:], None)):
@@ -113,6 +129,10 @@ def test_a_record_that_lacks_layers_is_caught():
     assert missing_layers(variant(cpp_model=None), node, source) == ["cpp model"]
     assert missing_layers(variant(cpp_model=CppModel("detail::nothing(a)")), node, source) == ["cpp model"]
     assert missing_layers(variant(name="no_such_front_end"), node, source) == ["front end"]
+    add_node, add_source = _examples()["add"]
+    assert missing_layers(REGISTRY["add"], add_node, add_source) == []
+    fake_add = OpDef(**{**{f: getattr(REGISTRY["add"], f) for f in real.__dataclass_fields__}, "c_name": "Addx"})
+    assert "cpu_debug model" in missing_layers(fake_add, add_node, add_source + "Addx")
     # an op of a family no executor knows, without a cost
     orphan = variant(family="vec_orphan", cost=None)
     REGISTRY["transpose"] = orphan          # the executor and the cost read the registry by the node's op
