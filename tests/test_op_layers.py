@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ import suite_kernels
 from asc_trace.errors import ToolchainError
 from asc_trace.graph.node import Node, Pipe
 from asc_trace.graph.ops import NA, REGISTRY, CppModel, OpDef, vec_cost
-from asc_trace.graph.ops.cpp_model import model_ops_header
+from asc_trace.graph.ops.cpp_model import model_ops_header, stub_ops_header
 from asc_trace.graph.printer import node_text
 from asc_trace.runtime import cube_sim, executors, mix_sim  # noqa: F401 (cube_sim registers the L1 Fixpipe)
 from asc_trace.runtime.cpp import refuse_unmodeled
@@ -35,14 +34,17 @@ def _examples() -> dict[str, tuple[Node, str]]:
 
 
 # the element-wise families reach cpu_debug through the vendor's own implementation, which issues one vector
-# intrinsic that the stub layer models (toolchain/stub/stub_fun.h: ASC_STUB_BINARY(vadd, Add), ...)
-STUB_FUN = Path(asc.__file__).parent / "toolchain" / "stub" / "stub_fun.h"
-_STUB_NAMES = {"Reciprocal": "Rec"}     # the stub's VOp for vrec
+# intrinsic that the stub layer models from the record (graph/ops/cpp_model.py stub_ops_header:
+# ASC_STUB_BINARY(vadd, Add) and the element's expression)
+_STUB_NAMES: dict[str, str] = {}
 
 
 @lru_cache(maxsize=1)
 def _stub_ops() -> set[str]:
-    return set(re.findall(r"^ASC_STUB_(?:BINARY|UNARY|SCALAR)\(v\w+, (\w+)\)", STUB_FUN.read_text(), re.M))
+    text = stub_ops_header()
+    declared = set(re.findall(r"ASC_STUB_(?:BINARY|UNARY|SCALAR)\(v\w+, (\w+)\)", text))
+    computed = set(re.findall(r"case VOp::(\w+): return", text)) | {"Axpy"}   # Axpy: stub/src/vector.cpp's own loop
+    return declared & computed
 
 
 class _OneNode:

@@ -51,6 +51,8 @@ class OpDef:
         the executors and the emitter need nothing of their own for it): the parameter names in order;
         "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value.
         The executor reads the regions `accesses` gives and computes `ref(*read regions, *int values)`.
+    intrinsic: for the element-wise families, the vector instruction the API call issues (vadd, vexp, ...):
+        cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
     other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
         operands raises NotProvidedError with it); "" when the record states the only form.
     """
@@ -78,6 +80,7 @@ class OpDef:
     api_sync: Callable[[Any, Callable[[Any], int | None]], tuple | None] | None = None
     api_events: tuple = ()
     operands: tuple[str, ...] = ()
+    intrinsic: str = ""
     other_forms: str = ""
     doc: str = ""
 
