@@ -36,9 +36,6 @@ def _examples() -> dict[str, tuple[Node, str]]:
 # the element-wise families reach cpu_debug through the vendor's own implementation, which issues one vector
 # intrinsic that the stub layer models from the record (graph/ops/cpp_model.py stub_ops_header:
 # ASC_STUB_BINARY(vadd, Add) and the element's expression)
-_STUB_NAMES: dict[str, str] = {}
-
-
 @lru_cache(maxsize=1)
 def _stub_ops() -> set[str]:
     text = stub_ops_header()
@@ -102,7 +99,7 @@ def missing_layers(op: OpDef, node: Node, source: str) -> list[str]:
                 missing.append("cpp refusal")
     elif not isinstance(m, NA):
         missing.append("cpp model")
-    if op.family in ("vec_binary", "vec_unary", "vec_scalar") and _STUB_NAMES.get(op.c_name, op.c_name) not in _stub_ops():
+    if op.family in ("vec_binary", "vec_unary", "vec_scalar") and op.c_name not in _stub_ops():
         missing.append("cpu_debug model")
     if op.family.startswith("vec_") and not callable(getattr(asc, op.name, None)):
         missing.append("front end")

@@ -31,5 +31,6 @@ def _import_the_other_families() -> None:
             importlib.import_module(f"{__name__}.{info.name}")
 
 
-_NOT_RECORD_FILES = ("cpp_model", "emit_context", "record_family")   # generators and helpers the layers import when needed
+# generators and helpers, which the layers import when they need them
+_NOT_RECORD_FILES = ("cpp_model", "emit_context", "record_family")
 _import_the_other_families()

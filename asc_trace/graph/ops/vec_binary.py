@@ -96,12 +96,15 @@ register(
     # impl/basic_api/dav_c220/kernel_operator_vec_binary_impl.h's SupportType checks (MulAddDst's mixed
     # float dst / half sources is not offered: the family takes one element type)
     binary("sub_relu", "SubRelu", _sub_relu, frozenset({"int16", "float16", "float32"}),
-           cpp="detail::relu_(detail::wrap_sub(a, b))", declared=_declared("SubRelu", (716, 705), (604, 594)), ins="vsubrelu"),
+           cpp="detail::relu_(detail::wrap_sub(a, b))", declared=_declared("SubRelu", (716, 705), (604, 594)),
+           ins="vsubrelu"),
     binary("fused_mul_add", "FusedMulAdd", _fused_mul_add, FLOATS, tol=_FMA_TOL, reads_dst=True,
-           cpp="detail::wrap_add(detail::wrap_mul(a, d), b)", declared=_declared("FusedMulAdd", (617, 597), (532, 514)), ins="vmadd"),
+           cpp="detail::wrap_add(detail::wrap_mul(a, d), b)", declared=_declared("FusedMulAdd", (617, 597), (532, 514)),
+           ins="vmadd"),
     binary("fused_mul_add_relu", "FusedMulAddRelu", _fused_mul_add_relu, FLOATS, tol=_FMA_TOL, reads_dst=True,
            cpp="detail::relu_(detail::wrap_add(detail::wrap_mul(a, d), b))",
            declared=_declared("FusedMulAddRelu", (682, 656), (572, 554)), ins="vmaddrelu"),
     binary("mul_add_dst", "MulAddDst", _mul_add_dst, FLOATS, tol=_FMA_TOL, reads_dst=True,
-           cpp="detail::wrap_add(detail::wrap_mul(a, b), d)", declared=_declared("MulAddDst", (268, 249), (240, 222)), ins="vmla"),
+           cpp="detail::wrap_add(detail::wrap_mul(a, b), d)", declared=_declared("MulAddDst", (268, 249), (240, 222)),
+           ins="vmla"),
 )
