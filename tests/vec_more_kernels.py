@@ -280,7 +280,19 @@ def header_suite() -> list:
     out.append(asc.compile(gather_mask_kernel, (x16, pat, z16, 512, 64, 512, "tensor", (1, 2, 8, 1))))
     u16 = np.arange(512, dtype=np.uint16)
     out.append(asc.compile(gather_kernel, (u16, offs * 16, u16.copy(), 512, 512, 512, 0, ("gatherb", 2, 1, 8))))
+    out.append(asc.compile(transpose_kernel, (x16, z16)))
     return out
+
+
+@asc.jit
+def transpose_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """asc.transpose (graph/ops/vec_transpose.py; cpu_debug's stub layer has no vtranspose): the 16 x 16 block
+    at element 16 of the UB source into a destination at element 0."""
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, 272)
+    asc.data_copy(a[16:], gm(x), 256)
+    out = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 65536, 256)
+    asc.transpose(out, a[16:])
+    asc.data_copy(gm(z), out, 256)
 
 
 def backend_cases(Case) -> list:

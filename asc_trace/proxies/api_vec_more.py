@@ -19,6 +19,7 @@ from ..graph.source_loc import SourceLoc
 from .operands import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for
 from .tensors import vec_operand
 from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
+from .api_record import make_record_call
 from .context import current
 from .scalar import Scalar
 from .source_loc import user_loc
@@ -326,6 +327,7 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
     "vec_copy": _make_copy,
     "vec_brcb": _make_brcb,
     "vec_compare_scalar": _make_compare_scalar,
+    "vec_record": make_record_call,      # ops whose record states the whole call (graph/ops/record_family.py)
 }
 
 

@@ -149,7 +149,7 @@ def binder(n: Node) -> Callable:
         compute = None      # set below: needs the shape
     elif fam == "vec_scalar":
         d, a, sc_expr, cnt = n.args
-        srcs = [d, a] if n.op == "axpy" else [a]
+        srcs = [d, a] if op.reads_dst() else [a]       # Axpy reads its destination
         compute = None
     else:
         d, *srcs, cnt = n.args
@@ -165,7 +165,7 @@ def binder(n: Node) -> Callable:
         if fam == "vec_duplicate":
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(sc, dt)
-        elif fam == "vec_scalar" and n.op == "axpy":
+        elif fam == "vec_scalar" and op.reads_dst():
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(ref(to_compute(ins[0], d.dtype), to_compute(ins[1], srcs[1].dtype), sc), dt)
         elif fam == "vec_scalar":

@@ -65,7 +65,7 @@ def _bind_scalar(node: Node, op: OpDef) -> Step:
         return executors_ops.bind_masked(node, op)
     d, a, s, n = node.args
     ref = op.ref
-    if node.op == "axpy":     # dst = dst + src * scalar: the destination is a source too
+    if op.reads_dst():     # Axpy: dst = dst + src * scalar, the destination is a source too
         return bind_elementwise(node, d, [d, a], n, lambda ins, sc, cnt, C: ref(ins[0], ins[1], sc), scalar=s)
     return bind_elementwise(node, d, [a], n, lambda ins, sc, cnt, C: ref(ins[0], sc), scalar=s)
 
@@ -374,6 +374,7 @@ from . import executors_reduce_mask  # noqa: E402,F401 - the reductions' mask fo
 from . import executors_not_run  # noqa: E402,F401 - traced and emitted, run nowhere
 from . import executors_sort  # noqa: E402,F401 - Sort32
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
+from . import executors_record  # noqa: E402,F401 - ops whose record states the whole call
 from . import executors_system  # noqa: E402,F401 - cache and system calls
 from . import executors_fwk  # noqa: E402,F401 - the TPipe event-id pool, TBufPool
 from .executors_fwk import pool_take  # noqa: E402

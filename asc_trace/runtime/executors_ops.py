@@ -58,8 +58,8 @@ def bind_masked(node: Node, op: OpDef) -> Step:
     per_block = 32 // sdt.itemsize
     ref = op.ref
     family = op.family
-    is_axpy = node.op == "axpy"
-    old_dst = is_axpy or (family == "vec_binary" and op.reads is not None and 0 in op.reads)
+    is_axpy = family == "vec_scalar" and op.reads_dst()      # ref(old dst, src, scalar)
+    old_dst = is_axpy or (family == "vec_binary" and op.reads_dst())
 
     def run(m: Machine) -> Instr | None:
         env = m.env

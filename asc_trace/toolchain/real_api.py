@@ -17,7 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
+from .. import config
 from ..errors import ToolchainError
+from ..graph.ops.cpp_model import STUB_OPS_HEADER, stub_ops_header
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
 from .cache import CompileCache, cache_key
 # the stub layer, the C++ model's shared headers, the emitted code's own helpers
@@ -49,7 +51,31 @@ def flags(headers: AscendCHeaders) -> list[str]:
     """g++ options of a CPU-debug build against `headers`, asc_trace's stub layer first. The API's
     folders are system folders: its own warnings (narrowing in its check helpers) are not ours."""
     prelude = [f"-I{PRELUDE_DIR}"] if PRELUDE_DIR.is_dir() else []
-    return [*CXXFLAGS, *DEFINES, f"-I{STUB_DIR}", *prelude] + [f"-isystem{p}" for p in headers.include_dirs]
+    return [*CXXFLAGS, *DEFINES, f"-I{STUB_DIR}", f"-I{stub_ops_dir()}", *prelude] \
+        + [f"-isystem{p}" for p in headers.include_dirs]
+
+
+def stub_ops_dir() -> Path:
+    """A folder holding the registry's part of the stub layer (graph/ops/cpp_model.py `stub_ops_header`), named
+    by its content so that each version has its own; checked on every call (the cache folder may change or
+    be cleared between builds)."""
+    text = stub_ops_header()
+    d = config.cache_dir() / "stub-ops" / hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = d / STUB_OPS_HEADER
+    try:
+        current = path.is_file() and path.read_text() == text
+    except (OSError, ValueError):       # unreadable or not UTF-8: written again below
+        current = False
+    if not current:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            tmp = d / f".{STUB_OPS_HEADER}.{os.getpid()}"
+            tmp.write_text(text)
+            os.replace(tmp, path)       # atomic: a concurrent build never reads half a header
+        except OSError as e:
+            raise ToolchainError(f"cannot write {path}: {e}", None,
+                                 hint="point ASC_TRACE_CACHE_DIR at a writable folder") from None
+    return d
 
 
 @lru_cache(maxsize=8)
@@ -75,6 +101,7 @@ def stub_digest() -> str:
     for f in files:
         h.update(f.name.encode())
         h.update(f.read_bytes())
+    h.update(stub_ops_header().encode())       # the part generated from the op registry
     return h.hexdigest()
 
 
@@ -111,7 +138,7 @@ def stub_library(headers: AscendCHeaders, cxx: str, cxx_version: str) -> Path:
         if src.stem == "api_hooks":   # the one file that needs the headers: on their precompiled form
             opts = [f"-I{precompiled_header(headers, cxx, cxx_version)}", *flags(headers)]
         else:
-            opts = STUB_FLAGS + [f"-I{STUB_DIR}"]
+            opts = STUB_FLAGS + [f"-I{STUB_DIR}", f"-I{stub_ops_dir()}"]
         _run([cxx, *opts, "-c", str(src), "-o", str(obj)], tmp, f"compiling the stub layer's {src.name}")
         return str(obj)
 

@@ -22,3 +22,18 @@ from . import vec_fused_cast  # noqa: F401 - traced and emitted, not run (the re
 from . import vec_sort  # noqa: F401 - Sort32
 from . import buf_pool, event_pool  # noqa: F401 - TBufPool and the TPipe event-id pool (i21f)
 from . import adv_activation, adv_glu, adv_layernorm, adv_log_softmax, adv_math, adv_norm, adv_sort  # noqa: F401 - the high-level API (asc.adv), after the basic ops its steps use
+
+
+def _import_the_other_families() -> None:
+    """Import every further record file of this package, so that a new op family is one new file here
+    (docs/adding-an-op.md) without a line in this list; the helpers that register nothing are left out."""
+    import importlib
+    import pkgutil
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name not in _NOT_RECORD_FILES:
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+# generators and helpers, which the layers import when they need them
+_NOT_RECORD_FILES = ("cpp_model", "emit_context", "record_family")
+_import_the_other_families()

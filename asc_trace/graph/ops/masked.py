@@ -55,7 +55,7 @@ def mask_accesses(node: Any, reads_dst: bool = False) -> list:
     out = []
     for i, (ref, (blk, rep)) in enumerate(zip(tensors, strides(node))):
         out.append((ref, Const(0), envelope(ref.dtype, repeat, blk, rep, last), i == 0))
-    if node.op == "axpy" or node.attr("reads_dst") or reads_dst:
+    if node.attr("reads_dst") or reads_dst:
         out.append((tensors[0], Const(0), envelope(tensors[0].dtype, repeat, *strides(node)[0], last), False))
     return out
 

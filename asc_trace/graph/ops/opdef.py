@@ -47,6 +47,14 @@ class OpDef:
     api_sync: for an API call that sets and waits events itself (graph/hb.py `ApiStep`):
         (node, value) -> its steps in order, () when this call has none, None when that depends on an
         operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
+    operands: for the family "vec_record" (an op whose record states its whole call, so that the front end,
+        the executors and the emitter need nothing of their own for it): the parameter names in order;
+        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value.
+        The executor reads the regions `accesses` gives and computes `ref(*read regions, *int values)`.
+    intrinsic: for the element-wise families, the vector instruction the API call issues (vadd, vexp, ...):
+        cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
+    other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
+        operands raises NotProvidedError with it); "" when the record states the only form.
     """
 
     name: str
@@ -71,6 +79,9 @@ class OpDef:
     accesses: Callable[[Any], list] | None = None
     api_sync: Callable[[Any, Callable[[Any], int | None]], tuple | None] | None = None
     api_events: tuple = ()
+    operands: tuple[str, ...] = ()
+    intrinsic: str = ""
+    other_forms: str = ""
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:
@@ -82,6 +93,10 @@ class OpDef:
     def __repr__(self) -> str:
         return f"OpDef({self.name})"
 
+
+    def reads_dst(self) -> bool:
+        """Whether the op's result depends on its destination's old value (Axpy, FusedMulAdd, MulAddDst)."""
+        return self.reads is not None and 0 in self.reads
 
     def value_positions(self, nargs: int, per_core: bool = False) -> "tuple[int, ...] | range":
         """The operand positions that are values (`per_core`: that may differ between cores)."""
@@ -203,7 +218,7 @@ def accesses(node) -> list:
     op = REGISTRY[node.op]
     if node.attr("form") == "mask":
         from .masked import mask_accesses
-        return mask_accesses(node, reads_dst=op.reads is not None and 0 in op.reads)
+        return mask_accesses(node, reads_dst=op.reads_dst())
     if op.accesses is not None:
         return op.accesses(node)
     count = node.args[-1] if node.args else None

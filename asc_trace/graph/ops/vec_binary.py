@@ -24,14 +24,15 @@ def binary_fields(ctx, n) -> dict[str, str]:
 
 
 def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None, *,
-           cpp: str, declared: dict[str, tuple[str, str]] | None = None, reads_dst: bool = False) -> OpDef:
+           cpp: str, ins: str, declared: dict[str, tuple[str, str]] | None = None, reads_dst: bool = False) -> OpDef:
     """A record of the family: `c_name(dst, src0, src1, count)` and its mask form; `cpp` is the C++
     expression of one element from `a` and `b` (and the old `d` for an op that reads dst, `reads_dst`:
-    then `ref(a, b, d)`) with toolchain/include/kernel_operator.h's detail:: helpers."""
+    then `ref(a, b, d)`) with toolchain/include/kernel_operator.h's detail:: helpers; `ins` the instruction."""
     return OpDef(name, "vec_binary", Pipe.V, c_name, arity=2, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", emit_fields=binary_fields,
                  emit_mask=BINARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
-                 tol=tol or {}, writes=(0,), reads=(0, 1, 2) if reads_dst else None, declared=declared or {})
+                 tol=tol or {}, writes=(0,), reads=(0, 1, 2) if reads_dst else None, declared=declared or {},
+                 intrinsic=ins)
 
 
 def reads_dst(op: OpDef) -> bool:
@@ -72,16 +73,16 @@ _FMA_TOL = {"float16": (1e-3, 1e-3), "float32": (1e-6, 1e-6)}
 
 
 register(
-    binary("add", "Add", add, cost=BINARY, cpp="detail::wrap_add(a, b)"),
-    binary("sub", "Sub", subtract, cpp="detail::wrap_sub(a, b)"),
-    binary("mul", "Mul", multiply, cost=MUL, cpp="detail::wrap_mul(a, b)"),
+    binary("add", "Add", add, cost=BINARY, cpp="detail::wrap_add(a, b)", ins="vadd"),
+    binary("sub", "Sub", subtract, cpp="detail::wrap_sub(a, b)", ins="vsub"),
+    binary("mul", "Mul", multiply, cost=MUL, cpp="detail::wrap_mul(a, b)", ins="vmul"),
     # The vector unit's division is not correctly rounded; allow an ulp or two.
     binary("div", "Div", divide, FLOATS, DIV, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)},
-           cpp="detail::div(a, b)"),
-    binary("max", "Max", maximum, cpp="detail::max_(a, b)"),
-    binary("min", "Min", minimum, cpp="detail::min_(a, b)"),
-    binary("bitwise_and", "And", np.bitwise_and, INT16, cpp="detail::band(a, b)"),
-    binary("bitwise_or", "Or", np.bitwise_or, INT16, cpp="detail::bor(a, b)"),
+           cpp="detail::div(a, b)", ins="vdiv"),
+    binary("max", "Max", maximum, cpp="detail::max_(a, b)", ins="vmax"),
+    binary("min", "Min", minimum, cpp="detail::min_(a, b)", ins="vmin"),
+    binary("bitwise_and", "And", np.bitwise_and, INT16, cpp="detail::band(a, b)", ins="vand"),
+    binary("bitwise_or", "Or", np.bitwise_or, INT16, cpp="detail::bor(a, b)", ins="vor"),
     # AddRelu: one vaddrelu instruction on A2 for int16 / half / float (asc-devkit
     # impl/basic_api/dav_c220/kernel_operator_vec_binary_impl.h AddReluIntrinsicsImpl); not in the cost model.
     binary("add_relu", "AddRelu", _add_relu, frozenset({"int16", "float16", "float32"}),
@@ -89,18 +90,21 @@ register(
            declared={"AddRelu/4": ("include/basic_api/kernel_operator_vec_binary_intf.h:508",
                                    "interface/kernel_operator_vec_binary_intf.h:440"),
                      "AddRelu/6": ("include/basic_api/kernel_operator_vec_binary_intf.h:489",
-                                   "interface/kernel_operator_vec_binary_intf.h:422")}),
+                                   "interface/kernel_operator_vec_binary_intf.h:422")}, ins="vaddrelu"),
     # SubRelu (vsubrelu), FusedMulAdd (vmadd: dst = src0 * dst + src1), FusedMulAddRelu (vmaddrelu) and
     # MulAddDst (vmla: dst = src0 * src1 + dst); dtypes from asc-devkit
     # impl/basic_api/dav_c220/kernel_operator_vec_binary_impl.h's SupportType checks (MulAddDst's mixed
     # float dst / half sources is not offered: the family takes one element type)
     binary("sub_relu", "SubRelu", _sub_relu, frozenset({"int16", "float16", "float32"}),
-           cpp="detail::relu_(detail::wrap_sub(a, b))", declared=_declared("SubRelu", (716, 705), (604, 594))),
+           cpp="detail::relu_(detail::wrap_sub(a, b))", declared=_declared("SubRelu", (716, 705), (604, 594)),
+           ins="vsubrelu"),
     binary("fused_mul_add", "FusedMulAdd", _fused_mul_add, FLOATS, tol=_FMA_TOL, reads_dst=True,
-           cpp="detail::wrap_add(detail::wrap_mul(a, d), b)", declared=_declared("FusedMulAdd", (617, 597), (532, 514))),
+           cpp="detail::wrap_add(detail::wrap_mul(a, d), b)", declared=_declared("FusedMulAdd", (617, 597), (532, 514)),
+           ins="vmadd"),
     binary("fused_mul_add_relu", "FusedMulAddRelu", _fused_mul_add_relu, FLOATS, tol=_FMA_TOL, reads_dst=True,
            cpp="detail::relu_(detail::wrap_add(detail::wrap_mul(a, d), b))",
-           declared=_declared("FusedMulAddRelu", (682, 656), (572, 554))),
+           declared=_declared("FusedMulAddRelu", (682, 656), (572, 554)), ins="vmaddrelu"),
     binary("mul_add_dst", "MulAddDst", _mul_add_dst, FLOATS, tol=_FMA_TOL, reads_dst=True,
-           cpp="detail::wrap_add(detail::wrap_mul(a, b), d)", declared=_declared("MulAddDst", (268, 249), (240, 222))),
+           cpp="detail::wrap_add(detail::wrap_mul(a, b), d)", declared=_declared("MulAddDst", (268, 249), (240, 222)),
+           ins="vmla"),
 )

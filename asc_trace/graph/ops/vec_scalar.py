@@ -70,23 +70,23 @@ def _axpy_accesses(node) -> list:
 
 
 register(
-    _scalar("adds", "Adds", add, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_add(a, s)")),
-    _scalar("muls", "Muls", multiply, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_mul(a, s)")),
-    _scalar("maxs", "Maxs", maximum, cpp=CppModel("detail::max_(a, s)")),
-    _scalar("mins", "Mins", minimum, cpp=CppModel("detail::min_(a, s)")),
-    _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS, cpp=CppModel("detail::leaky(a, s)")),
+    _scalar("adds", "Adds", add, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_add(a, s)"), intrinsic="vadds"),
+    _scalar("muls", "Muls", multiply, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_mul(a, s)"), intrinsic="vmuls"),
+    _scalar("maxs", "Maxs", maximum, cpp=CppModel("detail::max_(a, s)"), intrinsic="vmaxs"),
+    _scalar("mins", "Mins", minimum, cpp=CppModel("detail::min_(a, s)"), intrinsic="vmins"),
+    _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS, cpp=CppModel("detail::leaky(a, s)"), intrinsic="vlrelu"),
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
     _scalar("axpy", "Axpy", lambda dst, src, s: add(dst, multiply(src, s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
             cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
-            accesses=_axpy_accesses, tol={"float16": (1e-3, 1e-3)},
-            cpp=CppModel(header="Axpy")),
+            accesses=_axpy_accesses, reads=(0, 1), tol={"float16": (1e-3, 1e-3)},
+            cpp=CppModel(header="Axpy"), intrinsic="vaxpy"),
     # ShiftLeft (vshl) / ShiftRight (vshr, roundEn false): SupportType<T, int16_t, uint16_t, int32_t, uint32_t>
     # in asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_binary_scalar_impl.h; the front end checks the
     # shift is 0 .. bits-1 (the impl's CheckValueRange)
     _scalar("shift_left", "ShiftLeft", _shift_left, SHIFT_TYPES, cpp=CppModel("detail::shl_(a, s)"),
-            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263))),
+            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263)), intrinsic="vshl"),
     _scalar("shift_right", "ShiftRight", _shift_right, SHIFT_TYPES, cpp=CppModel("detail::shr_(a, s)"),
-            declared=_shift_declared("ShiftRight", (516, 478), (340, 314))),
+            declared=_shift_declared("ShiftRight", (516, 478), (340, 314)), intrinsic="vshr"),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "asc_stub_ops.h"   // generated from the op registry: the element-wise instructions
+
 namespace asc_stub {
 
 // Element types of the intrinsics' operands (the dtype codes of src/*.cpp).
@@ -87,13 +89,8 @@ void copy_pad(bool to_ub, void* dst, const void* src, uint32_t n_burst, uint32_t
               uint32_t right, uint64_t src_gap, uint64_t dst_gap);
 
 // -- vector instructions (src/vector.cpp, src/vector_reduce.cpp) ---------------------------------
-enum class VOp : uint8_t {
-    Add, Sub, Mul, Div, Max, Min, And, Or,                               // binary
-    Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu, Not,                           // unary
-    Adds, Muls, Maxs, Mins, LeakyRelu, Axpy, ShiftLeft, ShiftRight,      // with a scalar
-    AddRelu, SubRelu,                                                    // binary, fused (vaddrelu, vsubrelu)
-    FusedMulAdd, FusedMulAddRelu, MulAddDst,                             // read dst too (vmadd, vmaddrelu, vmla)
-};
+// the element-wise instructions, one per op record (asc_stub_ops.h, generated from the registry)
+enum class VOp : uint8_t { ASC_STUB_VOPS };
 enum class Cmp : uint8_t { LT, GT, EQ, LE, GE, NE };
 
 void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat);

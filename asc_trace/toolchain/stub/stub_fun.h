@@ -150,19 +150,7 @@ ASC_STUB_COPY_ALIGN(copy_ubuf_to_gm_align_b32, false)
         asc_stub::vec_binary(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src0, src0Blk,  \
                              src0Rep), asc_stub::op(src1, src1Blk, src1Rep), static_cast<uint32_t>(repeat));    \
     }
-ASC_STUB_BINARY(vadd, Add)
-ASC_STUB_BINARY(vsub, Sub)
-ASC_STUB_BINARY(vmul, Mul)
-ASC_STUB_BINARY(vdiv, Div)
-ASC_STUB_BINARY(vmax, Max)
-ASC_STUB_BINARY(vmin, Min)
-ASC_STUB_BINARY(vand, And)
-ASC_STUB_BINARY(vor, Or)
-ASC_STUB_BINARY(vaddrelu, AddRelu)
-ASC_STUB_BINARY(vsubrelu, SubRelu)
-ASC_STUB_BINARY(vmadd, FusedMulAdd)
-ASC_STUB_BINARY(vmaddrelu, FusedMulAddRelu)
-ASC_STUB_BINARY(vmla, MulAddDst)
+ASC_STUB_BINARY_INTRINSICS      // one per op record (asc_stub_ops.h)
 #undef ASC_STUB_BINARY
 
 #define ASC_STUB_UNARY(NAME, OP)                                                                                \
@@ -173,14 +161,7 @@ ASC_STUB_BINARY(vmla, MulAddDst)
         asc_stub::vec_unary(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk,     \
                             srcRep), static_cast<uint32_t>(repeat));                                            \
     }
-ASC_STUB_UNARY(vexp, Exp)
-ASC_STUB_UNARY(vln, Ln)
-ASC_STUB_UNARY(vabs, Abs)
-ASC_STUB_UNARY(vrec, Rec)
-ASC_STUB_UNARY(vsqrt, Sqrt)
-ASC_STUB_UNARY(vrsqrt, Rsqrt)
-ASC_STUB_UNARY(vrelu, Relu)
-ASC_STUB_UNARY(vnot, Not)
+ASC_STUB_UNARY_INTRINSICS      // one per op record (asc_stub_ops.h)
 #undef ASC_STUB_UNARY
 
 #define ASC_STUB_SCALAR(NAME, OP)                                                                               \
@@ -191,14 +172,7 @@ ASC_STUB_UNARY(vnot, Not)
         asc_stub::vec_scalar(asc_stub::VOp::OP, asc_stub::op(dst, dstBlk, dstRep), asc_stub::op(src, srcBlk,    \
                              srcRep), asc_stub::bits(static_cast<T>(scalar)), static_cast<uint32_t>(repeat));   \
     }
-ASC_STUB_SCALAR(vadds, Adds)
-ASC_STUB_SCALAR(vmuls, Muls)
-ASC_STUB_SCALAR(vmaxs, Maxs)
-ASC_STUB_SCALAR(vmins, Mins)
-ASC_STUB_SCALAR(vlrelu, LeakyRelu)
-ASC_STUB_SCALAR(vshl, ShiftLeft)
-ASC_STUB_SCALAR(vshr, ShiftRight)   // roundEn (the last flag) is never set by asc_trace's emission
-ASC_STUB_SCALAR(vaxpy, Axpy)
+ASC_STUB_SCALAR_INTRINSICS      // one per op record (asc_stub_ops.h)
 #undef ASC_STUB_SCALAR
 
 template <typename T, typename S>

@@ -20,26 +20,15 @@ template <typename T> T* at(const Operand& o, uint32_t r, uint32_t e, const char
 
 void check_base(const Operand& o, const char* what) { check_ub(o.base, 0, 32, what); }
 
-// `d`: the destination's old value, which vmadd (dst = src0 * dst + src1), vmaddrelu and vmla
-// (dst = src0 * src1 + dst) read
-template <typename T> T binary_op(VOp op, T a, T b, T d)
+// The element each instruction computes: the op records' C++ expressions (graph/ops/cpp_model.py generates
+// asc_stub_ops.h), for the dtypes each record supports. `d`: the destination's old value, which vmadd
+// (dst = src0 * dst + src1), vmaddrelu and vmla (dst = src0 * src1 + dst) read.
+template <typename T> T binary_op(VOp op, T a, T b, [[maybe_unused]] T d)
 {
-    switch (op) {
-        case VOp::SubRelu: return relu_(wrap_sub(a, b));
-        case VOp::FusedMulAdd: return wrap_add(wrap_mul(a, d), b);
-        case VOp::FusedMulAddRelu: return relu_(wrap_add(wrap_mul(a, d), b));
-        case VOp::MulAddDst: return wrap_add(wrap_mul(a, b), d);
-        case VOp::Add: return wrap_add(a, b);
-        case VOp::Sub: return wrap_sub(a, b);
-        case VOp::Mul: return wrap_mul(a, b);
-        case VOp::Div: return asc_num::div(a, b);
-        case VOp::Max: return max_(a, b);
-        case VOp::Min: return min_(a, b);
-        case VOp::AddRelu: return relu_(wrap_add(a, b));
-        case VOp::And: case VOp::Or:
-            if constexpr (std::is_integral<T>::value) return op == VOp::And ? band(a, b) : bor(a, b);
-            break;
-        default: break;
+    if constexpr (std::is_integral<T>::value) {
+        switch (op) { ASC_STUB_BINARY_INT_CASES default: break; }
+    } else {
+        switch (op) { ASC_STUB_BINARY_FLOAT_CASES default: break; }
     }
     fail("api", "the vector instruction %d does not apply to %s operands", static_cast<int>(op), "these");
 }
@@ -47,35 +36,19 @@ template <typename T> T binary_op(VOp op, T a, T b, T d)
 template <typename T> T unary_op(VOp op, T a)
 {
     if constexpr (std::is_integral<T>::value) {
-        if (op == VOp::Not) return bnot(a);
-        if (op == VOp::Abs) return abs_(a);
-        if (op == VOp::Relu) return relu_(a);
+        switch (op) { ASC_STUB_UNARY_INT_CASES default: break; }
     } else {
-        switch (op) {
-            case VOp::Exp: return exp_(a);
-            case VOp::Ln: return ln_(a);
-            case VOp::Abs: return abs_(a);
-            case VOp::Rec: return recip(a);
-            case VOp::Sqrt: return sqrt_(a);
-            case VOp::Rsqrt: return rsqrt(a);
-            case VOp::Relu: return relu_(a);
-            default: break;
-        }
+        switch (op) { ASC_STUB_UNARY_FLOAT_CASES default: break; }
     }
     fail("api", "the vector instruction %d does not apply to these operands", static_cast<int>(op));
 }
 
 template <typename T> T scalar_op(VOp op, T a, T s)
 {
-    switch (op) {
-        case VOp::Adds: return wrap_add(a, s);
-        case VOp::Muls: return wrap_mul(a, s);
-        case VOp::Maxs: return max_(a, s);
-        case VOp::Mins: return min_(a, s);
-        case VOp::LeakyRelu: return leaky(a, s);
-        case VOp::ShiftLeft: return shl_(a, s);
-        case VOp::ShiftRight: return shr_(a, s);
-        default: break;
+    if constexpr (std::is_integral<T>::value) {
+        switch (op) { ASC_STUB_SCALAR_INT_CASES default: break; }
+    } else {
+        switch (op) { ASC_STUB_SCALAR_FLOAT_CASES default: break; }
     }
     fail("api", "the vector instruction %d does not take a scalar", static_cast<int>(op));
 }

@@ -1,0 +1,36 @@
+"""Helpers for the records of the family "vec_record": a vector op whose record states its whole call
+(`OpDef.operands`), the regions it touches (`OpDef.accesses`) and its semantics on them (`OpDef.ref`), so
+that the front end (proxies/api_record.py), the executors (runtime/executors_record.py) and the
+emitter need nothing of their own for it: such an op is one file in this package plus its tests."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..expr import Const
+from ..node import TensorRef
+from .opdef import REGISTRY
+
+
+def operand_names(op: Any) -> list[tuple[str, bool]]:
+    """(name, is a tensor) of each operand of a "vec_record" record, in call order."""
+    return [(spec.partition(":")[0], not spec.endswith(":int")) for spec in op.operands]
+
+
+def operand_fields(ctx: Any, node: Any) -> dict[str, str]:
+    """The emit template's fields: each operand by its name, a tensor as the emitter refers to it, an
+    integer value as a C expression."""
+    op = REGISTRY[node.op]
+    out = {}
+    for (name, is_tensor), arg in zip(operand_names(op), node.args):
+        out[name] = ctx.ref(arg) if is_tensor else ctx.cast(arg)
+    return out
+
+
+def fixed_regions(*counts: int) -> Callable[[Any], list]:
+    """`accesses` of an op that touches a fixed number of elements from the start of each tensor operand
+    (`counts[i]` for the i-th tensor operand): [(TensorRef, first, count, is_write)]."""
+    def accesses(node: Any) -> list:
+        op = REGISTRY[node.op]
+        refs = [(i, a) for i, a in enumerate(node.args) if isinstance(a, TensorRef)]
+        return [(a, Const(0), Const(n), i in op.writes) for (i, a), n in zip(refs, counts)]
+    return accesses

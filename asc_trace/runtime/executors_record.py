@@ -1,0 +1,47 @@
+"""The executor of the family "vec_record" (graph/ops/record_family.py): the record says which regions
+the op touches (`OpDef.accesses`) and what it computes on them (`OpDef.ref`), so an op of this family needs
+no executor code of its own. Same contract as executors.py: the scalar unit's part (addresses, bounds) now,
+the data effect in the returned instruction's `apply`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import from_compute, to_compute
+from ..graph.hb import Instr
+from ..graph.node import Node, Pipe
+from ..graph.ops import OpDef, accesses
+from ..graph.ops.record_family import operand_names
+from .executor_base import Step, binder, efn
+from .machine import Machine
+
+
+@binder("vec_record")
+def _bind_record(node: Node, op: OpDef) -> Step:
+    regions = [(t, efn(t.offset), efn(first), efn(count), write) for t, first, count, write in accesses(node)]
+    value_fns = [efn(a) for (name, is_tensor), a in zip(operand_names(op), node.args) if not is_tensor]
+    names = [name for name, is_tensor in operand_names(op) if is_tensor]
+    ref = op.ref
+
+    def run(m: Machine) -> Instr | None:
+        env = m.env
+        views, ub = [], []
+        for k, (t, off, first, count, write) in enumerate(regions):
+            n = m.count(count(env), node)
+            addr, view = m.ub_access(t, off(env) + first(env), n, node, names[k] if k < len(names) else "an operand")
+            views.append((t, view, write))
+            ub.append((addr, n * t.dtype.itemsize, write))
+        # values steer what is computed: one per launch (the record's ref takes plain integers)
+        values = [m.uniform_int(f(env), node, "an integer operand") for f in value_fns]
+
+        def apply() -> None:
+            # every region is read before any is written (in place is then well defined)
+            srcs = [to_compute(v, t.dtype).copy() for t, v, write in views if not write]
+            out = ref(*srcs, *values)
+            outs = out if isinstance(out, tuple) else (out,)
+            for (t, v, _), o in zip([x for x in views if x[2]], outs):
+                v[...] = from_compute(np.asarray(o), t.dtype)
+        # the cost model counts the elements of the widest region (graph/ops/opdef.py VecCost)
+        work = max((v.shape[1] for _t, v, _w in views), default=0)
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=work)
+    return run
+
