@@ -1,10 +1,12 @@
-"""The simulator's fast paths give the bytes of the rule they shortcut (issue 26).
+"""The simulator's shortcuts give the bytes of the rule they shortcut (issue 26; the batched fast path
+itself is tested in tests/test_sim_fast_path.py).
 
 - `first_nan` (graph/scalar_ops.py) skips its two-NaN fix when the smaller operand (a scalar, a per-core
   column) has no NaN: checked against the rule written out, on payload NaNs, infinities and zeros;
 - `tree_sum` (graph/numerics.py) sums with the bare ufunc when no value is a NaN: checked against the
   pairwise tree with the two-NaN rule at every level, on infinities whose sums make NaNs;
 - the float64 transcendentals (graph/ops/vec_unary.py) compute in place: the same bits as out of place;
+- a scalar operand per core that the loop does not change is one (cores, 1) column for all iterations;
 - warm launches of kernels that use them (replayed tapes, stacked row loops, zero-trip and tail
   loops) give the bytes of the slow path (program order, iteration by iteration, no replay).
 """
@@ -182,3 +184,35 @@ def test_warm_launches_of_exp_rows_give_the_bytes_of_the_slow_path(cores, rows, 
         with np.errstate(all="ignore"):
             _slow(exp_rows, (x, want_z, rows, tiles, scale), cores)
         assert np.array_equal(_bits(z), _bits(want_z)), launch
+
+
+@asc.jit
+def scaled_tiles(x: asc.GlobalAddress, z: asc.GlobalAddress, tiles: int):
+    """Scalars per core (the block index), per iteration (the loop index) and both, in one batched loop."""
+    blk = asc.get_block_idx()
+    base = blk * tiles * TILE
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + base, tiles * TILE)
+    zg.set_global_buffer(z + base, tiles * TILE)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    out = asc.LocalTensor(F32, asc.TPosition.VECOUT, 1024, TILE)
+    for i in range(tiles):
+        asc.data_copy(t, xg[i * TILE:], TILE)
+        asc.muls(out, t, blk * 1.5 - 2.0, TILE)
+        asc.adds(out, out, i * 0.5, TILE)
+        asc.muls(out, out, blk + i * 0.25, TILE)
+        asc.data_copy(zg[i * TILE:], out, TILE)
+
+
+@pytest.mark.parametrize("cores,tiles", [(8, 8), (3, 1), (2, 0), (5, 3)])
+def test_per_core_and_per_iteration_scalars_replay_with_the_bytes_of_the_slow_path(cores, tiles):
+    rng = np.random.default_rng(cores + tiles)
+    n = cores * tiles * TILE + 8
+    x = _nasty(rng, (n,), nan_rate=0.02)
+    z, want = np.full(n, 3.0, np.float32), np.full(n, 3.0, np.float32)
+    k = asc.jit(scaled_tiles, backend="sim")
+    k[cores](x, z, tiles)
+    k[cores](x, z, tiles)
+    with np.errstate(all="ignore"):
+        _slow(scaled_tiles, (x, want, tiles), cores)
+    assert np.array_equal(_bits(z), _bits(want))
