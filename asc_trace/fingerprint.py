@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 import types
 import weakref
 from functools import lru_cache
@@ -202,6 +203,12 @@ _MISSING = object()
 # bound to the same one, its part of the fingerprint is the same.
 _IMMUTABLE = (int, float, str, bytes, bool, complex, type(None), DataType, enum.Enum)
 _SNAPSHOTS: "weakref.WeakKeyDictionary[types.FunctionType, tuple]" = weakref.WeakKeyDictionary()
+_MISSINGS: tuple = (_MISSING,) * 64      # each name lookup's default, for map() (it stops at the names' end)
+
+
+def _grow_missings(n: int) -> None:
+    global _MISSINGS
+    _MISSINGS = (_MISSING,) * n
 
 
 def launch_fingerprint(fn: types.FunctionType) -> tuple:
@@ -211,13 +218,18 @@ def launch_fingerprint(fn: types.FunctionType) -> tuple:
     closure or defaults is fingerprinted in full at every launch, as before."""
     snap = _SNAPSHOTS.get(fn)
     if snap is not None:
-        code, globs, items, result = snap
-        if fn.__code__ is code and fn.__globals__ is globs and all(globs.get(n, _MISSING) is v for n, v in items):
+        code, globs, names, values, result = snap
+        # identity, name by name, in C loops (a generator here costs more than the rest of the check)
+        if (fn.__code__ is code and fn.__globals__ is globs
+                and all(map(operator.is_, map(globs.get, names, _MISSINGS), values))):
             return result
     result = fingerprint(fn)
     items = _immutable_bindings(fn)
     if items is not None:
-        _SNAPSHOTS[fn] = (fn.__code__, fn.__globals__, items, result)
+        names = tuple(n for n, _ in items)
+        if len(names) > len(_MISSINGS):
+            _grow_missings(len(names))
+        _SNAPSHOTS[fn] = (fn.__code__, fn.__globals__, names, tuple(v for _, v in items), result)
     else:
         _SNAPSHOTS.pop(fn, None)
     return result

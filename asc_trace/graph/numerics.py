@@ -128,6 +128,9 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
     then reduce the per-repeat sums the same way (asc_trace's definition: the docs say nothing of the
     order across repeats), until one value is left. Returns shape values.shape[:-1]."""
     v = np.asarray(values, dtype=dt_np)
+    # without a NaN among the values, every NaN a sum makes (inf + -inf) has the same bits, so the
+    # two-NaN rule of `add` cannot change one: the bare ufunc gives the same bits in one pass per level
+    pairs = np.add if v.dtype.kind != "f" or not np.isnan(v).any() else add
     while True:
         n = v.shape[-1]
         reps = max(1, -(-n // width))
@@ -138,7 +141,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
         w = width
         while w > 1:
             w //= 2
-            v = add(v[..., 0:2 * w:2], v[..., 1:2 * w:2]).astype(dt_np)
+            v = pairs(v[..., 0:2 * w:2], v[..., 1:2 * w:2]).astype(dt_np, copy=False)
         v = v[..., 0]                    # (..., reps)
         if reps == 1:
             return v[..., 0]

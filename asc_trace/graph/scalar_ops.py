@@ -181,7 +181,14 @@ def first_nan(fn: Any) -> Any:
     batched loop computes straight into its destination (runtime/batch.py)."""
     def both_nan(a: Any, b: Any, r: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(where both operands are NaN, the first operand's NaN quieted) when that happens anywhere."""
-        if r.dtype.kind != "f" or not np.isnan(r).any():
+        if r.dtype.kind != "f":
+            return None
+        # two NaN operands need a NaN in each: a scalar or per-core operand (adds, muls) tells that
+        # without a pass over the result
+        sa, sb = np.size(a), np.size(b)
+        if min(sa, sb) < r.size and not np.isnan(a if sa <= sb else b).any():
+            return None
+        if not np.isnan(r).any():
             return None
         a_arr = np.broadcast_to(np.asarray(a, dtype=r.dtype), r.shape)
         both = np.isnan(a_arr) & np.isnan(np.broadcast_to(np.asarray(b, dtype=r.dtype), r.shape))

@@ -195,7 +195,9 @@ def binder(n: Node) -> Callable:
 
         def scalar_of(g: Grid) -> Any:
             v = np.asarray(fsc(g.env))
-            if v.ndim == 0:
+            if v.ndim == 0 or (v.shape == (g.C,) and fam != "vec_duplicate"):
+                # a value per core that no iteration changes (the loop index, shape (T, 1), would make
+                # it 2-D): a (cores, 1) column that broadcasts over every iteration, made once
                 sc = scalar_as(sdt, v)
             else:
                 sc = scalar_as(sdt, np.broadcast_to(v, (g.T, g.C)).reshape(g.T * g.C)).reshape(g.T, g.C, 1)

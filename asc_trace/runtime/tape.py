@@ -162,14 +162,20 @@ class TapeBuilder:
         snap = dict(m.env)
         keys = tuple(k for k in snap if k in self.interp.data_keys)
 
+        # the tape's own copies of the ops whose scalar comes from data (a replay runs under its lock, so
+        # setting their scalar at each run is safe; the loop's cached plan is left alone)
+        own = [replace(op) if op.scalar_of is not None else op for op in plan.ops]
+        p = replace(plan, ops=own)
+        revalued = [op for op in own if op.scalar_of is not None]
+
         def run_revalued(arrays: list) -> None:
             env = dict(snap)
             live = m.env
             for k in keys:
                 env[k] = live[k]
             g = Grid(_Memory(None, mem.C, None, env), key, values)
-            p = replace(plan, ops=[op if op.scalar_of is None else replace(op, scalar=op.scalar_of(g))
-                                   for op in plan.ops])
+            for op in revalued:
+                op.scalar = op.scalar_of(g)
             mem.gm = arrays
             lb.execute(mem, p, count, wb[0])
         self._add(run_revalued, reads)
