@@ -19,6 +19,7 @@ from asc_trace.graph.ops import NA, REGISTRY, CppModel, OpDef, vec_cost
 from asc_trace.graph.ops.cpp_model import model_ops_header, stub_ops_header
 from asc_trace.graph.printer import node_text
 from asc_trace.runtime import cube_sim, executors, mix_sim  # noqa: F401 (cube_sim registers the L1 Fixpipe)
+from asc_trace.errors import NotProvidedError
 from asc_trace.runtime.cpp import refuse_unmodeled
 from asc_trace.runtime.cube_exec import BINDERS as CUBE_BINDERS
 
@@ -71,6 +72,8 @@ def missing_layers(op: OpDef, node: Node, source: str) -> list[str]:
     else:
         try:
             executors.bind(node, checks=False)
+        except NotProvidedError:
+            pass                # an op no backend runs (graph/ops/vec_fused_cast.py): refused with its reason
         except NotImplementedError:
             missing.append("executor")
     if op.pipe is Pipe.V and node.pipe is Pipe.V:
