@@ -121,16 +121,19 @@ def _pick(a: np.ndarray, b: Any, pick_max: bool) -> np.ndarray:
     return np.asarray((ieee_max if pick_max else ieee_min)(a, b), dtype=a.dtype)
 
 
-def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
+def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int, *, nan_rule_always: bool = False) -> np.ndarray:
     """Sum the last axis the way ReduceSum does: zero-pad to whole repeats of `width`, reduce each
     repeat as a binary tree of adjacent pairs (x0+x1, x2+x3, ..., then the pair sums pairwise; the
     order the Ascend C docs give for ReduceDataBlock / ReduceRepeat SUM), adding in the element type,
     then reduce the per-repeat sums the same way (asc_trace's definition: the docs say nothing of the
-    order across repeats), until one value is left. Returns shape values.shape[:-1]."""
+    order across repeats), until one value is left. Returns shape values.shape[:-1].
+    `nan_rule_always` applies `add`'s two-NaN rule at every level even without a NaN in the input (the
+    definition itself, which the tests hold the fast path to)."""
     v = np.asarray(values, dtype=dt_np)
     # without a NaN among the values, every NaN a sum makes (inf + -inf) has the same bits, so the
     # two-NaN rule of `add` cannot change one: the bare ufunc gives the same bits in one pass per level
-    pairs = np.add if v.dtype.kind != "f" or not np.isnan(v).any() else add
+    fast = not nan_rule_always and (v.dtype.kind != "f" or not np.isnan(v).any())
+    pairs = np.add if fast else add
     while True:
         n = v.shape[-1]
         reps = max(1, -(-n // width))

@@ -15,7 +15,7 @@ from ..errors import DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, make_attrs
 from ..graph.params import BinaryRepeatParams, DataCopyParams, UnaryRepeatParams
-from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops import OpDef
 from ..graph.ops.data_copy import check_copy_length
 from ..graph.ops.debug import FLOAT_CONV, INT_CONV, PRINTF_CONV, printf_conversions  # noqa: F401 (re-exported)
 from ..graph.source_loc import SourceLoc
@@ -27,6 +27,7 @@ from .mask_reg import register_mask
 from .scalar import Scalar, to_expr
 from .source_loc import user_loc
 from .tensors import GlobalTensor, LocalTensor, tensor_ref, vec_operand  # noqa: F401 (vec_operand re-exported)
+from .api_families import api_for_families
 
 
 # -- vector families ----------------------------------------------------------------------------
@@ -168,15 +169,7 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
 
 def build_vector_api() -> dict[str, Callable[..., Any]]:
     from .api_ops import FAMILY_BUILDERS as more
-    out: dict[str, Callable[..., Any]] = {}
-    builders = {**FAMILY_BUILDERS, **more}
-    for op in REGISTRY.values():
-        builder = builders.get(op.family)
-        if builder is not None:
-            fn = builder(op)
-            fn.__name__ = fn.__qualname__ = op.name
-            out[op.name] = fn
-    return out
+    return api_for_families({**FAMILY_BUILDERS, **more})
 
 
 # -- data movement ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .operands import check_same_dtype, count_expr, mask_arg, scalar_for
 from .scalar import to_expr
 from .source_loc import user_loc
 from .tensors import LocalTensor, vec_operand
+from .api_families import api_for_families
 
 
 def _check_pair(op: OpDef, src: DataType, dst: DataType, loc: SourceLoc) -> None:
@@ -159,11 +160,4 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
 
 def build_fused_cast_api() -> dict[str, Callable[..., Any]]:
     """`asc.<name>` for every record of the families above, and asc.set_deq_scale / asc.VdeqInfo."""
-    out: dict[str, Callable[..., Any]] = {"VdeqInfo": VdeqInfo}
-    for op in REGISTRY.values():
-        builder = FAMILY_BUILDERS.get(op.family)
-        if builder is not None:
-            fn = builder(op)
-            fn.__name__ = fn.__qualname__ = op.name
-            out[op.name] = fn
-    return out
+    return {"VdeqInfo": VdeqInfo, **api_for_families(FAMILY_BUILDERS)}

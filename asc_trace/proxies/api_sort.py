@@ -6,12 +6,13 @@ from typing import Any, Callable
 
 from ..errors import DTypeError, NotProvidedError
 from ..graph.node import Pipe, make_attrs
-from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops import OpDef
 from .api_vec_more import repeat_time_arg
 from .context import current
 from .operands import check_same_dtype, check_supported
 from .source_loc import user_loc
 from .tensors import vec_operand
+from .api_families import api_for_families
 
 
 def _make_sort32(op: OpDef) -> Callable[..., None]:
@@ -54,11 +55,4 @@ FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {"vec_sort32
 
 
 def build_sort_api() -> dict[str, Callable[..., Any]]:
-    out: dict[str, Callable[..., Any]] = {}
-    for op in REGISTRY.values():
-        builder = FAMILY_BUILDERS.get(op.family)
-        if builder is not None:
-            fn = builder(op)
-            fn.__name__ = fn.__qualname__ = op.name
-            out[op.name] = fn
-    return out
+    return api_for_families(FAMILY_BUILDERS)

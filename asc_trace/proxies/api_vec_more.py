@@ -10,7 +10,7 @@ from ..errors import DTypeError, TraceError
 from ..dtypes import float16, float32
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import Pipe, make_attrs
-from ..graph.ops import REGISTRY, OpDef
+from ..graph.ops import OpDef
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask, UnaryRepeatParams
 from ..graph.params_vec import (BrcbRepeatParams, CopyRepeatParams, GatherMaskMode, GatherMaskParams,
@@ -23,6 +23,7 @@ from .api_record import make_record_call
 from .context import current
 from .scalar import Scalar
 from .source_loc import user_loc
+from .api_families import api_for_families
 
 
 def repeat_time_arg(value: Any, loc: SourceLoc) -> Expr:
@@ -358,11 +359,4 @@ def get_sort_offset(elem_offset: Any, dtype: Any = float32) -> Any:
 
 def build_further_api() -> dict[str, Callable[..., Any]]:
     """`asc.<name>` for every record of the families above (as api.build_vector_api does for the others)."""
-    out: dict[str, Callable[..., Any]] = {}
-    for op in REGISTRY.values():
-        builder = FAMILY_BUILDERS.get(op.family)
-        if builder is not None:
-            fn = builder(op)
-            fn.__name__ = fn.__qualname__ = op.name
-            out[op.name] = fn
-    return out
+    return api_for_families(FAMILY_BUILDERS)

@@ -19,7 +19,7 @@ from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
 from ..graph.ops.cpp_model import MODEL_OPS_HEADER, model_ops_header
 from ..lower.ascendc import lower
-from ..toolchain.cache import CompileCache, clear_way, cache_key, ensure_folder, unusable
+from ..toolchain.cache import CompileCache, cache_key, generated_header_dir
 from ..lower.cexpr import c_ident
 from ..toolchain.compile_errors import NODE_COMMENT, compiler_error
 from ..toolchain.host_cxx import compiler
@@ -48,23 +48,7 @@ def header_digest() -> str:
 @lru_cache(maxsize=4)
 def model_ops_dir(cache_root: str) -> Path:
     """A directory holding the registry's part of the C++ model (graph/ops/cpp_model.py), one per version."""
-    text = model_ops_header()
-    d = Path(cache_root) / "cpp-model" / hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = d / MODEL_OPS_HEADER
-    try:
-        current = path.is_file() and path.read_text() == text
-    except (OSError, ValueError):   # unreadable or not UTF-8: written again below
-        current = False
-    if not current:
-        ensure_folder(d)
-        clear_way(path)            # a damaged cache may hold a folder there
-        tmp = d / f".{MODEL_OPS_HEADER}.{os.getpid()}"
-        try:
-            tmp.write_text(text)
-            os.replace(tmp, path)   # atomic: a concurrent build never reads half a header
-        except OSError as e:
-            raise unusable(d, e) from None
-    return d
+    return generated_header_dir(Path(cache_root) / "cpp-model", MODEL_OPS_HEADER, model_ops_header())
 
 
 def model_include_dirs() -> list[Path]:
@@ -161,17 +145,7 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
     asc_trace_out.assign(static_cast<size_t>(core_num), std::string());
     for (int32_t c = 0; c < core_num; ++c) {{
         auto& st = AscendC::detail::core();
-        st.core_idx = c;
-        st.core_count = core_num;
-        std::memset(st.ub, 0xFF, sizeof st.ub);
-        std::memset(&st.cube, 0xFF, sizeof st.cube);   // poisoned, as the cube simulator's memories
-        st.out.clear();
-        st.node = -1;
-        st.pipe_made = false;
-        st.atomic_op = 0;
-        st.pipe_next = 0;
-        std::memset(st.event_mask, 0, sizeof st.event_mask);
-        std::memset(st.que_buffers, 0, sizeof st.que_buffers);
+        AscendC::detail::reset_core(st, c, core_num);
         try {{
             {call}
         }} catch (const AscendC::detail::Failure& f) {{
@@ -224,18 +198,9 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         const int ids[3] = {{c, core_num + 2 * c, core_num + 2 * c + 1}};
         for (int i = 0; i < 3; ++i) {{
             auto& st = *cores[i];
-            st.core_idx = i == 0 ? c : 2 * c + i - 1;     // GetBlockIdx() on a vector core: 2 * AI core + sub-block
-            st.core_count = core_num;
+            // GetBlockIdx() on a vector core: 2 * AI core + sub-block
+            AscendC::detail::reset_core(st, i == 0 ? c : 2 * c + i - 1, core_num);
             st.mix_local = i;
-            std::memset(st.ub, 0xFF, sizeof st.ub);
-            std::memset(&st.cube, 0xFF, sizeof st.cube);
-            st.out.clear();
-            st.node = -1;
-            st.pipe_made = false;
-            st.atomic_op = 0;
-            st.pipe_next = 0;
-            std::memset(st.event_mask, 0, sizeof st.event_mask);
-            std::memset(st.que_buffers, 0, sizeof st.que_buffers);
         }}
         try {{
             AscendC::detail::run_ai_core(cores, [&] {{ {call} }});

@@ -106,6 +106,27 @@ def clear_way(path: Path) -> None:
         path.unlink()
 
 
+def generated_header_dir(root: Path, name: str, text: str) -> Path:
+    """A folder under `root` holding `text` as the header `name`, named by the text's digest so that each
+    version of a generated header has its own; written only when missing or different (the cache may be
+    cleared or damaged between builds), and atomically, so a concurrent build never reads half a header."""
+    d = ensure_folder(root / hashlib.sha256(text.encode()).hexdigest()[:16])
+    path = d / name
+    try:
+        current = path.is_file() and path.read_text() == text
+    except (OSError, ValueError):       # unreadable or not UTF-8: written again below
+        current = False
+    if not current:
+        clear_way(path)                 # a damaged cache may hold a folder there
+        tmp = d / f".{name}.{os.getpid()}"
+        try:
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        except OSError as e:
+            raise unusable(d, e) from None
+    return d
+
+
 def _intact(art: Path, info: dict[str, Any]) -> bool:
     """The artifact exists and its checksum is the one its meta.json records (a string of 64 hex digits)."""
     want = info.get("sha256")

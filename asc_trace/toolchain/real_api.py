@@ -21,7 +21,7 @@ from .. import config
 from ..errors import ToolchainError
 from ..graph.ops.cpp_model import STUB_OPS_HEADER, stub_ops_header
 from .ascendc_headers import AscendCHeaders, find_ascendc_headers
-from .cache import CompileCache, cache_key
+from .cache import CompileCache, cache_key, generated_header_dir
 # the stub layer, the C++ model's shared headers, the emitted code's own helpers
 from .sources import INCLUDE_DIR as SHARED_INCLUDE, PRELUDE_DIR, STUB_DIR
 
@@ -59,23 +59,7 @@ def stub_ops_dir() -> Path:
     """A folder holding the registry's part of the stub layer (graph/ops/cpp_model.py `stub_ops_header`), named
     by its content so that each version has its own; checked on every call (the cache folder may change or
     be cleared between builds)."""
-    text = stub_ops_header()
-    d = config.cache_dir() / "stub-ops" / hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = d / STUB_OPS_HEADER
-    try:
-        current = path.is_file() and path.read_text() == text
-    except (OSError, ValueError):       # unreadable or not UTF-8: written again below
-        current = False
-    if not current:
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            tmp = d / f".{STUB_OPS_HEADER}.{os.getpid()}"
-            tmp.write_text(text)
-            os.replace(tmp, path)       # atomic: a concurrent build never reads half a header
-        except OSError as e:
-            raise ToolchainError(f"cannot write {path}: {e}", None,
-                                 hint="point ASC_TRACE_CACHE_DIR at a writable folder") from None
-    return d
+    return generated_header_dir(config.cache_dir() / "stub-ops", STUB_OPS_HEADER, stub_ops_header())
 
 
 @lru_cache(maxsize=8)

@@ -120,6 +120,23 @@ inline Core& core()
 }
 inline std::vector<GmRange>& gm_ranges() { static std::vector<GmRange> r; return r; }
 
+// A core as a launch finds it: UB and the cube memories poisoned (0xFF, as the simulator's), no pipe, no
+// queue buffers or event ids taken, plain stores. The launchers (asc_trace/runtime/cpp.py) call it per core.
+inline void reset_core(Core& st, int64_t idx, int64_t count)
+{
+    st.core_idx = idx;
+    st.core_count = count;
+    std::memset(st.ub, 0xFF, sizeof st.ub);
+    std::memset(&st.cube, 0xFF, sizeof st.cube);
+    st.out.clear();
+    st.node = -1;
+    st.pipe_made = false;
+    st.atomic_op = 0;
+    st.pipe_next = 0;
+    std::memset(st.event_mask, 0, sizeof st.event_mask);
+    std::memset(st.que_buffers, 0, sizeof st.que_buffers);
+}
+
 [[noreturn]] inline void fail(const char* kind, const char* fmt, ...)
 {
     char buf[512];
@@ -563,26 +580,15 @@ private:
     bool ready_ = false;
 };
 
-// TBufPool: a block of the TPipe's UB memory that queues and TBufs are initialised from; Reset hands it out
-// again (asc_trace/graph/ops/buf_pool.py). Model only: place() is what InitBufPool does to the pool.
-template <TPosition pos = TPosition::VECCALC, uint32_t bufIDSize = 4> class TBufPool {
+// What TPipe and TBufPool both do with their memory: carve queues, TBufs and sub-pools out of it, 32-byte
+// rounded (a TQue's buffers count against the 8 event ids of its TPosition wherever they come from).
+// Self supplies take(bytes) -> UB byte offset (the pipe from the whole UB, a pool from its block).
+template <class Self> class UbCarver {
 public:
-    template <class T> bool InitBufPool(T& sub, uint32_t len)
-    {
-        len = (len + 31u) / 32u * 32u;
-        sub.place(take(len), len);
-        return true;
-    }
-    template <class T, class U> bool InitBufPool(T& sub, uint32_t len, U& share)
-    {
-        (void)len;
-        sub.place(share.start_, share.end_ - share.start_);
-        return true;
-    }
     template <TPosition qpos, int32_t depth, auto mask> bool InitBuffer(TQue<qpos, depth, mask>& que, uint8_t num, uint32_t len)
     {
         len = (len + 31u) / 32u * 32u;
-        que.init(take(static_cast<uint64_t>(num) * len), num, len);
+        que.init(carve(static_cast<uint64_t>(num) * len), num, len);
         int& used = detail::core().que_buffers[static_cast<int>(qpos)];
         used += num;
         if (used > 8)
@@ -592,9 +598,33 @@ public:
     template <TPosition bpos> bool InitBuffer(TBuf<bpos>& buf, uint32_t len)
     {
         len = (len + 31u) / 32u * 32u;
-        buf.init(take(len), len);
+        buf.init(carve(len), len);
         return true;
     }
+    template <class T> bool InitBufPool(T& pool, uint32_t len)
+    {
+        len = (len + 31u) / 32u * 32u;
+        pool.place(carve(len), len);
+        return true;
+    }
+    template <class T, class U> bool InitBufPool(T& pool, uint32_t len, U& share)
+    {
+        (void)len;    // a pool sharing another's memory takes that memory whatever its length says
+        pool.place(share.start_, share.end_ - share.start_);
+        return true;
+    }
+
+protected:
+    uint32_t carve(uint64_t nbytes) { return static_cast<Self*>(this)->take(nbytes); }
+};
+
+// TBufPool: a block of the TPipe's UB memory that queues and TBufs are initialised from; Reset hands it out
+// again (asc_trace/graph/ops/buf_pool.py). Model only: place() is what InitBufPool does to the pool.
+template <TPosition pos = TPosition::VECCALC, uint32_t bufIDSize = 4> class TBufPool
+    : public UbCarver<TBufPool<pos, bufIDSize>> {
+    friend class UbCarver<TBufPool<pos, bufIDSize>>;
+
+public:
     void Reset() { start_ = end_ = cursor_ = 0; ready_ = false; }     // ResetPool: no memory until InitBufPool
 
     // model only
@@ -620,42 +650,14 @@ private:
     }
 };
 
-class TPipe {
+class TPipe : public UbCarver<TPipe> {
+    friend class UbCarver<TPipe>;
+
 public:
     TPipe()
     {
         if (detail::core().pipe_made) detail::fail("queue", "a kernel creates exactly one TPipe");
         detail::core().pipe_made = true;
-    }
-    template <TPosition pos, int32_t depth, auto mask>
-    bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len)
-    {
-        len = (len + 31u) / 32u * 32u;
-        uint32_t base = take(static_cast<uint64_t>(num) * len);
-        que.init(base, num, len);
-        int& used = detail::core().que_buffers[static_cast<int>(pos)];
-        used += num;
-        if (used > 8)
-            detail::fail("queue", "%d queue buffers in one TPosition; each holds an event id, so at most 8 fit", used);
-        return true;
-    }
-    template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len)
-    {
-        len = (len + 31u) / 32u * 32u;
-        buf.init(take(len), len);
-        return true;
-    }
-    template <class T> bool InitBufPool(T& pool, uint32_t len)
-    {
-        len = (len + 31u) / 32u * 32u;
-        pool.place(take(len), len);
-        return true;
-    }
-    template <class T, class U> bool InitBufPool(T& pool, uint32_t len, U& share)
-    {
-        (void)len;
-        pool.place(share.start_, share.end_ - share.start_);
-        return true;
     }
     template <HardEvent evt> TEventID AllocEventID()
     {
