@@ -108,7 +108,7 @@ def _emit(ctx, node) -> str:
 
 DECLARED = {
     "LayerNorm<>/9": ("include/adv_api/normalization/layernorm.h:59", "lib/normalization/layernorm.h:42"),
-    "LayerNorm<>/8": ("include/adv_api/normalization/layernorm.h:87", "lib/normalization/layernorm.h:66"),
+    "LayerNorm<>/8": ("include/adv_api/normalization/layernorm.h:87", "lib/normalization/layernorm.h:65"),
 }
 
 # layernorm_check_common.h: no two of (output, mean, variance, gamma), of (.., beta), of (mean, variance, inputX)
