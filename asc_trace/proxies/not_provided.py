@@ -9,8 +9,6 @@ from __future__ import annotations
 from ..errors import NotProvidedError
 from .source_loc import user_loc
 
-_MASK = ("asc_trace does not model the vector mask register: each vector op sets its own mask",
-         "pass mask= (with repeat_times= and repeat_params=) or count= to the op itself")
 _TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel",
            "time a kernel from the host with asc.profile(kernel, *args, core_num=...) (modeled cycles per pipe)")
 _CROSS_CORE = ("ordering between vector cores inside one launch is not modelled",
