@@ -15,7 +15,8 @@ def suite() -> list:
     out = [asc.compile(every_form, (np.zeros(8, np.int8),))]
     for op, mask, ci in (("reduce_sum", 128, False), ("reduce_max", (2**64 - 1, 3), True), ("reduce_min", 7, False)):
         out.append(asc.compile(reduce_mask_kernel, (x, z, op, mask, 3, 8, ci)))
-    from test_sort32 import sort32_kernel, transpose_kernel
+    from test_sort32 import sort32_kernel
+    from test_transpose import transpose_kernel
     out.append(asc.compile(transpose_kernel, (np.zeros(256, np.int16), np.zeros(256, np.int16))))
     for dt in (np.float16, np.float32):
         out.append(asc.compile(sort32_kernel, (np.zeros(64, dt), np.zeros(64, np.uint32),

@@ -440,7 +440,7 @@ COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_b
 # against the real headers and the same NotProvidedError on every backend
 COVERED_ELSEWHERE.update({name: "test_fused_cast" for name, op in REGISTRY.items()
                           if op.family in ("vec_fused_cast", "vec_cast_deq", "deq_scale")})
-COVERED_ELSEWHERE.update({"sort32": "test_sort32", "transpose": "test_sort32"})
+COVERED_ELSEWHERE.update({"sort32": "test_sort32", "transpose": "test_transpose"})
 COVERED_ELSEWHERE.update({"alloc_event_id": "test_event_pool", "release_event_id": "test_event_pool",
                           "tbufpool": "test_buf_pool", "init_buf_pool": "test_buf_pool", "pool_reset": "test_buf_pool"})
 # an op with a test file of its own (tests/test_<name>.py: a new op's file, docs/adding-an-op.md)

@@ -1,10 +1,9 @@
-"""Kernel-side Sort32 and Transpose (graph/ops/vec_sort.py), pyasc's `sort32(dst, src0, src1, repeat_time)` and
-`transpose(dst, src)`."""
+"""Kernel-side Sort32 (graph/ops/vec_sort.py), pyasc's `sort32(dst, src0, src1, repeat_time)`."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import DTypeError, NotProvidedError
+from ..errors import DTypeError
 from ..graph.node import Pipe, make_attrs
 from ..graph.ops import OpDef
 from .api_vec_more import repeat_time_arg
@@ -32,26 +31,7 @@ def _make_sort32(op: OpDef) -> Callable[..., None]:
     return sort32
 
 
-def _make_transpose(op: OpDef) -> Callable[..., None]:
-    def transpose(dst: Any, src: Any, shared_tmp_buffer: Any = None, transpose_params: Any = None) -> None:
-        """Ascend C Transpose(dst, src): one 16 x 16 matrix of 2-byte elements (half, int16, uint16), dst[j][i] =
-        src[i][j]. The extended form (dst, src, shared_tmp_buffer, TransposeParamsExt) is not provided yet."""
-        ctx = current("asc.transpose")
-        loc = user_loc()
-        if shared_tmp_buffer is not None or transpose_params is not None:
-            raise NotProvidedError("asc.transpose's extended form (shared_tmp_buffer, TransposeParamsExt: NCHW <-> "
-                                   "NHWC and the Nz layouts) is not provided yet", loc,
-                                   hint="asc.transpose(dst, src) transposes one 16 x 16 matrix of 2-byte elements")
-        d = vec_operand(dst, "dst", "transpose", loc)
-        s = vec_operand(src, "src", "transpose", loc)
-        dtype = check_same_dtype("transpose", [d, s], ["dst", "src"], loc)
-        check_supported(op, dtype, loc)
-        ctx.record("transpose", (d, s), loc, Pipe.V, make_attrs(dtype=dtype))
-    return transpose
-
-
-FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {"vec_sort32": _make_sort32,
-                                                                     "vec_transpose": _make_transpose}
+FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {"vec_sort32": _make_sort32}
 
 
 def build_sort_api() -> dict[str, Callable[..., Any]]:

@@ -10,7 +10,7 @@ from ..errors import NotProvidedError
 from ..graph.hb import Instr
 from ..graph.node import Node, Pipe
 from ..graph.ops import OpDef
-from ..graph.ops.vec_sort import PER_REPEAT, STRUCT_BYTES, TRANSPOSE_SIDE
+from ..graph.ops.vec_sort import PER_REPEAT, STRUCT_BYTES
 from .executor_base import binder, efn
 from .machine import Machine
 
@@ -66,22 +66,3 @@ def _bind_sort32(node: Node, op: OpDef) -> Step:
                      ub=((a0, n * dt.itemsize, False), (a1, n * 4, False), (ad, n * STRUCT_BYTES, True)))
     return run
 
-
-@binder("vec_transpose")
-def _bind_transpose(node: Node, op: OpDef) -> Step:
-    """Transpose: one 16 x 16 matrix of 2-byte elements, moved bit for bit."""
-    d, s = node.args
-    fd, fs = efn(d.offset), efn(s.offset)
-    n = TRANSPOSE_SIDE * TRANSPOSE_SIDE
-
-    def run(m: Machine) -> Instr | None:
-        env = m.env
-        as_, vs = m.ub_access(s, fs(env), n, node, "src")
-        ad, vd = m.ub_access(d, fd(env), n, node, "dst")
-
-        def apply() -> None:
-            cores = vs.shape[0]
-            vd[...] = vs.reshape(cores, TRANSPOSE_SIDE, TRANSPOSE_SIDE).transpose(0, 2, 1).reshape(cores, n)
-        return Instr(node, Pipe.V, "op", apply=apply, work=n,
-                     ub=((as_, n * 2, False), (ad, n * 2, True)))
-    return run

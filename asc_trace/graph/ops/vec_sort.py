@@ -41,28 +41,3 @@ register(
                                  "interface/kernel_operator_proposal_intf.h:102")}),
 )
 
-
-# -- Transpose (16 x 16) -------------------------------------------------------------------------------------
-# Ascend C `Transpose(dst, src)` (include/basic_api/kernel_operator_vec_transpose_intf.h; vtranspose on A2): one
-# 16 x 16 matrix of 2-byte elements, dst[j][i] = src[i][j]; a pure move of bits. The extended form (sharedTmpBuffer,
-# TransposeParamsExt: NCHW <-> NHWC and the Nz layouts) is not provided yet.
-TRANSPOSE_SIDE = 16
-
-
-def _transpose_accesses(node) -> list:
-    d, s = node.args
-    n = Const(TRANSPOSE_SIDE * TRANSPOSE_SIDE)
-    return [(d, Const(0), n, True), (s, Const(0), n, False)]
-
-
-register(
-    OpDef("transpose", "vec_transpose", Pipe.V, "Transpose", arity=1,
-          dtypes=frozenset({"float16", "int16", "uint16"}),
-          cost=VecCost(20.0, 8.0, "assumed: vtranspose is not in the PTO-ISA cost model (one 512-byte matrix)"),
-          emit="AscendC::Transpose({dst}, {src0});",
-          emit_fields=lambda ctx, n: {"dst": ctx.ref(n.args[0]), "src0": ctx.ref(n.args[1])},
-          cpp_model=NA("the cpp backend's C++ API model has no Transpose; sim and eager run it"), printer="dst",
-          writes=(0,), accesses=_transpose_accesses,
-          declared={"Transpose/2": ("include/basic_api/kernel_operator_vec_transpose_intf.h:50",
-                                    "interface/kernel_operator_vec_transpose_intf.h:52")}),
-)
