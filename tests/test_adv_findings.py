@@ -312,31 +312,61 @@ def test_inspect_with_malformed_examples_exits_3(tmp_path, table, words):
     assert words in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
 
 
-# -- cores writing disjoint columns through strided GM copies: no race, yet the cross-core check says one ---------
+# -- cores writing disjoint columns through strided GM copies: no race (the cross-core check compares the blocks) --
 
 R, C, W = 4, 32, 8
 
 
-def column_split(x: asc.GlobalAddress, z: asc.GlobalAddress):
+def column_split(x: asc.GlobalAddress, z: asc.GlobalAddress, w: int):
     b = asc.get_block_idx()
     g = gm(x, R * C)
     h = gm(z, R * C)
-    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, R * W)
-    asc.data_copy(a, g[b * W:], asc.DataCopyParams(R, W * 4 // 32, (C - W) * 4 // 32, 0))
-    asc.muls(a, a, 2.0, R * W)
-    asc.data_copy(h[b * W:], a, asc.DataCopyParams(R, W * 4 // 32, 0, (C - W) * 4 // 32))
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, R * 2 * W)
+    asc.data_copy(a, g[b * W:], asc.DataCopyParams(R, w * 4 // 32, (C - w) * 4 // 32, 0))
+    asc.muls(a, a, 2.0, R * w)
+    asc.data_copy(h[b * W:], a, asc.DataCopyParams(R, w * 4 // 32, 0, (C - w) * 4 // 32))  # MARK-col-store
 
 
-@pytest.mark.xfail(strict=True, raises=asc.RaceError,
-                   reason="runtime/race_check.py check_cross_core logs each GM access as one span [start, start + "
-                          "nbytes), so a strided copy's gaps count as written: core 0's rows 0..3 of columns 0..7 "
-                          "'overlap' core 1's columns 8..15 (a false RaceError on sim, eager and cpp)")
-@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def column_split_pad(x: asc.GlobalAddress, z: asc.GlobalAddress, w: int, rd: int):
+    """data_copy_pad's byte strides, and a core that reads (rd) a column block the next core writes."""
+    b = asc.get_block_idx()
+    g = gm(x, R * C)
+    h = gm(z, R * C)
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, R * 2 * W)
+    asc.data_copy_pad(a, g[b * W:], asc.DataCopyExtParams(R, w * 4, (C - w) * 4, 0, 0),
+                      asc.DataCopyPadExtParams(False, 0, 0, 0.0))
+    asc.muls(a, a, 2.0, R * w)
+    asc.data_copy_pad(h[b * W:], a, asc.DataCopyExtParams(R, w * 4, 0, (C - w) * 4, 0))  # MARK-col-pad-store
+    asc.data_copy_pad(a, h[b * W + rd:], asc.DataCopyExtParams(R, w * 4, (C - w) * 4, 0, 0),  # MARK-col-pad-read
+                      asc.DataCopyPadExtParams(False, 0, 0, 0.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_column_split_strided_copies_are_not_a_race(backend):
     x = np.arange(R * C, dtype=np.float32)
     z = np.zeros_like(x)
-    asc.jit(column_split, backend=backend)[C // W](x, z)
+    asc.jit(column_split, backend=backend)[C // W](x, z, W)
     assert np.array_equal(z, 2 * x)
+    z = np.zeros_like(x)
+    asc.jit(column_split_pad, backend=backend)[C // W](x, z, W, 0)
+    assert np.array_equal(z, 2 * x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_overlapping_column_blocks_are_still_a_race(backend):
+    x = np.arange(R * C, dtype=np.float32)
+    # each core writes 16 columns from its 8-column offset: core b's columns 8..15 are core b + 1's 0..7
+    with pytest.raises(asc.RaceError, match=r"cores 0 and 1 both write elements \[8, 16\) of global memory "
+                                            r"argument 'z'") as ei:
+        asc.jit(column_split, backend=backend)[C // W - 1](x, np.zeros_like(x), 2 * W)
+    assert_points_at(ei.value, "MARK-col-store", __file__)
+    with pytest.raises(asc.RaceError, match="both write") as ei:
+        asc.jit(column_split_pad, backend=backend)[C // W - 1](x, np.zeros_like(x), 2 * W, 0)
+    assert_points_at(ei.value, "MARK-col-pad-store", __file__)
+    # disjoint writes, but each core reads back the next core's columns: a read of another core's write
+    with pytest.raises(asc.RaceError, match=r"core 0 reads elements \[8, 16\) of global memory argument 'z'") as ei:
+        asc.jit(column_split_pad, backend=backend)[C // W - 1](x, np.zeros_like(x), W, W)
+    assert_points_at(ei.value, "MARK-col-pad-read", __file__)
 
 
 # -- asc.adv.gelu without a temp buffer in a kernel with no TPipe ----------------------------------------------

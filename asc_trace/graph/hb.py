@@ -68,7 +68,7 @@ class Instr:
     """
 
     __slots__ = ("node", "pipe", "kind", "key", "apply", "ub", "gm", "work", "issue_vc", "epoch", "t_issue",
-                 "start", "end", "tag", "where", "order", "seq", "api", "inside", "prompt")
+                 "start", "end", "tag", "where", "order", "seq", "api", "inside", "prompt", "gm_blocks")
 
     def __init__(self, node: Node, pipe: Pipe, kind: str = "op", key: Any = None, apply: Callable | None = None,
                  ub: tuple = (), gm: tuple = (), work: float = 0.0, tag: Any = None,
@@ -93,6 +93,9 @@ class Instr:
         self.api = api              # the sets and waits the API call makes itself, after this instruction
         self.inside = False         # a set or wait made inside an API call (one of another's `api`)
         self.prompt = False         # a wait that runs as soon as its flag is set (see PipeClock.issue)
+        # per entry of `gm`, None or (blocks, block bytes, bytes from one block's start to the next's) when a
+        # strided copy touches only those blocks of its entry's envelope (the cross-core race check)
+        self.gm_blocks: tuple = ()
 
 
 @dataclass(slots=True)

@@ -351,11 +351,19 @@ def _endpoint(m: Machine, ref: TensorRef, off: Any, nel: int, node: Node, what: 
     return ("gm", info), io
 
 
-def _copy_instr(node: Node, pipe: Pipe, src_ep, dst_ep, apply, work: float) -> Instr:
-    """The instruction of a copy between two endpoints of `_endpoint` (or ("none", None))."""
+def _copy_instr(node: Node, pipe: Pipe, src_ep, dst_ep, apply, work: float,
+                blocks: tuple | None = None) -> Instr:
+    """The instruction of a copy between two endpoints of `_endpoint` (or ("none", None)). `blocks`, for a
+    strided copy: (source blocks, destination blocks), each (count, length, step) in elements, the part of
+    each endpoint's envelope the copy really touches."""
     ub = tuple(e for kind, e in (src_ep, dst_ep) if kind == "ub")
     gm = tuple(e for kind, e in (src_ep, dst_ep) if kind == "gm")
-    return Instr(node, pipe, "op", apply=apply, ub=ub, gm=gm, work=work)
+    ins = Instr(node, pipe, "op", apply=apply, ub=ub, gm=gm, work=work)
+    if blocks is not None and gm:
+        # the envelope has gaps: the cross-core check (runtime/race_check.py) compares the blocks themselves
+        ins.gm_blocks = tuple(None if n <= 1 or step == length else (n, length * e[3], step * e[3])
+                              for (kind, e), (n, length, step) in zip((src_ep, dst_ep), blocks) if kind == "gm")
+    return ins
 
 
 def _scatter_copy(dst_in_ub: bool, src_io, dst_io, src_idx: np.ndarray, dst_idx: np.ndarray) -> Callable[[], None]:
@@ -401,7 +409,8 @@ def bind_copy_params(node: Node) -> Step:
         src_ep, src_io = _endpoint(m, s, fs(env), int(src_idx[-1]) + 1, node, "the copy source", False)
         dst_ep, dst_io = _endpoint(m, d, fd(env), int(dst_idx[-1]) + 1, node, "the copy destination", True)
         apply = _scatter_copy(d.space == "ub", src_io, dst_io, src_idx, dst_idx)
-        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * blk * size)
+        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * blk * size,
+                           ((bc, blk, (bl + ss) * per), (bc, blk, (bl + ds) * per)))
     return run
 
 
@@ -449,6 +458,7 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             pv = scalar_as(dt, value) if len(pads) else None
             firsts = (dummy, np.repeat(src_idx[::n], row - n)) if left + right == 0 and row > n else None
             env_src, env_dst = int(src_idx[-1]) + 1, (bc - 1) * dst_step + row
+            gm_blocks = ((bc, n, n + ss // size), (bc, row, dst_step))
         else:                                        # UB -> GM
             if ds % size:
                 raise AlignmentError(f"dst_stride {ds} bytes is not a multiple of sizeof({dt})", node=node)
@@ -457,6 +467,7 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             dst_idx = _blocks(bc, n, n + ds // size)
             pads, pv, firsts = np.zeros(0, np.int64), None, None
             env_src, env_dst = int(src_idx[-1]) + 1, int(dst_idx[-1]) + 1
+            gm_blocks = ((bc, n, src_step), (bc, n, n + ds // size))
         src_ep, src_io = _endpoint(m, s, fs(env), env_src, node, "the copy source", False)
         dst_ep, dst_io = _endpoint(m, d, fd(env), env_dst, node, "the copy destination", True)
         copy = _scatter_copy(d.space == "ub", src_io, dst_io, src_idx, dst_idx)
@@ -467,7 +478,7 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
                 dst_io[:, pads] = from_compute(np.broadcast_to(pv, (m.C, len(pads))), dt)
             if firsts is not None:
                 dst_io[:, firsts[0]] = src_io[:, firsts[1]]
-        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * bl)
+        return _copy_instr(node, pipe, src_ep, dst_ep, apply, bc * bl, gm_blocks)
     return run
 
 

@@ -164,7 +164,7 @@ class GmLog:
     per instruction, the first byte of each core as `s0 + step * core` or, for irregular starts, a row
     of its own."""
 
-    __slots__ = ("s0", "step", "nbytes", "write", "ins", "irregular")
+    __slots__ = ("s0", "step", "nbytes", "write", "ins", "irregular", "blocks")
 
     def __init__(self) -> None:
         self.s0: list[int] = []
@@ -173,8 +173,11 @@ class GmLog:
         self.write: list[bool] = []
         self.ins: list[Instr] = []
         self.irregular: dict[int, np.ndarray] = {}      # row -> first byte per core
+        self.blocks: dict[int, tuple[int, int, int]] = {}   # row -> (blocks, bytes, step) of a strided copy
 
-    def add(self, g: tuple, ins: Instr) -> None:
+    def add(self, g: tuple, ins: Instr, blocks: tuple[int, int, int] | None = None) -> None:
+        if blocks is not None:
+            self.blocks[len(self.s0)] = blocks
         size = g[3]
         if g[5] is None:
             self.irregular[len(self.s0)] = np.asarray(g[1], dtype=np.int64) * size + (g[7] if len(g) > 7 else 0)
@@ -250,7 +253,7 @@ class RaceChecker:
             for k in range(n0, len(found)):
                 found[k] += (write, ("ub",), 0)
         gm_spaces = []
-        for g in ins.gm:
+        for k, g in enumerate(ins.gm):
             param, delta = self.ctx.homes.get(g[0], (g[0], 0))
             if param not in self.ctx.tracked:
                 continue
@@ -269,7 +272,7 @@ class RaceChecker:
             if log is None:
                 log = self.gm_logs[param] = GmLog()
                 self.itemsize[param] = g[3]
-            log.add(g, ins)
+            log.add(g, ins, ins.gm_blocks[k] if k < len(ins.gm_blocks) else None)
         if found:
             self._raise(ins, p, found)
         for addr, nbytes, write in ub:
@@ -358,37 +361,93 @@ def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
         recs = by_param[param]
         if not any(any(r.log.write) for r in recs):
             continue
-        lo_parts, hi_parts, core_parts, w_parts, ins = [], [], [], [], []
-        for r in recs:
-            C = len(r.cores)
-            lo = r.log.starts(C)
+        hit = _check_param(recs, names.get(param, f"#{param}"), exact=False)
+        # the envelopes of strided copies overlap: compare the blocks they really touch
+        if hit and any(r.log.blocks for r in recs):
+            hit = _check_param(recs, names.get(param, f"#{param}"), exact=True)
+        if hit:
+            _cross_core_error(*hit)
+
+
+def _accesses(recs: list[GmRecord], exact: bool) -> tuple:
+    """(first bytes, ends, cores, writes, atomic operation or "" per write, (instruction, itemsize)) of one
+    argument's accesses, one per instruction and core; with `exact`, a strided copy gives one per block."""
+    lo_parts, hi_parts, core_parts, w_parts, k_parts, ins = [], [], [], [], [], []
+    for r in recs:
+        C = len(r.cores)
+        lo = r.log.starts(C)
+        nbytes = np.asarray(r.log.nbytes, dtype=np.int64)
+        kinds = np.array([(i.node.attr("atomic") or ("",))[0] if wr else "" for i, wr in zip(r.log.ins, r.log.write)],
+                         dtype=object)
+        if not (exact and r.log.blocks):
             lo_parts.append(lo.ravel())
-            hi_parts.append((lo + np.asarray(r.log.nbytes, dtype=np.int64)[:, None]).ravel())
+            hi_parts.append((lo + nbytes[:, None]).ravel())
             core_parts.append(np.broadcast_to(r.cores.astype(np.int64), lo.shape).ravel())
             w_parts.append(np.repeat(np.asarray(r.log.write, dtype=bool), C))
+            k_parts.append(np.repeat(kinds, C))
             ins.extend((i, r.itemsize) for i in r.log.ins for _ in range(C))
-        core = np.concatenate(core_parts)
-        if core.min() == core.max():
             continue
-        lo, hi, w = np.concatenate(lo_parts), np.concatenate(hi_parts), np.concatenate(w_parts)
-        # atomic stores of one operation commute (graph/ops/atomic.py): they may overlap each other, not
-        # another access; every other write may overlap no access of another core
-        kind = np.array([(i.node.attr("atomic") or ("",))[0] if wr else "" for (i, _), wr in zip(ins, w)])
-        plain = w & (kind == "")
-        hit = _sweep(_merge(lo, hi, core), _merge(lo[plain], hi[plain], core[plain]))
+        for row in range(lo.shape[0]):
+            n, length, step = r.log.blocks.get(row, (1, int(nbytes[row]), 0))
+            starts = (lo[row][:, None] + np.arange(n, dtype=np.int64)[None, :] * step).ravel()
+            lo_parts.append(starts)
+            hi_parts.append(starts + length)
+            core_parts.append(np.repeat(r.cores.astype(np.int64), n))
+            w_parts.append(np.full(starts.size, r.log.write[row], dtype=bool))
+            k_parts.append(np.full(starts.size, kinds[row], dtype=object))
+            ins.extend([(r.log.ins[row], r.itemsize)] * starts.size)
+    return (np.concatenate(lo_parts), np.concatenate(hi_parts), np.concatenate(core_parts),
+            np.concatenate(w_parts), np.concatenate(k_parts), ins)
+
+
+def _check_param(recs: list[GmRecord], name: str, exact: bool) -> tuple | None:
+    """The arguments of _cross_core_error for the lowest-addressed cross-core conflict on one argument, or
+    None."""
+    lo, hi, core, w, kind, ins = _accesses(recs, exact)
+    if core.min() == core.max():
+        return None
+    # atomic stores of one operation commute (graph/ops/atomic.py): they may overlap each other, not
+    # another access; every other write may overlap no access of another core
+    plain = w & (kind == "")
+    touched, written = _runs(lo, hi, core), _runs(lo[plain], hi[plain], core[plain])
+    if _overlapped(touched, written):       # numpy first: the sweep below is Python, one step per run
+        hit = _sweep(_as_list(touched), _as_list(written))
         if hit is not None:
-            _cross_core_error(hit, ins, lo, hi, core, w, names.get(param, f"#{param}"))
-        for op in sorted(set(kind.tolist()) - {""}):
-            mine = w & (kind == op)
-            hit = _sweep_between(_merge(lo[mine], hi[mine], core[mine]), _merge(lo[~mine], hi[~mine], core[~mine]))
-            if hit is not None:        # the atomic store against another core's other access
-                _cross_core_error(hit, ins, lo, hi, core, w, names.get(param, f"#{param}"), mine)
+            return hit, ins, lo, hi, core, w, name
+    for op in sorted(set(kind.tolist()) - {""}):
+        mine = w & (kind == op)
+        hit = _sweep_between(_merge(lo[mine], hi[mine], core[mine]), _merge(lo[~mine], hi[~mine], core[~mine]))
+        if hit is not None:        # the atomic store against another core's other access
+            return hit, ins, lo, hi, core, w, name, mine
+    return None
 
 
 def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, int, int]]:
     """The union of each core's intervals, as (lo, hi, core) runs."""
+    return _as_list(_runs(lo, hi, core))
+
+
+def _as_list(runs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[tuple[int, int, int]]:
+    return list(zip(runs[0].tolist(), runs[1].tolist(), runs[2].tolist()))
+
+
+def _overlapped(touched: tuple, written: tuple) -> bool:
+    """Whether a written run overlaps a touched run of another core. Each written run lies inside exactly
+    one touched run of its own core (runs are each core's maximal unions), so it overlaps another core's
+    access exactly when more than one touched run meets it: counted with two binary searches."""
+    a, b = written[0], written[1]
+    if a.size == 0:
+        return False
+    meets = np.searchsorted(np.sort(touched[0]), b, side="left") - \
+        np.searchsorted(np.sort(touched[1]), a, side="right")
+    return bool((meets > 1).any())
+
+
+def _runs(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The union of each core's intervals, as arrays (lo, hi, core) of runs."""
     if lo.size == 0:
-        return []
+        e = np.zeros(0, dtype=np.int64)
+        return e, e, e
     order = np.lexsort((lo, core))
     lo, hi, core = lo[order], hi[order], core[order]
     base = int(lo.min())
@@ -399,7 +458,7 @@ def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, 
     new[1:] = start[1:] > end[:-1]
     first = np.flatnonzero(new)
     runs_hi = np.maximum.reduceat(hi, first)
-    return list(zip(lo[first].tolist(), runs_hi.tolist(), core[first].tolist()))
+    return lo[first], runs_hi, core[first]
 
 
 def _sweep_between(written: list, touched: list) -> tuple[int, int, int, int] | None:
