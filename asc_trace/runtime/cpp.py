@@ -296,6 +296,8 @@ class CppRuntime(Runtime):
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CppArtifact:
         cxx, version = compiler()
         refuse_unmodeled(graph)
+        from .block_sync_sim import refuse_block_sync
+        refuse_block_sync(graph, "cpp")
         from ..graph.mix_split import MixGraph
         source = instrument(lower(graph)) + (mix_launcher(graph) if isinstance(graph, MixGraph) else launcher(graph))
         key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,
