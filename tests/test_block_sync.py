@@ -27,11 +27,19 @@ def _neighbour_ref(x: np.ndarray, cores: int) -> np.ndarray:
     return (y + np.roll(y, -1, axis=0)).ravel()
 
 
+BACKENDS = ["sim", "cpp"]      # eager and cpu_debug refuse (test_other_backends_refuse_with_the_reason)
+
+
+def _on(kernel, backend: str):
+    return asc.jit(kernel, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cores", [1, 2, 5, 8])
-def test_hardware_barrier_orders_a_neighbour_exchange(cores):
+def test_hardware_barrier_orders_a_neighbour_exchange(cores, backend):
     x = _x(cores, cores)
     ws, z = np.zeros_like(x), np.zeros_like(x)
-    neighbour[cores](x, ws, z, N)
+    _on(neighbour, backend)[cores](x, ws, z, N)
     np.testing.assert_array_equal(z, _neighbour_ref(x, cores))
     np.testing.assert_array_equal(ws, 2 * x)
 
@@ -46,13 +54,14 @@ def test_missing_barrier_is_a_race_at_the_read(cores):
     assert (z == 7.0).all()        # a refused launch leaves the outputs as they were
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("soft", [False, True])
 @pytest.mark.parametrize("cores,rounds", [(1, 1), (3, 2), (8, 3)])
-def test_two_stage_reduction_across_cores(cores, rounds, soft):
+def test_two_stage_reduction_across_cores(cores, rounds, soft, backend):
     x = _x(cores, 10 + cores)
     part, sync_ws = np.zeros(cores * 8, np.float32), np.zeros(cores * 8, np.int32)
     out = np.full(cores * 8, -1.0, np.float32)
-    two_stage_sum[cores](x, part, sync_ws, out, N, rounds, soft)
+    _on(two_stage_sum, backend)[cores](x, part, sync_ws, out, N, rounds, soft)
     got = out.reshape(cores, 8)
     np.testing.assert_array_equal(got[:, 0], np.full(cores, rounds * x.sum(), np.float32))
     np.testing.assert_array_equal(got[:, 1:], 0)
@@ -130,22 +139,24 @@ def test_barrier_orders_only_what_is_on_its_two_sides():
     assert "MARK-rewrite" in str(e.value) or "data_copy(allp" in str(e.value)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cores", [1, 2, 6])
-def test_ib_flags_order_a_ring(cores):
+def test_ib_flags_order_a_ring(cores, backend):
     x = _x(cores, 3)
     flags = np.zeros(cores * 8, np.int32)
     z = np.zeros_like(x)
-    ring_flags[cores](x, np.zeros_like(x), flags, z, N)
+    _on(ring_flags, backend)[cores](x, np.zeros_like(x), flags, z, N)
     np.testing.assert_array_equal(z, _neighbour_ref(x, cores))
     assert (flags == 0).all()          # every flag raised was taken
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cores", [1, 2, 4, 7])
-def test_ib_flags_pipeline_across_blocks(cores):
+def test_ib_flags_pipeline_across_blocks(cores, backend):
     """A prefix sum handed from core to core: each waits for the previous one's flag."""
     x = _x(cores, 5)
     flags, z = np.zeros(cores * 16, np.int32), np.zeros_like(x)
-    prefix_chain[cores](x, flags, z, N)
+    _on(prefix_chain, backend)[cores](x, flags, z, N)
     np.testing.assert_array_equal(z, np.cumsum(x.reshape(cores, N), axis=0).ravel())
 
 
@@ -198,12 +209,13 @@ def _line(fn, mark: str) -> str:
     (_set_twice, "MARK-twice", "is never cleared"),
     (_set_unwaited, "MARK-left", "flag raised"),
 ])
-def test_hangs_are_sync_errors_at_the_call(kernel, mark, words):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hangs_are_sync_errors_at_the_call(kernel, mark, words, backend):
     z = np.full(16, 3.0, np.float32)
     flags = np.zeros(16, np.int32)
     args = (np.zeros(16, np.float32), z) if kernel is _barrier_on_core0_only else (flags, z)
     with pytest.raises(SyncError) as e:
-        kernel[2](*args)
+        _on(kernel, backend)[2](*args)
     msg = str(e.value)
     assert words in msg and mark in msg, msg
     assert (z == 3.0).all() and (flags == 0).all()
@@ -242,7 +254,22 @@ def test_misuse_is_refused_at_the_users_line(what, err):
     assert f"{HERE}:" in str(e.value)
 
 
-@pytest.mark.parametrize("backend", ["eager", "cpp", "cpu_debug"])
+@pytest.mark.parametrize("mark,words", [("MARK-lonely", "ended the kernel after 0 sync_all"),
+                                        ("MARK-wait", "is never set"), ("MARK-twice", "is never cleared")])
+def test_cpp_model_finds_the_hang_itself(mark, words, monkeypatch):
+    """With the simulator's checks off (ASC_TRACE_SANITIZE=0) the cpp backend's C++ model, whose cores take the
+    same turns, reports the hang at the same call."""
+    monkeypatch.setenv("ASC_TRACE_SANITIZE", "0")
+    kernel = {"MARK-lonely": _barrier_on_core0_only, "MARK-wait": _wait_for_nobody, "MARK-twice": _set_twice}[mark]
+    z = np.full(16, 3.0, np.float32)
+    args = (np.zeros(16, np.float32), z) if kernel is _barrier_on_core0_only else (np.zeros(16, np.int32), z)
+    with pytest.raises(SyncError) as e:
+        _on(kernel, "cpp")[2](*args)
+    assert words in str(e.value) and mark in str(e.value), str(e.value)
+    assert (z == 3.0).all()
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpu_debug"])
 def test_other_backends_refuse_with_the_reason(backend):
     cores = 2
     x = _x(cores)

@@ -45,8 +45,6 @@ def has_block_sync(graph: KernelGraph) -> bool:
 WHY_NOT = {
     "eager": "eager runs the kernel function core after core, each to its end, so a core can never wait for a "
              "later one",
-    "cpp": "the cpp backend's launcher runs the cores one after another, each to its end, so a barrier between "
-           "them could never pass",
     "cpu_debug": "cpu_debug runs each core to its end in its own forked process, one after another, and the "
                  "vendor's SyncAll / IBSet / IBWait wait on the FFTS hardware and the __sync_all_stub / "
                  "__ib_set_stub intrinsics of tikicpulib, which asc_trace's stub layer does not model",
@@ -338,3 +336,96 @@ class BlockSyncArtifact:
         raise NotProvidedError("asc.profile of a kernel with sync_all / ib_set / ib_wait is not provided yet: the "
                                "simulator runs it (its cores taking turns at the barriers, races across cores "
                                "checked) but does not time it", job.loc)
+
+
+class BlockSyncHazards:
+    """What the cpp backend asks before it runs a block-synchronised kernel: the simulator's verdict on races
+    and hangs (its C++ model runs the cores in the same turns but sees neither the pipes nor GM ordering),
+    found on copies of the arguments (the flags and counters are data) without printf output. Any other
+    error is left to the backend, which reports it itself."""
+
+    def __init__(self, graph: KernelGraph) -> None:
+        self.graph = graph
+        self.art: BlockSyncArtifact | None = None
+
+    def check(self, job: LaunchJob) -> None:
+        import contextlib
+        import dataclasses
+        import io
+
+        from .. import config
+        from ..errors import AscTraceError, RaceError
+        if not config.sanitize():
+            return
+        if self.art is None:
+            from .sim import Simulator
+            self.art = BlockSyncArtifact(self.graph, Simulator)
+        arrays = [None if a is None else a.copy() for a in job.bound.arrays]
+        trial = dataclasses.replace(job, bound=dataclasses.replace(job.bound, arrays=arrays))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):     # the kernel's printf text comes from the real run
+                self.art.launch(trial, True)
+        except (RaceError, SyncError):
+            raise
+        except AscTraceError:
+            return
+
+
+def block_launcher(g: KernelGraph, args: str) -> str:
+    """The cpp backend's launcher of a block-synchronised kernel: every core of the launch a thread, taking
+    turns at SyncAll / IBSet / IBWait (toolchain/include/asc_trace_block_sync.h)."""
+    from ..lower.cexpr import c_ident
+    call = f"{c_ident(g.name)}({args});"
+    return f"""
+// ---- asc_trace cpp backend: the cores of the launch as threads taking turns at the barriers ----
+#include <memory>
+#include <string>
+#include <vector>
+static std::string asc_trace_kind, asc_trace_msg;
+static int asc_trace_node = -1, asc_trace_core = -1;
+static std::vector<std::string> asc_trace_out;
+
+extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm_lo, const int64_t* gm_hi, int32_t ngm)
+{{
+    auto& ranges = AscendC::detail::gm_ranges();
+    ranges.clear();
+    for (int32_t i = 0; i < ngm; ++i)
+        ranges.push_back({{reinterpret_cast<const uint8_t*>(gm_lo[i]), reinterpret_cast<const uint8_t*>(gm_hi[i])}});
+    asc_trace_out.assign(static_cast<size_t>(core_num), std::string());
+    static std::vector<std::unique_ptr<AscendC::detail::Core>> owned;
+    while (owned.size() < static_cast<size_t>(core_num)) owned.emplace_back(new AscendC::detail::Core());
+    std::vector<AscendC::detail::Core*> cores;
+    for (int32_t c = 0; c < core_num; ++c) {{
+        auto& st = *owned[static_cast<size_t>(c)];
+        st.core_idx = c;
+        st.core_count = core_num;
+        std::memset(st.ub, 0xFF, sizeof st.ub);
+        std::memset(&st.cube, 0xFF, sizeof st.cube);
+        st.out.clear();
+        st.node = -1;
+        st.pipe_made = false;
+        st.atomic_op = 0;
+        st.pipe_next = 0;
+        std::memset(st.event_mask, 0, sizeof st.event_mask);
+        std::memset(st.que_buffers, 0, sizeof st.que_buffers);
+        cores.push_back(&st);
+    }}
+    int rc = 0;
+    try {{
+        AscendC::detail::run_block_launch(cores, [&] {{ {call} }});
+    }} catch (const AscendC::detail::BlockFailure& f) {{
+        asc_trace_kind = f.failure.kind;
+        asc_trace_msg = f.failure.message;
+        asc_trace_node = cores[static_cast<size_t>(f.core)]->node;
+        asc_trace_core = f.core;
+        rc = 1;
+    }}
+    for (int32_t c = 0; c < core_num; ++c) asc_trace_out[static_cast<size_t>(c)] = cores[static_cast<size_t>(c)]->out;
+    return rc;
+}}
+extern "C" const char* asc_trace_error_kind() {{ return asc_trace_kind.c_str(); }}
+extern "C" const char* asc_trace_error_message() {{ return asc_trace_msg.c_str(); }}
+extern "C" int asc_trace_error_node() {{ return asc_trace_node; }}
+extern "C" int asc_trace_error_core() {{ return asc_trace_core; }}
+extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[static_cast<size_t>(core)].c_str(); }}
+"""

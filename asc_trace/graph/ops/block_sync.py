@@ -20,7 +20,7 @@ taking turns, and the GM accesses of different cores are ordered only through th
 from __future__ import annotations
 
 from ...enums import HardEvent
-from .opdef import NA, OpDef, register
+from .opdef import CppModel, OpDef, register
 
 _BS = "include/basic_api/kernel_operator_block_sync_intf.h"
 _C81 = "interface/kernel_operator_common_intf.h"
@@ -32,7 +32,8 @@ SYNC_AIV_ONLY_ALL = 14
 _SOFT_EVENTS = (HardEvent.MTE2_S, HardEvent.S_MTE3, HardEvent.MTE3_MTE2, HardEvent.S_MTE2)
 _IB_EVENTS = (HardEvent.MTE2_S, HardEvent.S_MTE3)
 
-_NO_RUN = NA("the cpp backend runs a launch's cores one after another: a barrier between them cannot pass")
+# the cores of such a launch run as threads taking turns at these calls (toolchain/include/asc_trace_block_sync.h)
+_CPP = CppModel(header="SyncAll / IBSet / IBWait (asc_trace_block_sync.h: the sim's turn-taking, GM words as flags)")
 
 
 def _sync_all(ctx, n) -> str:
@@ -50,20 +51,29 @@ def _ib(call: str):
     return emit
 
 
+def _no_accesses(n) -> list:
+    """The words a call touches depend on the block index and the core count at run time (and on what the
+    other cores wrote): the runner of block-synchronised launches checks and applies them, not the pipes."""
+    return []
+
+
 def _print(n) -> str:
     parts = ["hard" if n.args[0] is None else "soft"] if n.op == "sync_all" else []
     return " ".join(parts + [repr(a) for a in n.args if a is not None])
 
 
+# the GM and UB workspaces are written; which words, the runner finds at run time
+_COMMON = dict(cpp_model=_CPP, reads=(), writes=(0, 1), accesses=_no_accesses, printer=_print)
+
 register(
-    OpDef("sync_all", "block_sync", None, "SyncAll", emit=_sync_all, cpp_model=_NO_RUN, reads=(), printer=_print,
+    OpDef("sync_all", "block_sync", None, "SyncAll", emit=_sync_all, **_COMMON,
           declared={"SyncAll<>/0": (f"{_BS}:86", f"{_C81}:97"), "SyncAll<>/3": (f"{_BS}:78", f"{_C81}:81")},
           api_events=_SOFT_EVENTS,
           doc="barrier of every vector core of the launch (hardware, or software through a GM workspace)"),
-    OpDef("ib_set", "block_sync", None, "IBSet", emit=_ib("IBSet"), cpp_model=_NO_RUN, reads=(), printer=_print,
+    OpDef("ib_set", "block_sync", None, "IBSet", emit=_ib("IBSet"), **_COMMON,
           declared={"IBSet<>/4": (f"{_BS}:63", f"{_C81}:67")}, api_events=_IB_EVENTS,
           doc="raise a core's GM flag (waits until the flag is clear)"),
-    OpDef("ib_wait", "block_sync", None, "IBWait", emit=_ib("IBWait"), cpp_model=_NO_RUN, reads=(), printer=_print,
+    OpDef("ib_wait", "block_sync", None, "IBWait", emit=_ib("IBWait"), **_COMMON,
           declared={"IBWait<>/4": (f"{_BS}:68", f"{_C81}:71")}, api_events=_IB_EVENTS,
           doc="wait until a core's GM flag is raised, then clear it"),
 )
