@@ -29,6 +29,7 @@ from .proxies.scalar_bits import (count_bits_cnt_same_as_sign_bit, get_data_bloc
 from .proxies.framework import LocalMemAllocator, TBuf, TPipe, TQue
 from .proxies.event_pool import get_tpipe_ptr
 from .proxies.buf_pool import TBufPool
+from .proxies.block_sync import ib_set, ib_wait, sync_all
 from .proxies.atomic import (get_store_atomic_config, set_atomic_add, set_atomic_max, set_atomic_min,
                              set_atomic_none, set_atomic_type, set_store_atomic_config)
 from .proxies.mask_reg import reset_mask, set_mask_count, set_mask_norm, set_vector_mask

@@ -234,7 +234,14 @@ def parity_kernels() -> tuple[Kernel, ...]:
     return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(P.suite()))
 
 
+@lru_cache(maxsize=1)
+def block_sync_kernels() -> tuple[Kernel, ...]:
+    """sync_all / ib_set / ib_wait in each form (tests/block_sync_kernels.py)."""
+    import block_sync_kernels as B
+    return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(B.suite()))
+
+
 def all_kernels() -> tuple[Kernel, ...]:
     from suite_framework import framework_kernels
     return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
-            + vec_more_kernels() + framework_kernels() + parity_kernels())
+            + vec_more_kernels() + framework_kernels() + parity_kernels() + block_sync_kernels())

@@ -31,13 +31,14 @@ from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import accesses as op_accesses
+from .ops.block_sync import BLOCK_SYNC_OPS
 
 MAX_UNROLL = 9
 MAX_ALL_COMBINATIONS = 4     # branches up to which every combination of taken / not taken is a profile
 PAIR_WINDOW = 3              # beyond that, each branch is combined with the next ones in program order
 MAX_PAIR_PROFILES = 48       # ... in at most this many profiles
 _BOOKKEEPING = frozenset({"local_tensor", "global_tensor", "tque", "tbuf", "init_buffer", "tbuf_get",
-                          "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"})
+                          "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"}) | BLOCK_SYNC_OPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +297,9 @@ class _AbstractRun:
                 return    # an id we cannot evaluate orders nothing we can prove
             self.emit(n, n.pipe, "set" if op == "set_flag" else "wait", key, (), iters)
             return
-        elif op == "pipe_barrier":
+        elif op == "pipe_barrier" or op in BLOCK_SYNC_OPS:
+            # SyncAll / IBSet / IBWait begin with PipeBarrier<PIPE_ALL> and end with the scalar unit waiting
+            # (graph/ops/block_sync.py): within the core they order as that barrier does
             if n.pipe is None:
                 self.emit(n, Pipe.S, "barrier_all", None, (), iters)
             else:

@@ -49,6 +49,7 @@ from .analysis import _access, _moduli, _overlap  # one overlap rule for the gue
 from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, api_steps
+from .ops.block_sync import BLOCK_SYNC_OPS
 from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
@@ -360,7 +361,7 @@ class Prover:
             key = self.flag_key(n)
             if key is not None:
                 self.flag(n, PIDX[n.pipe], "set" if op == "set_flag" else "wait", key, st)
-        elif op == "pipe_barrier":
+        elif op == "pipe_barrier" or op in BLOCK_SYNC_OPS:     # the block-sync calls begin with PIPE_ALL
             if n.pipe is None:
                 st.pending = [EMPTY] * 4
                 st.same = [EMPTY] * 4

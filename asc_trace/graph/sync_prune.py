@@ -31,6 +31,7 @@ from .hb import api_steps
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe
 from .sync_plan import Plan, Regions
+from .ops.block_sync import BLOCK_SYNC_OPS
 from .ops.framework import QUEUE_OPS
 
 ESSENTIAL, REDUNDANT, UNSURE = "essential", "redundant", "unsure"
@@ -143,7 +144,7 @@ class _Walker:
             src = Pipe(n.args[0].src)
             good = st.good | {key} if src in reached else st.good - {key}
             return _St(reached, good)
-        if op == "pipe_barrier":
+        if op == "pipe_barrier" or op in BLOCK_SYNC_OPS:     # the block-sync calls begin with PIPE_ALL
             return _St(_ALL, st.good) if n.pipe is None else st
         if n.pipe is not None and api_steps(n, lambda e: None) != ():
             raise _Unsure       # an API call's own sets and waits (or ones that depend on its operands)

@@ -11,8 +11,8 @@ from .source_loc import user_loc
 
 _TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel",
            "time a kernel from the host with asc.profile(kernel, *args, core_num=...) (modeled cycles per pipe)")
-_CROSS_CORE = ("ordering between vector cores inside one launch is not modelled",
-               "split the kernel at that point into two launches (the launch boundary orders every core)")
+_CROSS_CORE = ("NotifyNextBlock / WaitPreBlock (the neighbour handshake through a GM workspace) are not modelled",
+               "order the cores with asc.ib_set / asc.ib_wait, or asc.sync_all")
 
 _CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
             "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
@@ -22,7 +22,6 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
     "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
-    "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
     "notify_next_block": _CROSS_CORE, "wait_pre_block": _CROSS_CORE,
     "set_hccl_context": ("HCCL collective communication is outside asc_trace (a single-device kernel DSL)",
                          "run collectives from the host, e.g. with torch.distributed"),

@@ -241,8 +241,10 @@ class CppArtifact:
         self.cube = not self.mixed and is_cube_graph(graph)
         # the pipes (and a mixed kernel's GM between cores), which the host's program order cannot show, are
         # judged by the simulators: the cube's without data as on eager, a mixed kernel's on copies
+        from .block_sync_sim import BlockSyncHazards, has_block_sync
+        self.block_sync = not self.mixed and has_block_sync(graph)
         self.hazards: Any = (MixHazards(graph) if self.mixed else CubeHazards(graph) if self.cube
-                             else HazardMemo(graph))
+                             else BlockSyncHazards(graph) if self.block_sync else HazardMemo(graph))
         self.params = graph.signature.runtime
         lib.asc_trace_launch.restype = ctypes.c_int
         lib.asc_trace_launch.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
@@ -262,7 +264,10 @@ class CppRuntime(Runtime):
         cxx, version = compiler()
         refuse_unmodeled(graph)
         from ..graph.mix_split import MixGraph
-        source = instrument(lower(graph)) + (mix_launcher(graph) if isinstance(graph, MixGraph) else launcher(graph))
+        from .block_sync_sim import block_launcher, has_block_sync
+        source = instrument(lower(graph)) + (mix_launcher(graph) if isinstance(graph, MixGraph) else
+                                             block_launcher(graph, call_args(graph)) if has_block_sync(graph)
+                                             else launcher(graph))
         key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,
                          "flags": CXXFLAGS})
 
@@ -291,7 +296,7 @@ class CppRuntime(Runtime):
         return CppArtifact(lib, graph, path, built)
 
     def launch(self, art: CppArtifact, job: LaunchJob) -> None:
-        if art.cube or art.mixed:
+        if art.cube or art.mixed or art.block_sync:
             art.hazards.check(job)
         else:
             check_hazards(art.hazards, job)
@@ -317,7 +322,7 @@ class CppRuntime(Runtime):
         slots = art.outputs * job.core_num
         failed_core = art.lib.asc_trace_error_core() if rc else slots
         outs = [(c, [art.lib.asc_trace_output(c).decode(errors="replace")])
-                for c in range(slots if art.mixed else min(job.core_num, failed_core + 1))]
+                for c in range(slots if art.mixed or art.block_sync else min(job.core_num, failed_core + 1))]
         emit_output(outs, job.core_num)
         if rc:
             for i, old in snapshot.items():

@@ -198,6 +198,8 @@ class CpuDebugRuntime(Runtime):
 
     def prepare(self, graph: KernelGraph, options: dict[str, Any]) -> CpuDebugArtifact:
         refuse_vendor_cpu(graph)
+        from .block_sync_sim import refuse_block_sync
+        refuse_block_sync(graph, "cpu_debug")
         tree = find_ascendc_headers()
         if tree.cpu_stub is not None:
             from ..toolchain.tikicpulib import build_with_tikicpulib

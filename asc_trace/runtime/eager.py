@@ -131,6 +131,7 @@ class EagerArtifact:
     def __init__(self, graph: KernelGraph) -> None:
         from ..graph.cube_graph import is_cube_graph
         from ..graph.mix_split import MixGraph
+        self.graph = graph
         self.mixed = isinstance(graph, MixGraph)
         self.cube = not self.mixed and is_cube_graph(graph)
         self.hazards = CubeHazards(graph) if self.cube else HazardMemo(graph)
@@ -158,6 +159,8 @@ class EagerRuntime(Runtime):
             raise NotProvidedError(f"{job.name} is a mixed cube + vector kernel, which the eager backend does not run "
                                    "yet: its cross-core flags are derived in the scheduled kernel, not calls eager "
                                    "could make", job.loc, hint="run it with backend='sim' or 'cpp'")
+        from .block_sync_sim import refuse_block_sync
+        refuse_block_sync(art.graph, "eager")
         if art.cube:
             art.hazards.check(job)
         else:

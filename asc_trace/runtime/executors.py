@@ -378,3 +378,4 @@ from . import executors_record  # noqa: E402,F401 - ops whose record states the 
 from . import executors_system  # noqa: E402,F401 - cache and system calls
 from . import executors_fwk  # noqa: E402,F401 - the TPipe event-id pool, TBufPool
 from .executors_fwk import pool_take  # noqa: E402
+from . import executors_block_sync  # noqa: E402,F401 - sync_all / ib_set / ib_wait (run by runtime/block_sync_sim.py)

@@ -533,8 +533,9 @@ def _cross_core_error(hit: tuple, ins: list, lo: np.ndarray, hi: np.ndarray, cor
                f"{cw} writes in the same launch; nothing orders accesses of different cores, so the read may see "
                "the old or the new values")
         node, related = other.node, [(f"core {cw}'s write, the last write of these bytes{where_w}", writer.node.loc)]
-        hint = ("a core may read only GM that no other core writes in the same launch: give each core the "
-                "inputs it needs, or split the kernel into two launches (the second reads what the first wrote)")
+        hint = ("order the write before the other core's read with asc.sync_all() between them (every core calls "
+                "it) or an asc.ib_set / asc.ib_wait pair; or give each core the inputs it needs, or split the kernel "
+                "into two launches (the second reads what the first wrote)")
     err = RaceError(msg, node=node, related=related, hint=hint)
     err.iteration = ""
     raise err

@@ -261,6 +261,9 @@ class SimRuntime(Runtime):
         if is_cube_graph(graph):
             from .cube_sim import CubeArtifact
             return CubeArtifact(graph)
+        from .block_sync_sim import BlockSyncArtifact, has_block_sync
+        if has_block_sync(graph):       # sync_all / ib_set / ib_wait: the cores take turns at the barriers
+            return BlockSyncArtifact(graph, Simulator)
         return SimArtifact(graph)
 
     def launch(self, art: SimArtifact, job: LaunchJob) -> None:
@@ -270,7 +273,7 @@ class SimRuntime(Runtime):
         refuse it any more. Checks are remembered per launch key: a launch whose key passed runs at once.
         A kernel steered by values it reads from the UB is checked and run in one go, as before."""
         if not isinstance(art, SimArtifact):        # a cube kernel (runtime/cube_sim.py) or a mixed one (mix_sim.py)
-            if getattr(art, "mixed", False):
+            if getattr(art, "mixed", False) or getattr(art, "block_sync", False):
                 return art.launch(job, config.sanitize())
             art.launch(job, config.sanitize(), launch_key(job)[0])
             return
