@@ -246,7 +246,7 @@ class CompiledKernel:
                     break
                 if left:
                     warnings.warn_explicit(AscTraceWarning(
-                        f"{self.name}: this loop runs {r.dividend} // {r.divisor} times and drops the remainder "
+                        f"{self.name}: this loop's trip count floors {r.dividend} // {r.divisor} and drops the remainder "
                         f"{r.dividend} % {r.divisor} = {left} (core {blk}): those elements are never processed; "
                         "add a tail step for them, or pass sizes that are multiples"),
                         AscTraceWarning, r.loc.file, r.loc.line)

@@ -36,18 +36,25 @@ def matmul_vendor_tiling(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.Glo
     blk = asc.get_block_idx()
     row0 = blk // grid_n * single_m
     col0 = blk % grid_n * single_n
-    core_n = smin(n - col0, single_n)
+    # the last grid row / column may be short, or empty: 0 then, not negative (two negative tile counts
+    # would multiply into a positive trip count)
+    core_m = smin(m - row0, single_m) * (m > row0)
+    core_n = smin(n - col0, single_n) * (n > col0)
+    tiles_m = (core_m + BM - 1) // BM           # rounded up: a short last tile, never a dropped one
     tiles_n = (core_n + BN - 1) // BN
-    for t in range(single_m // BM * tiles_n):
+    for t in range(tiles_m * tiles_n):
         row = row0 + t // tiles_n * BM
         col = col0 + t % tiles_n * BN
+        rows = smin(core_m - t // tiles_n * BM, BM)
+        cols = smin(core_n - t % tiles_n * BN, BN)
         for kp in range(k // (BK * STEP_KA)):
             a_pk = a1[kp % 2 * A_PACKET:]
-            asc.data_copy(a_pk, ga[row * k + kp * BK * STEP_KA:], asc.Nd2NzParams(1, BM, BK * STEP_KA, 0, k, BM, 1, 0))
+            asc.data_copy(a_pk, ga[row * k + kp * BK * STEP_KA:],
+                          asc.Nd2NzParams(1, rows, BK * STEP_KA, 0, k, BM, 1, 0))
             for kb in range(STEP_KA // STEP_KB):
                 b_pk = b1[kb % 2 * B_PACKET:]
                 asc.data_copy(b_pk, gb[col * k + kp * BK * STEP_KA + kb * BK * STEP_KB:],
-                              asc.Nd2NzParams(1, BN, BK * STEP_KB, 0, k, BN, 1, 0))
+                              asc.Nd2NzParams(1, cols, BK * STEP_KB, 0, k, BN, 1, 0))
                 for ks in range(STEP_KB):
                     step = kb * STEP_KB + ks            # K step inside the A packet
                     buf = ks % 2
@@ -57,16 +64,27 @@ def matmul_vendor_tiling(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.Glo
                     asc.load_data(b2[buf * BK * BN:], b_pk[ks * 4 * BN * 16:],       # B^T's Nz is Zn already
                                   asc.LoadData2DParams(0, BK // 16 * (BN // 16), 1, 0, 0, False, 0))
                     first = (kp == 0) * (step == 0)
+                    # full 128 x 256 blocks even for a short tile: the rows / columns past `rows` / `cols` hold
+                    # stale L1 bytes, which reach only the L0C rows / columns Fixpipe does not write
                     asc.mmad(c1, a2[buf * BM * BK:], b2[buf * BK * BN:],
                              asc.MmadParams(BM, BN, BK, unit_flag=0, cmatrix_source=False, cmatrix_init_val=first))
-        asc.fixpipe(gc[row * n + col:], c1, asc.FixpipeParamsV220(BN, BM, BM, n, asc.QuantModes.F322F16))
+        asc.fixpipe(gc[row * n + col:], c1, asc.FixpipeParamsV220(cols, rows, BM, n, asc.QuantModes.F322F16))
 
 
 def grid(m: int, n: int, cores: int, grid_m: int, grid_n: int) -> tuple[int, int]:
-    """(single_m, single_n) for a grid_m x grid_n core grid: M split evenly, N in multiples of BN."""
-    assert grid_m * grid_n == cores and m % grid_m == 0
-    single_n = -(-n // grid_n)
-    return m // grid_m, -(-single_n // BN) * BN
+    """(single_m, single_n) for a grid_m x grid_n core grid: M split evenly, N in multiples of BN (the last row /
+    column of cores takes what is left, maybe nothing)."""
+    if grid_m * grid_n != cores:
+        raise ValueError(f"a {grid_m} x {grid_n} grid is {grid_m * grid_n} cores, not {cores}")
+    single_m, single_n = -(-m // grid_m), -(-n // grid_n)
+    return single_m, -(-single_n // BN) * BN
+
+
+def check_k(k: int) -> None:
+    """The vendor's kernel has no K tail: K goes to L1 in packets of BK * STEP_KA channels."""
+    if k % (BK * STEP_KA):
+        raise ValueError(f"K = {k} is not a multiple of {BK * STEP_KA} (the L1 packet of A); "
+                         "examples/matmul_cube.py handles any K")
 
 
 def run(m: int = 256, n: int = 768, k: int = 1024, grid_m: int = 2, grid_n: int = 2, seed: int = 0):
@@ -74,6 +92,7 @@ def run(m: int = 256, n: int = 768, k: int = 1024, grid_m: int = 2, grid_n: int 
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     c = np.zeros((m, n), np.float16)
+    check_k(k)
     single_m, single_n = grid(m, n, grid_m * grid_n, grid_m, grid_n)
     matmul_vendor_tiling[grid_m * grid_n](a.ravel(), np.ascontiguousarray(b.T).ravel(), c.ravel(), m, n, k,
                                           single_m, single_n, grid_n)

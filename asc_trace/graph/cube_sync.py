@@ -231,6 +231,13 @@ class _Cube:
                 return d
             if period is not None and d >= period:
                 return None         # the footprints repeat every `period` iterations: they never meet
+        # not periodic (a short last tile's size, min(rest, B), depends on the index), yet maybe apart in any
+        # two iterations whatever: the index renamed apart in a, within its bounds
+        other = Var("loop", 30_000_000 + var.key, f"{var.name}_any")
+        vb[other] = vb.get(var, (0.0, float("inf")))
+        fa = [Foot(f.mem, substitute(f.lo, {var: other}), substitute(f.n, {var: other}), f.write) for f in fa0]
+        if not any(_may_overlap(x, y, vb) for x in fa for y in fb):
+            return None
         return MAX_DISTANCE if mod else 1
 
     # -- placement ---------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The silent remainder: `for i in range(n // tile)` with a runtime `n` covers `n - n % tile` elements and
-drops the rest without a word (as does `range(n >> k)`, a division by 2**k). `dropped_remainders(g)` finds such loops in a traced graph: the stop
+drops the rest without a word (as does `range(n >> k)`, a division by 2**k, and a product with such a factor,
+`range(rows // 128 * tiles_n)`: a 2-D tile walk that drops the last rows, or every row when rows < 128). `dropped_remainders(g)` finds such loops in a traced graph: the stop
 floors a runtime division and nothing else in the kernel uses its remainder (no `n % tile`, no tail step
 built from `(n // tile) * tile`); a ceiling division `(n + tile - 1) // tile` covers everything and is
 left alone. The launch then evaluates `n % tile` with the actual arguments and warns when it is not 0.
@@ -60,6 +61,15 @@ def _floor_division(stop: Expr) -> tuple[Expr, Expr] | None:
     return None
 
 
+def _floor_factors(stop: Expr) -> Iterator[Expr]:
+    """The stop itself, or the factors of a product (`a // b * c`): a floored factor scales the loss by the rest."""
+    if isinstance(stop, Bin) and stop.op == "*":
+        yield from _floor_factors(stop.a)
+        yield from _floor_factors(stop.b)
+    else:
+        yield stop
+
+
 def _is_ceiling(a: Expr, b: Expr) -> bool:
     """(x + (b - 1)) // b: rounds up, so the loop covers the remainder itself."""
     return (isinstance(a, Bin) and a.op == "+" and isinstance(b, Const) and isinstance(a.b, Const)
@@ -72,18 +82,19 @@ def dropped_remainders(g: KernelGraph) -> list[DroppedRemainder]:
         if n.op != "for":
             continue
         stop = n.args[2]
-        div = _floor_division(stop)
-        if div is None or isinstance(div[0], Const) or _is_ceiling(*div):
-            continue
-        if any(v.kind not in _KNOWN_AT_LAUNCH for v in free_vars(stop)):
-            continue               # depends on data or an outer loop: a launch cannot evaluate it
-        loops.append((n, stop, div))
+        for factor in _floor_factors(stop):
+            div = _floor_division(factor)
+            if div is None or isinstance(div[0], Const) or _is_ceiling(*div):
+                continue
+            if any(v.kind not in _KNOWN_AT_LAUNCH for v in free_vars(factor)):
+                continue           # depends on data or an outer loop: a launch cannot evaluate it
+            loops.append((n, stop, factor, div))
     if not loops:
         return []
     exprs = [(n.id, e) for n in g for e in exprs_in(n.args)]
     out = []
-    for loop, stop, (a, b) in loops:
-        used = any(_uses_remainder(e, a, b, stop) for nid, e in exprs if not (nid == loop.id and e is stop))
+    for loop, stop, factor, (a, b) in loops:
+        used = any(_uses_remainder(e, a, b, factor) for nid, e in exprs if not (nid == loop.id and e is stop))
         if not used:
             out.append(DroppedRemainder(loop.loc, a, b))
     return out

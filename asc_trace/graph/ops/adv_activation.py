@@ -15,6 +15,7 @@ import numpy as np
 from ...dtypes import float16, float32
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_record, register_adv
 from .adv_math import TOL_STEPS
+from .opdef import CppModel
 
 FLOATS = frozenset({"float16", "float32"})
 
@@ -92,7 +93,9 @@ def _unary(name: str, c_name: str, algo, tmp, lines: dict, tol=TOL_STEPS):
                       AdvSpec(("dst",), ("src",), algo, lambda nd, n: tmp(nd, n)[0], lambda nd, n: tmp(nd, n)[1],
                               distinct=() if "gelu" in name else None),
                       f"AscendC::{c_name}({{dst}}, {{src}}, {{tmp_arg}}{{count}});", FLOATS, lines, tol,
-                      header=f"activation/{'gelu' if 'gelu' in name else name}.h")
+                      header=f"activation/{'gelu' if 'gelu' in name else name}.h",
+                      # element-wise: the cpp backend's model is the same steps per element
+                      cpp_model=CppModel(header=f"{c_name} (toolchain/include/asc_trace_adv.h)"))
 
 
 def _gelu_decl(c: str, with_tmp: tuple[int, int], without: tuple[int, int]) -> dict:

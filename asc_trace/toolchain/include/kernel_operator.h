@@ -1424,6 +1424,8 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 #include "asc_trace_mix.h"
 // SyncAll / IBSet / IBWait: the cores of a launch as threads taking turns
 #include "asc_trace_block_sync.h"
+// the high-level API's element-wise activations (Gelu, FasterGelu, Silu, Sigmoid)
+#include "asc_trace_adv.h"
 
 // Emitted code marks each statement with its graph node so that a failure names the user's line.
 #define ASC_TRACE_NODE(n) (AscendC::detail::core().node = (n))
