@@ -12,7 +12,7 @@ import numpy as np
 from typing import Any
 
 from ..dtypes import DataType, bf16_to_f32, f32_to_bf16
-from .scalar_ops import first_nan, ieee_max, ieee_min
+from .scalar_ops import any_nan, first_nan, ieee_max, ieee_min
 
 MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
 
@@ -130,7 +130,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int) -> np.ndarray:
     v = np.asarray(values, dtype=dt_np)
     # without a NaN among the values, every NaN a sum makes (inf + -inf) has the same bits, so the
     # two-NaN rule of `add` cannot change one: the bare ufunc gives the same bits in one pass per level
-    pairs = np.add if v.dtype.kind != "f" or not np.isnan(v).any() else add
+    pairs = np.add if v.dtype.kind != "f" or not any_nan(v) else add
     while True:
         n = v.shape[-1]
         reps = max(1, -(-n // width))
