@@ -28,7 +28,7 @@ from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
 from .runtime.args import ArgBinder, BoundArgs, ParamSpec, bind_args, sig_key
 from .runtime.base import written_params
-from .runtime.executors_not_run import refuse_not_run
+from .runtime.executors_not_run import first_not_run, not_run_error
 from .runtime.gm_sharing import refuse_shared_writes
 from .runtime.launch_hooks import hooks as launch_hooks
 
@@ -185,6 +185,7 @@ class CompiledKernel:
         refuse_raw_over_pipe_buffers(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
         self._artifacts: dict[str, Any] = {}
+        self._not_run = first_not_run(self.graph)     # refused at each launch; the graph never changes
         if config.dump_dir() is not None:
             from .toolchain.cache import cache_key, dump_compilation
             scheduled = str(self.graph)
@@ -206,7 +207,8 @@ class CompiledKernel:
         return art
 
     def run(self, rt: Any, bound: BoundArgs, core_num: int, stream: Any, loc: SourceLoc | None) -> None:
-        refuse_not_run(self.graph)          # the same NotProvidedError on every backend, before one is prepared
+        if self._not_run is not None:       # the same NotProvidedError on every backend, before one is prepared
+            raise not_run_error(self._not_run)
         if rt.name not in ("sim", "eager", "cpp"):
             cube = self.__dict__.get("_cube")
             if cube is None:
@@ -302,11 +304,13 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
     bound = jitfn._bind(args, kwargs, loc, device_ok=rt.name == "npu")
     if ck is None:
         ck = jitfn.compiled(_apart(bound.signature), jitfn._bind.sig_key(bound.signature))
-    elif _sig_key(bound.signature, sharing=False) != _sig_key(ck.signature, sharing=False):
+    elif bound.signature is not ck.signature and \
+            _sig_key(bound.signature, sharing=False) != _sig_key(ck.signature, sharing=False):
         raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,
                           hint="compile it again for these arguments, or launch the @asc.jit kernel, which "
                                "specialises itself")
-    if _sig_key(bound.signature) != _sig_key(ck.signature) and _writes_shared(ck.graph, bound.signature):
+    if bound.signature is not ck.signature and bound.signature.shared and \
+            _sig_key(bound.signature) != _sig_key(ck.signature) and _writes_shared(ck.graph, bound.signature):
         # arguments sharing memory, one of them written, as the compiled kernel's did not: the schedule for
         # this sharing (its JitFunction's cache keeps one per pattern; memory only read through two names
         # needs no order, so those launches keep the kernel compiled for separate arrays)

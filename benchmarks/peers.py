@@ -16,7 +16,7 @@ a peer that cannot be installed or run is reported as such, never estimated.
 
 Goals (issue 26): a warm launch <= 0.5x Pallas at both sizes; 8 x 65,536 <= 4x NumPy; an empty 8-core
 launch <= 20 us. The first launch of a launch key (race check, then the run it records) is shown too.
-Run: python benchmarks/peers.py [--rounds 3]   (`make bench` runs it)
+Run: python benchmarks/peers.py [--rounds 3] [--peers jax,triton]   (`make bench` runs it)
 """
 from __future__ import annotations
 
@@ -294,6 +294,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--breakdown", action="store_true", help="only time the steps of a warm launch")
+    ap.add_argument("--peers", default=",".join(PEERS),
+                    help="the peers to run, comma-separated (default: %(default)s); the others are not installed")
     opts = ap.parse_args()
     if opts.breakdown:
         print(f"before: {_load()}")
@@ -302,7 +304,9 @@ def main() -> None:
         return
     print(f"before: {_load()}")
     pythons, notes = {}, {}
-    for name in PEERS:
+    for name in [p for p in opts.peers.split(",") if p]:
+        if name not in PEERS:
+            ap.error(f"unknown peer {name!r} (peers: {', '.join(PEERS)})")
         py, why = peer_python(name)
         if py is None:
             notes[name] = why
@@ -346,6 +350,10 @@ def main() -> None:
         else:
             print(f"  8 x {n:,}: warm launch = {ours_t / pallas:.2f}x Pallas (flag-free {flag / pallas:.2f}x; goal <= 0.5x: "
                   f"{_verdict(max(ours_t, flag) <= 0.5 * pallas)})")
+        soft, soft_pallas = cell[f"asc/softmax/{n}"], cell.get(f"jax/softmax/{n}")
+        if soft_pallas is not None:
+            print(f"  8 x {n:,}: softmax over rows = {soft / soft_pallas:.2f}x Pallas (goal <= 0.5x: "
+                  f"{_verdict(soft <= 0.5 * soft_pallas)}), {soft / cell[f'asc/numpy-softmax/{n}']:.1f}x NumPy's")
     big = cell[f"asc/seed/{SIZES[-1]}"] / cell[f"asc/numpy-vadd/{SIZES[-1]}"]
     big_ff = cell[f"asc/flagfree/{SIZES[-1]}"] / cell[f"asc/numpy-vadd/{SIZES[-1]}"]
     print(f"  8 x {SIZES[-1]:,}: {big:.1f}x NumPy (flag-free {big_ff:.1f}x; goal <= 4x: {_verdict(max(big, big_ff) <= 4)})")

@@ -5,7 +5,8 @@ itself is tested in tests/test_sim_fast_path.py).
   column) has no NaN: checked against the rule written out, on payload NaNs, infinities and zeros;
 - `tree_sum` (graph/numerics.py) sums with the bare ufunc when no value is a NaN: checked against the
   pairwise tree with the two-NaN rule at every level, on infinities whose sums make NaNs;
-- the float64 transcendentals (graph/ops/vec_unary.py) compute in place: the same bits as out of place;
+- the float64 transcendentals (graph/ops/vec_unary.py) compute in place, in a scratch each thread reuses:
+  the same bits as out of place, and a result never shares the scratch;
 - a scalar operand per core that the loop does not change is one (cores, 1) column for all iterations;
 - warm launches of kernels that use them (replayed tapes, stacked row loops, zero-trip and tail
   loops) give the bytes of the slow path (program order, iteration by iteration, no replay).
@@ -106,6 +107,40 @@ def test_the_transcendentals_in_place_give_the_bits_out_of_place(name, fn, dtype
         scalar = ref(dtype(1.5))
     assert scalar == fn(np.float64(dtype(1.5))).astype(dtype) and np.ndim(scalar) == 0
     assert np.array_equal(_bits(x), _bits(x.copy()))        # the input is left alone
+
+
+@pytest.mark.parametrize("name,fn", [("exp", np.exp), ("ln", np.log)])
+def test_the_transcendentals_scratch_is_never_a_result(name, fn, monkeypatch):
+    """The float64 scratch each thread reuses (graph/ops/vec_unary.py `_wide_of`): a result never shares it
+    (the next call leaves the previous result alone), strided views and inputs larger than the scratch may
+    grow give the bits of astype, and two threads never see each other's values."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import asc_trace.graph.ops.vec_unary as vu
+    ref = REGISTRY[name].ref
+    rng = np.random.default_rng(11)
+
+    def want(x):
+        with np.errstate(all="ignore"):
+            return fn(x.astype(np.float64)).astype(x.dtype)
+    a = _nasty(rng, (6, 300), np.float32)
+    b = _nasty(rng, (6, 300), np.float32)
+    ra = ref(a)
+    keep = ra.copy()
+    rb = ref(b)
+    assert not np.shares_memory(ra, rb) and np.array_equal(_bits(ra), _bits(keep))
+    assert np.array_equal(_bits(rb), _bits(want(b)))
+    view = a[:, ::3]                                              # not contiguous
+    assert np.array_equal(_bits(ref(view)), _bits(want(view)))
+    monkeypatch.setattr(vu, "_WIDE_MAX", 100)                     # larger than the scratch may grow
+    assert np.array_equal(_bits(ref(a)), _bits(want(a)))
+
+    def run(seed):
+        x = _nasty(np.random.default_rng(seed), (50, 129), np.float32)
+        return all(np.array_equal(_bits(ref(x)), _bits(want(x))) for _ in range(20))
+    monkeypatch.setattr(vu, "_WIDE_MAX", 1 << 19)
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(run, range(8)))
 
 
 @asc.jit

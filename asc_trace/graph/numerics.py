@@ -12,7 +12,7 @@ import numpy as np
 from typing import Any
 
 from ..dtypes import DataType, bf16_to_f32, f32_to_bf16
-from .scalar_ops import first_nan, ieee_max, ieee_min
+from .scalar_ops import any_nan, first_nan, ieee_max, ieee_min
 
 MODES = ("none", "rint", "floor", "ceil", "round", "trunc", "odd")
 
@@ -132,7 +132,7 @@ def tree_sum(values: np.ndarray, dt_np: np.dtype, width: int, *, nan_rule_always
     v = np.asarray(values, dtype=dt_np)
     # without a NaN among the values, every NaN a sum makes (inf + -inf) has the same bits, so the
     # two-NaN rule of `add` cannot change one: the bare ufunc gives the same bits in one pass per level
-    fast = not nan_rule_always and (v.dtype.kind != "f" or not np.isnan(v).any())
+    fast = not nan_rule_always and (v.dtype.kind != "f" or not any_nan(v))
     pairs = np.add if fast else add
     while True:
         n = v.shape[-1]

@@ -173,6 +173,12 @@ def _ieee_pick_full(a: np.ndarray, b: np.ndarray, pick_max: bool) -> Any:
     return r
 
 
+def any_nan(x: np.ndarray) -> bool:
+    """Whether float array `x` holds a NaN, in one pass and without a boolean temporary: np.maximum.reduce
+    propagates any NaN (NumPy's documented rule), where `np.isnan(x).any()` makes a mask of x's size first."""
+    return x.size > 0 and bool(np.isnan(np.maximum.reduce(x, axis=None)))
+
+
 def first_nan(fn: Any) -> Any:
     """An arithmetic ufunc whose NaN result, when both operands are NaN, is the first operand's NaN
     (quieted): the rule of the C model and of x86 (NumPy's vector loops may pick either). With one NaN
@@ -188,7 +194,7 @@ def first_nan(fn: Any) -> Any:
         sa, sb = np.size(a), np.size(b)
         if min(sa, sb) < r.size and not np.isnan(a if sa <= sb else b).any():
             return None
-        if not np.isnan(r).any():
+        if not any_nan(r):
             return None
         a_arr = np.broadcast_to(np.asarray(a, dtype=r.dtype), r.shape)
         both = np.isnan(a_arr) & np.isnan(np.broadcast_to(np.asarray(b, dtype=r.dtype), r.shape))

@@ -47,6 +47,14 @@ class Signature:
         return tuple(p for p in self.params if p.kind != "const")
 
     @property
+    def shared(self) -> bool:
+        """Whether two GM arguments share memory at this launch (some parameter has an `alias`)."""
+        for p in self.params:
+            if p.alias is not None:
+                return True
+        return False
+
+    @property
     def gm(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.kind == "gm")
 

@@ -31,6 +31,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..graph.expr import free_vars
 from ..graph.node import Node, TensorRef, exprs_in
+from ..graph.scalar_ops import any_nan
 from ..graph.ops import REGISTRY
 from .batch_ops import BINDER_FAMILY, Gm, Grid, NotBatchable, Op, Ub, binder, init_binder_family, value_bytes
 from .executors import bind
@@ -277,7 +278,7 @@ def _running(op: Op, srcs: list, ins: list, acc: np.ndarray) -> np.ndarray | Non
     prev = acc
     for t in range(len(x)):     # one call per iteration: ufunc.accumulate along this axis is far slower
         prev = ufunc(prev, x[t], out=out[t])
-    if np.isnan(out).any() or (ufunc is not np.add and not out.all()):
+    if any_nan(out) or (ufunc is not np.add and not out.all()):
         return None
     return out
 

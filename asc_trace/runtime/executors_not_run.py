@@ -23,6 +23,14 @@ def _bind_not_run(node: Node, op: OpDef):
 
 def refuse_not_run(graph) -> None:
     """The first node of `graph` no backend runs, as its NotProvidedError."""
+    n = first_not_run(graph)
+    if n is not None:
+        raise not_run_error(n)
+
+
+def first_not_run(graph) -> Node | None:
+    """The first node of `graph` no backend runs, or None (a compiled kernel asks once: its graph is fixed)."""
     for n in graph:
         if n.op in NOT_EXECUTED:
-            raise not_run_error(n)
+            return n
+    return None

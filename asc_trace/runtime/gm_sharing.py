@@ -24,6 +24,10 @@ def _span(a: np.ndarray) -> tuple[int, int]:
 
 def refuse_shared_writes(graph: KernelGraph, bound: BoundArgs, loc: SourceLoc | None) -> None:
     """Raise LaunchError when two GM arguments partly overlap in memory and the kernel writes one of them."""
+    if not bound.signature.shared:
+        # bound arrays are C-contiguous storage views, and binding records every two that share a byte
+        # (runtime/args.py `_shared_memory`): none do
+        return
     present = [a for a in bound.arrays if a is not None and a.nbytes]
     if len(present) < 2 or not any(np.may_share_memory(a, b) for k, a in enumerate(present) for b in present[k + 1:]):
         return      # the usual launch: separate arrays (may_share_memory compares their extents, no more)

@@ -214,14 +214,9 @@ def launch_key(job: LaunchJob) -> tuple[tuple, bool]:
     """(what the addresses, counts and control flow of a launch depend on, whether two GM arguments
     share memory). Every launch computes it: plain loops, no generators."""
     arrays = job.bound.arrays
-    present = [a for a in arrays if a is not None]
-    aliased = False
-    for i in range(len(present) - 1):
-        a = present[i]
-        for b in present[i + 1:]:
-            if np.may_share_memory(a, b):
-                aliased = True
-                break
+    # binding recorded every two arguments that share a byte in the signature (runtime/args.py
+    # `_shared_memory`; bound arrays are C-contiguous storage views, whose extents tell exactly)
+    aliased = job.bound.signature.shared
     # in the binders' order (by parameter); repr tells -0.0 from 0.0, which a replay's values depend on
     scalars = tuple([(k, repr(v)) for k, v in job.bound.scalars.items()])
     shapes = tuple([None if a is None else (a.shape, a.dtype.str, a.strides) for a in arrays])
