@@ -241,7 +241,8 @@ class CppArtifact:
         self.cube = not self.mixed and is_cube_graph(graph)
         # the pipes (and a mixed kernel's GM between cores), which the host's program order cannot show, are
         # judged by the simulators: the cube's without data as on eager, a mixed kernel's on copies
-        from .block_sync_sim import BlockSyncHazards, has_block_sync
+        from .block_sync_hazards import BlockSyncHazards
+        from .block_sync_sim import has_block_sync
         self.block_sync = not self.mixed and has_block_sync(graph)
         self.hazards: Any = (MixHazards(graph) if self.mixed else CubeHazards(graph) if self.cube
                              else BlockSyncHazards(graph) if self.block_sync else HazardMemo(graph))
