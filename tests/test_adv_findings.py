@@ -157,12 +157,7 @@ def gather_rt(x: asc.GlobalAddress, o: asc.GlobalAddress, z: asc.GlobalAddress, 
     asc.data_copy(gm(z, 16384), out, 16384)
 
 
-# the cpp backend has no model of Brcb / Gather / Gatherb (a ToolchainError saying so); cpu_debug does not
-# link Gather / Gatherb (the stub layer has no vgather / vgatherb: left for a later change)
-BRCB_BACKENDS = [b for b in BACKENDS if getattr(b, "values", (b,))[0] != "cpp"]
-
-
-@pytest.mark.parametrize("backend", BRCB_BACKENDS)
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_brcb_runtime_repeat_256_is_out_of_bounds(backend):
     x = np.arange(2048, dtype=np.uint32)
     z = np.zeros(16384, np.uint32)
@@ -172,7 +167,7 @@ def test_brcb_runtime_repeat_256_is_out_of_bounds(backend):
             x, np.zeros(16384, np.uint32), 256)
 
 
-@pytest.mark.parametrize("backend", ["sim", "eager"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_gather_runtime_repeat_256_is_out_of_bounds(backend):
     x = np.arange(2048, dtype=np.uint32)
     o = (np.arange(2048, dtype=np.uint32) % 64) * 32
@@ -188,6 +183,73 @@ def test_gather_runtime_repeat_256_is_out_of_bounds(backend):
     assert np.array_equal(zf[:128], xf[:128])
     refused(gather_rt, backend, asc.OutOfBoundsError, "repeat_time of asc.gather is 256", "MARK-gather-rt",
             xf, of, np.zeros(16384, np.float32), 256)
+
+
+# -- Brcb / Gather / Gatherb on every backend: NumPy's answer, and the same refusal past a tensor -----------------
+
+GN2 = 1024
+
+
+def gathers(x: asc.GlobalAddress, o: asc.GlobalAddress, ob: asc.GlobalAddress, z: asc.GlobalAddress,
+            n: int, base: int, mask: asc.ConstExpr, rep: int, dst_rep: int, brep: int, blk: int, bstride: int):
+    """One kernel, three calls: Gather's count form into z[0:n], its mask form into z[2048:], Gatherb's
+    blocks (uint32 view) into z[8192:], and Brcb of the source's first 8 x brep elements into z[12288:]."""
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, GN2)
+    asc.data_copy(a, gm(x, GN2), GN2)
+    off = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 4 * GN2, GN2)
+    asc.data_copy(off, gm(o, GN2), GN2)
+    offb = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 8 * GN2, 256)
+    asc.data_copy(offb, gm(ob, 256), 256)
+    out = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 16 * GN2, 16384)
+    asc.duplicate(out, 0.0, 16384)
+    asc.gather(out, a, off, base, n)  # MARK-gather-count
+    asc.gather(out[2048:], a, off, 0, mask, rep, dst_rep)
+    ub = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 0, GN2)
+    asc.gatherb(out[8192:].reinterpret_cast(asc.uint32), ub, offb, 4, asc.GatherRepeatParams(blk, bstride))  # MARK-gatherb-blocks
+    asc.brcb(out[12288:], a, brep, asc.BrcbRepeatParams(1, 8))  # MARK-brcb-past
+    asc.data_copy(gm(z, 16384), out, 16384)
+
+
+def gathers_want(x, o, ob, n, base, mask, rep, dst_rep, brep, blk, bstride):
+    z = np.zeros(16384, np.float32)
+    src = x.view(np.uint8)
+    z[:n] = x[(o[:n].astype(np.int64) + base) // 4]
+    for r in range(rep):
+        for e in range(mask):
+            z[2048 + r * dst_rep * 8 + e] = x[o[r * 64 + e] // 4]
+    zb = z[8192:12288].view(np.uint32)
+    for r in range(4):
+        for b in range(8):
+            k = r * 8 + b
+            blk_at = (r * bstride + b * blk) * 8
+            zb[blk_at:blk_at + 8] = src[ob[k]:ob[k] + 32].view(np.uint32)
+    z[12288:12288 + brep * 64] = np.repeat(x[:brep * 8], 8)
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_brcb_gather_gatherb_equal_numpy_on_every_backend(backend):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(GN2).astype(np.float32)
+    o = (rng.integers(0, GN2 // 2, GN2) * 4).astype(np.uint32)
+    ob = (rng.integers(0, GN2 // 8, 256) * 32).astype(np.uint32)
+    args = (1000, 2048, 37, 3, 9, 5, 2, 9)
+    z = np.zeros(16384, np.float32)
+    asc.jit(gathers, backend=backend)[1](x, o, ob, z, *args)
+    assert z.tobytes() == gathers_want(x, o, ob, *args).tobytes()
+    # past the source: a Gather offset, a Gatherb block, Brcb's 8 x repeat sources (repeat <= 255)
+    bad_o = o.copy()
+    bad_o[5] = 4 * GN2 - 2048
+    refused(gathers, backend, asc.OutOfBoundsError, r"gather offset 4096 bytes \(lane 5\) is past the source's 1024",
+            "MARK-gather-count", x, bad_o, ob, z.copy(), *args)
+    bad_ob = ob.copy()
+    bad_ob[3] = 4 * GN2
+    refused(gathers, backend, asc.OutOfBoundsError, r"gather offset 4096 bytes \(lane 3\) is past the source's 1024",
+            "MARK-gatherb-blocks", x, o, bad_ob, z.copy(), *args)
+    bad_ob[3] = 16
+    refused(gathers, backend, asc.OutOfBoundsError, "not a multiple of 32 bytes", "MARK-gatherb-blocks", x, o, bad_ob,
+            z.copy(), *args)
+    refused(gathers, backend, asc.OutOfBoundsError, None, "MARK-brcb-past", x, o, ob, z.copy(), *args[:5], 129, 2, 9)
 
 
 # -- range(n >> 8): a floor division by 256 that drops the remainder ----------------------------------------

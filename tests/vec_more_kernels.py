@@ -268,8 +268,8 @@ def gather_mask_reference(x: np.ndarray, pat_words: np.ndarray, z0: np.ndarray, 
 
 
 def header_suite() -> list:
-    """Kernels only compiled (the header check, the API-symbol audit): ops whose intrinsics the cpu_debug stub
-    layer does not model, so they are not cpu_debug cases."""
+    """Kernels only compiled (the header check, the API-symbol audit): GatherMask and Transpose, whose
+    intrinsics the cpu_debug stub layer does not model, and more forms of Gather / Gatherb."""
     out = []
     x16, z16 = np.arange(512, dtype=np.float16), np.zeros(512, np.float16)
     offs = (np.arange(512, dtype=np.uint32) * 2) % 1024
@@ -340,4 +340,15 @@ def backend_cases(Case) -> list:
     out.append(Case("cast-mask-f16-f32", cast_mask_kernel,
                     lambda: (x16, z32.copy(), 512, 400, int(asc.RoundMode.CAST_NONE), 50, 3, (2, 1, 17, 5)),
                     lambda args: args[1]))
+    # Gather / Gatherb (the stub layer's vgather / vgatherb, the cpp model's asc_trace_gather.h)
+    xg = (rng.random(512) * 8 - 4).astype(np.float32)
+    og = (rng.integers(0, 500, 512) * 4).astype(np.uint32)
+    zg = (rng.random(512) * 8 - 4).astype(np.float32)
+    for form in (("count", 300), ("mask", (0xF0F0F0F00F0F0FFF, 0), 3, 9), ("mask", 50, 2, 8)):
+        out.append(Case(f"gather-{form[0]}-{type(form[1]).__name__}-float32", gather_kernel,
+                        lambda form=form: (xg, og, zg.copy(), 512, 512, 512, 8, form), lambda args: args[2]))
+    ug = rng.integers(0, 60000, 512).astype(np.uint16)
+    ob = (rng.integers(0, 31, 512) * 32).astype(np.uint32)
+    out.append(Case("gatherb-uint16", gather_kernel,
+                    lambda: (ug, ob, ug[::-1].copy(), 512, 512, 512, 0, ("gatherb", 3, 2, 9)), lambda args: args[2]))
     return out

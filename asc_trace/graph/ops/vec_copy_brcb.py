@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..expr import Const, binop
 from ..node import Pipe
 from .masked import envelope, last_lane, mask_accesses, strides
-from .opdef import BINARY_LIKE, NA, UNARY_LIKE, OpDef, VecCost, register
+from .opdef import BINARY_LIKE, NA, UNARY_LIKE, CppModel, OpDef, VecCost, register
 
 B16_B32 = frozenset({"int16", "uint16", "float16", "bfloat16", "int32", "uint32", "float32"})
 
@@ -75,7 +75,7 @@ def _cmps_emit(ctx, n) -> str:
     return head + f"{ctx.mask(n, a[4])}, {ctx.cast(a[5], 'uint8_t')}, AscendC::UnaryRepeatParams({params}));"
 
 
-_NO_CPP = NA("the cpp backend's C++ API model has no Copy / Brcb / CompareScalar; sim, eager and cpu_debug run them")
+_NO_CPP = NA("the cpp backend's C++ API model has no Copy / CompareScalar; sim, eager and cpu_debug run them")
 _D = "include/basic_api/"
 _C = "interface/"
 
@@ -88,7 +88,7 @@ register(
                     "CopyRepeatParams/4": (f"{_D}kernel_struct_data_copy.h:417", f"{_C}kernel_struct_data_copy.h:223")}),
     OpDef("brcb", "vec_brcb", Pipe.V, "Brcb", arity=1, dtypes=B16_B32, cost=UNARY_LIKE,
           emit="AscendC::Brcb({dst}, {src0}, {repeat}, {params});", emit_fields=_brcb_fields,
-          cpp_model=_NO_CPP, printer="dst", writes=(0,), accesses=_brcb_accesses,
+          cpp_model=CppModel(header="Brcb (toolchain/include/asc_trace_gather.h: the simulator's semantics in C++)"), printer="dst", writes=(0,), accesses=_brcb_accesses,
           declared={"Brcb/4": (f"{_D}kernel_operator_vec_brcb_intf.h:51", f"{_C}kernel_operator_vec_brcb_intf.h:53"),
                     "BrcbRepeatParams/2": (f"{_D}kernel_struct_brcb.h:40", f"{_C}kernel_struct_brcb.h:29")}),
     OpDef("compare_scalar", "vec_compare_scalar", Pipe.V, "CompareScalar", arity=1,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..expr import Const, binop
 from ..node import Pipe
 from .masked import last_lane
-from .opdef import NA, OpDef, VecCost, register
+from .opdef import NA, CppModel, OpDef, VecCost, register
 
 GATHER_DTYPES = frozenset({"float16", "bfloat16", "uint16", "int16", "float32", "uint32", "int32"})
 
@@ -62,20 +62,20 @@ def _gatherb_fields(ctx, n) -> dict[str, str]:
                       f"{ctx.cast(p.dst_rep_stride, 'uint8_t')})"}
 
 
-_NO_CPP = NA("the cpp backend's C++ API model has no Gather / Gatherb; sim, eager and cpu_debug run them")
+_CPP = CppModel(header="Gather / Gatherb (toolchain/include/asc_trace_gather.h: the simulator's semantics in C++)")
 _D, _C = "include/basic_api/", "interface/"
 _COST = VecCost(5.9, 2.07, "assumed as vadd (vgather is not in the PTO-ISA cost model; one offset and one element "
                            "read per lane)")
 
 register(
     OpDef("gather", "vec_gather", Pipe.V, "Gather", arity=2, dtypes=GATHER_DTYPES, cost=_COST, emit=_gather_emit,
-          cpp_model=_NO_CPP, printer="dst", writes=(0,), accesses=_gather_accesses, values=(3,),
+          cpp_model=_CPP, printer="dst", writes=(0,), accesses=_gather_accesses, values=(3,),
           declared={"Gather/5": (f"{_D}kernel_operator_vec_gather_intf.h:98", f"{_C}kernel_operator_vec_gather_intf.h:97"),
                     "Gather/7": (f"{_D}kernel_operator_vec_gather_intf.h:68",
                                  f"{_C}kernel_operator_vec_gather_intf.h:67")}),
     OpDef("gatherb", "vec_gather", Pipe.V, "Gatherb", arity=2, dtypes=frozenset({"uint16", "uint32"}), cost=_COST,
           emit="AscendC::Gatherb({dst}, {src0}, {off}, {repeat}, {params});", emit_fields=_gatherb_fields,
-          cpp_model=_NO_CPP, printer="dst", writes=(0,), accesses=_gatherb_accesses,
+          cpp_model=_CPP, printer="dst", writes=(0,), accesses=_gatherb_accesses,
           declared={"Gatherb/5": (f"{_D}kernel_operator_vec_gather_intf.h:52",
                                   f"{_C}kernel_operator_vec_gather_intf.h:52"),
                     "GatherRepeatParams/2": (f"{_D}kernel_struct_gather.h:40", f"{_C}kernel_struct_gather.h:29")}),

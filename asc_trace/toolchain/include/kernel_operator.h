@@ -1418,6 +1418,8 @@ inline void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t du
 }
 }  // namespace AscendC
 
+// Brcb, Gather, Gatherb (the simulator's semantics and checks)
+#include "asc_trace_gather.h"
 // the cube core's instructions (L1 / L0A / L0B / L0C / the bias table)
 #include "asc_trace_cube.h"
 // mixed kernels: the three cores of an AI core and their cross-core flags

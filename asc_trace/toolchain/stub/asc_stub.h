@@ -115,6 +115,18 @@ void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat);
 // vbrcb (Brcb): per repeat 8 consecutive src elements, each filling one 32-byte block of dst; blocks
 // dstBlk blocks apart, repeats dstRep blocks apart; no mask.
 void vec_brcb(void* dst, const void* src, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat);
+// The LocalTensors the API's parameter check (check::CheckFunBcBImpl, CheckFuncGather*Impl) saw for the
+// Brcb / Gather / Gatherb about to run: the instruction checks every element it touches against them (the
+// simulator's tensor bounds), then forgets them. A null pointer: that operand is not checked.
+void api_extents(const void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, const void* off,
+                 uint64_t off_bytes);
+// SetModelGatherbSrc0Tensor: the gather source's host address (the instruction's own 32-bit field cannot hold it).
+void gather_source(uint64_t addr);
+// vgather (Gather): lane e of repeat r (the vector mask's lanes) takes the element at byte offset[r * lanes + e]
+// of the gather source into dst + r * dstRep blocks + e elements. vgatherb (Gatherb): per repeat 8 byte
+// offsets each pick one 32-byte block of the source, written dstBlk blocks apart, repeats dstRep blocks apart.
+void vec_gather(void* dst, const uint32_t* off, size_t size, uint32_t dstRep, uint32_t repeat);
+void vec_gatherb(void* dst, const uint32_t* off, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat);
 
 // -- host type codes -------------------------------------------------------------------------------
 template <typename T> struct dt_of;

@@ -296,6 +296,22 @@ inline void vbrcb(T* dst, T* src, uint64_t dstBlk, uint64_t dstRep, uint64_t rep
                        static_cast<uint32_t>(repeat));
 }
 
+// Gather: (dst, byte offsets, the source's 32-bit address (unused: gather_source has it), dstRepStride, repeat)
+template <typename T>
+inline void vgather(T* dst, uint32_t* off, uint64_t, uint64_t dstRep, uint64_t repeat)
+{
+    asc_stub::vec_gather(dst, off, sizeof(T), static_cast<uint32_t>(dstRep), static_cast<uint32_t>(repeat));
+}
+// the register form (dst, offsets, config) no A2 API call reaches: stops naming itself if one ever does
+template <typename T> inline void vgather(T*, uint32_t*, uint64_t) { asc_stub::unmodeled("vgather (config form)"); }
+// Gatherb: (dst, byte offsets, the source's 32-bit address, dstRepStride, dstBlkStride, repeat)
+template <typename T>
+inline void vgatherb(T* dst, uint32_t* off, uint64_t, uint64_t dstRep, uint64_t dstBlk, uint64_t repeat)
+{
+    asc_stub::vec_gatherb(dst, off, sizeof(T), static_cast<uint32_t>(dstBlk), static_cast<uint32_t>(dstRep),
+                          static_cast<uint32_t>(repeat));
+}
+
 // Block reductions (BlockReduceSum / Max / Min): (dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride)
 template <typename T>
 inline void vcgadd(T* dst, T* src, uint64_t repeat, uint64_t dstRep, uint64_t srcBlk, uint64_t srcRep)

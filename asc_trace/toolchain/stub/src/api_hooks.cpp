@@ -72,6 +72,26 @@ bool CheckFuncCopyImpl(CopyApiParams& p, const char* name)
     return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src", p.srcDtypeBytes, p.srcSize}});
 }
 
+// Brcb, Gather, Gatherb: their LocalTensors, for the instruction to check each element it touches against
+// (asc_stub::api_extents), as the simulator bounds each operand by its tensor.
+namespace {
+void* ptr(uint64_t a) { return reinterpret_cast<void*>(static_cast<uintptr_t>(a)); }
+bool gather_extents(VecGatherApiParams& p)
+{
+    asc_stub::api_extents(ptr(p.dstAddr), p.dstSize, ptr(p.srcAddr), p.srcSize, ptr(p.offsetAddr), p.offsetSize);
+    return true;
+}
+}  // namespace
+bool CheckFunBcBImpl(VecBroadCastApiParams& p, uint32_t, const char*)
+{
+    asc_stub::api_extents(ptr(p.dstAddr), p.dstSize, ptr(p.srcAddr), p.srcSize, nullptr, 0);
+    return true;
+}
+bool CheckFuncGatherbImpl(VecGatherApiParams& p, uint32_t, const char*) { return gather_extents(p); }
+bool CheckFuncGatherImpl(VecGatherApiParams& p, const uint64_t, const char*) { return gather_extents(p); }
+bool CheckFuncGatherImpl(VecGatherApiParams& p, const uint64_t[], const char*) { return gather_extents(p); }
+bool CheckFuncGatherImpl(VecGatherApiParams& p, const char*) { return gather_extents(p); }
+
 #define ASC_STUB_ACCEPT(NAME, ...) \
     bool NAME(__VA_ARGS__) { return true; }
 ASC_STUB_ACCEPT(CheckFuncMmadImpl, MmadApiParams&, const char*)
@@ -105,7 +125,6 @@ ASC_STUB_ACCEPT(CheckVectorPaddingForMaskArray, VectorPaddingApiParams&, const u
 ASC_STUB_ACCEPT(CheckVectorPadding, VectorPaddingApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckVectorPadding, VectorPaddingApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncBroadCastToMMImpl, VecBroadCastToMMApiParams&, const char*)
-ASC_STUB_ACCEPT(CheckFunBcBImpl, VecBroadCastApiParams&, uint32_t, const char*)
 ASC_STUB_ACCEPT(CheckFunReduceImplForMaskArray, VecReduceApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFunReduceImpl, VecReduceApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFunReduceOtherImplForMaskArray, VecReduceApiParams&, const uint64_t[], const char*)
@@ -114,10 +133,6 @@ ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImplForMaskArray, VecReduceWhlApiParams&, 
 ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImpl, VecReduceWhlApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecSelectImplForMaskArray, VecSelectApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFuncVecSelectImpl, VecSelectApiParams&, const uint64_t, const char*)
-ASC_STUB_ACCEPT(CheckFuncGatherbImpl, VecGatherApiParams&, uint32_t, const char*)
-ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const uint64_t, const char*)
-ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFuncGatherImpl, VecGatherApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecGatherMaskImpl, VecGatherMaskApiParams&, const uint32_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImplForMaskArray, VecCmpRgtApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImpl, VecCmpRgtApiParams&, const uint64_t, const char*)
@@ -137,4 +152,7 @@ uint64_t GetHardWarebufferSize(uint8_t index)
     return it == ConstDefiner::Instance().bufferInitLen.end() ? 0 : it->second;
 }
 }  // namespace check
+
+// Gather / Gatherb's CPU-debug hook: the source's full host address (their instruction field is 32 bits).
+void SetModelGatherbSrc0Tensor(uint64_t src0, const uint32_t) { asc_stub::gather_source(src0); }
 }  // namespace AscendC

@@ -165,6 +165,8 @@ void begin_core(int core, int core_num, uint8_t* ub, uint64_t ub_bytes)
     std::memset(s.cmpmask, 0, sizeof s.cmpmask);
     std::memset(s.flags, 0, sizeof s.flags);
     s.pad_set = false;
+    s.api_dst = s.api_src = s.api_off = State::Extent{};
+    s.gather_src = nullptr;
     std::memset(ub, 0xFF, ub_bytes);      // the simulator's poison: unwritten UB reads as NaN / -1
     block_idx = core;
     block_num = core_num;

@@ -35,6 +35,12 @@ struct State {
     bool pad_set = false;   // the MTE2 padding register holds a value (set_mov_pad_val)
     int atomic_op = 0, atomic_type = 0;   // the store-atomic register (asc_stub.h set_atomic)
     uint8_t flags[PIPES][PIPES] = {};   // bit e: event e of (src pipe, dst pipe) is set
+    struct Extent {
+        const uint8_t* lo = nullptr;
+        uint64_t bytes = 0;
+    };
+    Extent api_dst, api_src, api_off;   // api_extents: the next Brcb / Gather(b)'s LocalTensors
+    const uint8_t* gather_src = nullptr;   // gather_source
 };
 State& S();
 

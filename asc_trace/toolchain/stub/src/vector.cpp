@@ -3,6 +3,7 @@
 // (asc_trace_numerics.h, the definitions the simulator uses).
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "state.h"
 
@@ -129,21 +130,113 @@ void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat)
     });
 }
 
+namespace {
+// The bytes [p, p + n) of an operand must lie in the UB and in the LocalTensor the API's check saw (api_extents).
+void check_extent(const State::Extent& x, const void* p, uint64_t n, uint32_t align, const char* api, const char* what)
+{
+    check_ub(p, n, align, what);
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    if (x.lo != nullptr && (q < x.lo || q + n > x.lo + x.bytes))
+        fail("bounds", "%s: %s reaches byte %lld of its tensor, which has %llu bytes", api, what,
+             static_cast<long long>(q + n - x.lo), static_cast<unsigned long long>(x.bytes));
+}
+
+// Forgets the extents of api_extents once the instruction they were for has run.
+struct ExtentsUsed {
+    ~ExtentsUsed() { S().api_dst = S().api_src = S().api_off = State::Extent{}; }
+};
+
+// The source address of byte offset `v` of a gather: a multiple of `unit` inside the source tensor (the
+// simulator's runtime/executors_vec_more.py _offsets_to_index, with its words).
+const uint8_t* gather_at(uint64_t v, uint64_t lane, uint32_t size, uint32_t unit)
+{
+    State& s = S();
+    if (s.gather_src == nullptr) fail("api", "a gather instruction ran without SetModelGatherbSrc0Tensor");
+    const uint8_t* p = s.gather_src + v;
+    const State::Extent& x = s.api_src;
+    // the offsets count from the source tensor's start (Gather adds srcBaseOffset to the address it passes)
+    const uint64_t from = x.lo != nullptr ? static_cast<uint64_t>(p - x.lo) : v;
+    if (from % unit != 0)
+        fail("bounds", "gather offset %llu bytes (lane %llu) is not a multiple of %u bytes",
+             static_cast<unsigned long long>(from), static_cast<unsigned long long>(lane), unit);
+    if (x.lo != nullptr && (p < x.lo || p + unit > x.lo + x.bytes))
+        fail("bounds", "gather offset %llu bytes (lane %llu) is past the source's %llu elements",
+             static_cast<unsigned long long>(from), static_cast<unsigned long long>(lane),
+             static_cast<unsigned long long>(x.bytes / size));
+    check_ub(p, unit, 1, "the gather source");
+    return p;
+}
+}  // namespace
+
+void api_extents(const void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, const void* off,
+                 uint64_t off_bytes)
+{
+    State& s = S();
+    s.api_dst = {static_cast<const uint8_t*>(dst), dst_bytes};
+    s.api_src = {static_cast<const uint8_t*>(src), src_bytes};
+    s.api_off = {static_cast<const uint8_t*>(off), off_bytes};
+}
+
+void gather_source(uint64_t addr) { S().gather_src = reinterpret_cast<const uint8_t*>(addr); }
+
 void vec_brcb(void* dst, const void* src, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat)
 {
+    ExtentsUsed done;
+    const State& st = S();
     for (uint32_t r = 0; r < repeat; ++r) {
         uint8_t vals[8][8];
         for (uint32_t i = 0; i < 8; ++i) {      // the repeat's sources are read before any block is written
             const uint8_t* s = static_cast<const uint8_t*>(src) + (static_cast<uint64_t>(r) * 8 + i) * size;
-            check_ub(s, size, 1, "src");
+            check_extent(st.api_src, s, size, 1, "Brcb", "src0");
             std::memcpy(vals[i], s, size);
         }
         for (uint32_t i = 0; i < 8; ++i) {
             uint8_t* d = static_cast<uint8_t*>(dst) + (static_cast<uint64_t>(r) * dstRep + i * dstBlk) * 32;
-            check_ub(d, 32, 32, "dst");
+            check_extent(st.api_dst, d, 32, 32, "Brcb", "dst");
             for (uint32_t e = 0; e < 32 / size; ++e) std::memcpy(d + e * size, vals[i], size);
         }
     }
+}
+
+void vec_gather(void* dst, const uint32_t* off, size_t size, uint32_t dstRep, uint32_t repeat)
+{
+    ExtentsUsed done;
+    const State& st = S();
+    const uint32_t per = static_cast<uint32_t>(256 / size);
+    const uint32_t sz = static_cast<uint32_t>(size);
+    struct Lane {
+        uint8_t* d;
+        const uint8_t* s;
+    };
+    std::vector<Lane> lanes;     // every lane's source is read before any is written (the simulator's order)
+    uint64_t k = 0;
+    for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+        const uint32_t* o = off + static_cast<uint64_t>(r) * per + e;
+        check_extent(st.api_off, o, 4, 1, "Gather", "srcOffset");
+        uint8_t* d = static_cast<uint8_t*>(dst) + static_cast<uint64_t>(r) * dstRep * 32 + static_cast<uint64_t>(e) * sz;
+        check_extent(st.api_dst, d, sz, 1, "Gather", "dst");
+        lanes.push_back({d, gather_at(load<uint32_t>(o), k++, sz, sz)});
+    });
+    std::vector<uint8_t> vals(lanes.size() * sz);
+    for (size_t i = 0; i < lanes.size(); ++i) std::memcpy(&vals[i * sz], lanes[i].s, sz);
+    for (size_t i = 0; i < lanes.size(); ++i) std::memcpy(lanes[i].d, &vals[i * sz], sz);   // in order: the later wins
+}
+
+void vec_gatherb(void* dst, const uint32_t* off, size_t size, uint32_t dstBlk, uint32_t dstRep, uint32_t repeat)
+{
+    ExtentsUsed done;
+    const State& st = S();
+    std::vector<uint8_t> vals(static_cast<uint64_t>(repeat) * 8 * 32);
+    for (uint64_t k = 0; k < static_cast<uint64_t>(repeat) * 8; ++k) {
+        check_extent(st.api_off, off + k, 4, 1, "Gatherb", "offset");
+        std::memcpy(&vals[k * 32], gather_at(load<uint32_t>(off + k), k, static_cast<uint32_t>(size), 32), 32);
+    }
+    for (uint32_t r = 0; r < repeat; ++r)
+        for (uint32_t i = 0; i < 8; ++i) {
+            uint8_t* d = static_cast<uint8_t*>(dst) + (static_cast<uint64_t>(r) * dstRep + i * dstBlk) * 32;
+            check_extent(st.api_dst, d, 32, 32, "Gatherb", "dst");
+            std::memcpy(d, &vals[(static_cast<uint64_t>(r) * 8 + i) * 32], 32);
+        }
 }
 
 void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat)
