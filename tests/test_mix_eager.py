@@ -164,3 +164,23 @@ def test_asc_cond_in_a_mixed_kernel_is_refused_on_eager():
     with pytest.raises(asc.NotProvidedError, match="asc.cond in a mixed kernel") as ei:
         _run(asc.jit(k, backend="eager", auto_sync=False), tiles=2)     # (auto_sync refuses asc.cond in the cube)
     assert ei.value.loc.file == __file__
+
+
+def test_core_type_blocks_on_eager():
+    """`if asc.ascend_is_aic():` / `ascend_is_aiv()` blocks: eager answers as the trace did (both kept), each core
+    runs its side; the refused form (an else branch with work) is refused on eager too."""
+    from test_mix_cpp import core_type_blocks
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((64, 32)).astype(np.float16), rng.standard_normal((32, 32)).astype(np.float16)
+    outs = {}
+    for backend in ("sim", "eager"):
+        c = np.zeros(2048, np.float32)
+        asc.jit(core_type_blocks(), backend=backend)[1](a.ravel(), b.ravel(), np.zeros(1024, np.float32), c, 2)
+        outs[backend] = c
+    np.testing.assert_array_equal(outs["eager"], outs["sim"])
+    np.testing.assert_allclose(outs["eager"].reshape(64, 32), a.astype(np.float32) @ b.astype(np.float32) + 1,
+                               rtol=1e-5, atol=1e-4)
+    with pytest.raises(asc.NotProvidedError, match="traced for the vector cores"):
+        asc.jit(core_type_blocks(else_branch=True), backend="eager")[1](a.ravel(), b.ravel(),
+                                                                          np.zeros(1024, np.float32),
+                                                                          np.zeros(2048, np.float32), 2)

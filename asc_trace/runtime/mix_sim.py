@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import config
-from ..errors import NotProvidedError, SyncError
+from ..errors import SyncError
 from ..graph.expr import compile_expr
 from ..graph.kernel_graph import KernelGraph
-from ..graph.node import Node
+from ..graph.node import Node, Pipe
 from ..graph.ops.cross_core import CROSS_CORE_OPS, FLAG_IDS
 from ..graph.hb import Instr, PIDX as VEC_PIDX
 from .base import LaunchJob
@@ -40,6 +40,7 @@ class _Side:
     runner: CoreRunner
     order: GmOrder | None
     pidx: dict
+    timeline: list | None = None      # while profiling: the cross-core events in the order they happen (mix_timing.py)
 
     def bind_cross(self, node: Node) -> Any:
         fid = compile_expr(node.args[0])
@@ -58,6 +59,7 @@ class _Side:
         core, board = self.core, self.board
         if node.op == "cross_core_wait_flag":
             self.drain()                  # what was issued before runs before the core stops
+            mark = self.wait_mark(node) if self.timeline is not None else None
             board_ready = lambda: board.ready(core, fid)     # noqa: E731
 
             def hang() -> None:
@@ -66,6 +68,8 @@ class _Side:
                                 hint="set the flag (CrossCoreSetFlag) on the producing core once per wait")
             self.runner.block(core.local, board_ready, hang)
             core.knowledge = merge(core.knowledge, board.take(core, fid))
+            if self.timeline is not None:
+                self.timeline.append((core.local, "wait", fid, 0, mark))
             return None
         mode = node.args[1]
         p = self.pidx.get(node.pipe)
@@ -73,9 +77,19 @@ class _Side:
             raise SyncError(f"a cross-core set on PIPE_{node.pipe.value} runs on {core.name}, which has no such pipe",
                             node=node)
 
+        ins = Instr(node, node.pipe, "op")
+        timeline = self.timeline
+
         def fire() -> None:               # when the pipe's earlier work is done
             board.set(core, fid, mode, merge(core.knowledge, {core.gid: list(core.vc_of(p))}), node)
-        return Instr(node, node.pipe, "op", apply=fire)
+            if timeline is not None:
+                timeline.append((core.local, "set", fid, mode, ins))
+        ins.apply = fire
+        return ins
+
+    def wait_mark(self, node: Node) -> Any:
+        """While profiling: where this core stands at a cross-core wait (mix_timing.py reads it back)."""
+        raise NotImplementedError
 
     def logged(self, ins: Instr, m: Machine) -> Instr:
         """The instruction, its GM accesses checked against the other cores' when it runs."""
@@ -124,6 +138,12 @@ class MixCubeInterpreter(_Side, CubeInterpreter):
     def drain(self) -> None:
         self.model.drain()
 
+    def wait_mark(self, node: Node) -> float:
+        # a cross-core wait blocks all of the core's pipes (ascend-cube-facts §6): what follows starts after it
+        model = self.model
+        model.t_issue = max(model.t_issue, *model.free)
+        return model.t_issue
+
     def run_node(self, st: NodeStep, m: Machine) -> None:
         out = st.fn(m)
         if isinstance(out, tuple):
@@ -153,6 +173,13 @@ class _VecSide(_Side):
     def drain(self) -> None:
         self.model.clock.drain()
 
+    def wait_mark(self, node: Node) -> Instr:
+        # a barrier of every pipe in the timing log where the core waits (all its pipes are held there)
+        ins = Instr(node, Pipe.S, "barrier_all")
+        self.model.issue(ins)
+        self.model.clock.drain()
+        return ins
+
     def run_node(self, st: NodeStep, m: Machine) -> None:
         out = st.fn(m)
         if isinstance(out, tuple):
@@ -180,8 +207,9 @@ class MixArtifact:
         vec = type("MixVecSimulator", (_VecSide, simulator), {})
         self.aiv = [vec(graph.aiv), vec(graph.aiv)]
 
-    def launch(self, job: LaunchJob, check: bool = True) -> None:
-        """Every AI core in turn, its three cores together (runtime/mix_flags.py)."""
+    def launch(self, job: LaunchJob, check: bool = True, record: list | None = None) -> None:
+        """Every AI core in turn, its three cores together (runtime/mix_flags.py). With `record` (profiling), each
+        AI core's pipe models and cross-core events are appended to it: (cube model, [vector models], events)."""
         names = {p.index: p.name for p in self.graph.signature.runtime if p.kind == "gm"}
         order = GmOrder(names) if check else None
         journal = GmJournal()
@@ -194,21 +222,28 @@ class MixArtifact:
                 board = FlagBoard(cores)
                 runner = CoreRunner(3)
                 interps: list[Any] = [self.aic, *self.aiv]
+                timeline: list | None = [] if record is not None else None
                 for it, core in zip(interps, cores):
                     it.core, it.board, it.runner, it.order = core, board, runner, order
+                    it.timeline = timeline
+                models: list[Any] = [None, None, None]
                 machines = [Machine(np.array([c]), job.core_num, job.bound.arrays, job.bound.scalars, journal)] + [
                     Machine(np.array([2 * c + s]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
                     for s in range(2)]
                 machines[0].cube = memories()
 
+                timed = record is not None
+
                 def run_aic() -> None:
-                    self.aic.run_core(machines[0], check)
+                    models[0] = self.aic.run_core(machines[0], check, timed)
 
                 def run_aiv(s: int) -> None:
-                    self.aiv[s].run_group(machines[1 + s], plat, check, True, False, False)
+                    models[1 + s] = self.aiv[s].run_group(machines[1 + s], plat, check, True, False, timed)
                 try:
                     runner.run([run_aic, lambda: run_aiv(0), lambda: run_aiv(1)])
                     board.finish(f"AI core {c}")
+                    if record is not None:
+                        record.append((models[0], models[1:], timeline))
                 finally:
                     for i, m in enumerate(machines):
                         out.append((c if i == 0 else job.core_num + 2 * c + i - 1, m.out[0]))
@@ -220,6 +255,6 @@ class MixArtifact:
             emit_output(out, job.core_num)
         journal.commit()
 
-    def profile(self, job: LaunchJob, execute: bool = True) -> Any:
-        raise NotProvidedError("asc.profile of a mixed cube + vector kernel is not provided yet: the simulator runs "
-                               "it (cross-core flags and races checked) but does not time it", job.loc)
+    def profile(self, job: LaunchJob, execute: bool = True, plat: Any = None) -> Any:
+        from .mix_timing import profile_mix
+        return profile_mix(self, job, execute, plat)

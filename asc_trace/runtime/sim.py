@@ -307,6 +307,8 @@ class SimRuntime(Runtime):
         _run_verified(art, job, aliased, key)
 
     def profile(self, art: SimArtifact, job: LaunchJob, plat: Platform, execute: bool = True) -> Profile:
+        if getattr(art, "mixed", False):            # a mixed kernel: its three cores per AI core (mix_timing.py)
+            return art.profile(job, execute, plat)
         if not isinstance(art, SimArtifact):        # a cube kernel: the cube's own profile
             return art.profile(job, execute)
         groups = simulate(art, job, plat, config.sanitize(), True, execute)
