@@ -14,6 +14,7 @@ from ..graph.numerics import cast_values
 from ..graph.ops import REGISTRY
 from .executor_base import efn, scalar_as
 from .machine import GmRoot, Machine, UbRoot
+from .value_memo import once
 
 _ELEMENTWISE = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast"})
 
@@ -174,6 +175,10 @@ def binder(n: Node) -> Callable:
         elif fam == "vec_binary":
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(ref(*(to_compute(x, t.dtype) for x, t in zip(ins, srcs))), dt)
+        elif getattr(ref, "pure_costly", False):
+            # a transcendental: computed once per value within a warm launch (runtime/value_memo.py)
+            def compute(ins: list, sc: Any) -> np.ndarray:
+                return from_compute(once(ref, to_compute(ins[0], srcs[0].dtype)), dt)
         else:
             def compute(ins: list, sc: Any) -> np.ndarray:
                 return from_compute(ref(to_compute(ins[0], srcs[0].dtype)), dt)

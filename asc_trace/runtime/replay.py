@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import config
+from . import value_memo
 from .tape import TapeBuilder
 
 Entry = Callable[[list], None]
@@ -50,6 +51,7 @@ class Replay:
             return True
         if not self.lock.acquire(blocking=False):
             return False
+        prev = value_memo.begin()       # a transcendental computed once per value in this run
         try:
             with np.errstate(all="ignore"):
                 for ub, lo, hi in self.poison:
@@ -57,6 +59,7 @@ class Replay:
                 for e in self.entries:
                     e(arrays)
         finally:
+            value_memo.end(prev)
             self.lock.release()
         return True
 

@@ -61,6 +61,7 @@ def _via_f64(fn):
         with np.errstate(all="ignore"):
             # in place, in a reused scratch: the rounded result is a new array of the element type
             return fn(wide, out=wide).astype(x.dtype)
+    ref.pure_costly = True      # a pure function of the input's bits, worth remembering (runtime/value_memo.py)
     return ref
 
 
