@@ -272,11 +272,12 @@ def _emit_loop(a: tuple, k: KernelState) -> None:
     values = k.env["values"]
     outer = len(values)
     for i in asc.range(ev(a[0], k.env), ev(a[1], k.env), ev(a[2], k.env)):   # a runtime loop
-        del values[outer:]          # the body's values are this iteration's (as in the traced body)
         k.env["loops"].append(i)
         run_body(a[3], k)
         k.env["loops"].pop()
-    del values[outer:]
+        # The body's values are this iteration's: dropped before the iteration ends, so the body leaves
+        # the Python list as it found it (a body that changes it is refused: it is traced once).
+        del values[outer:]
 
 
 statement("loop", weight=2, nested=True)((_draw_loop, _emit_loop))

@@ -40,11 +40,9 @@ def _on(i: dis.Instruction, line: int) -> bool:
     return p is not None and p.lineno is not None and p.lineno <= line <= (p.end_lineno or p.lineno)
 
 
-@lru_cache(maxsize=1024)
-def loop_carried_bytecode(code: CodeType, line: int, after_loop: bool = True) -> frozenset[str] | None:
-    """Names the runtime `for` whose header is at `line` assigns in its body and reads after the loop
-    (unless `after_loop` is False) or, in the body, before assigning them; None when no loop header
-    is found on that line."""
+def _loop_body(code: CodeType, line: int) -> tuple[list[dis.Instruction], int, int] | None:
+    """The function's instructions, the index of the first one of the body of the `for` whose header
+    is at `line` (its target's stores skipped) and the offset the loop exits to; None without one."""
     ins = list(dis.get_instructions(code))
     # FOR_ITER's span is its whole statement, from the `for` line: the loop is the innermost one whose
     # statement covers `line` (the tracer's line is on the header, maybe a continuation line of it)
@@ -52,10 +50,43 @@ def loop_carried_bytecode(code: CodeType, line: int, after_loop: bool = True) ->
     if not spans:
         return None
     k0 = max(spans, key=lambda s: (s[0], -s[1]))[1]
-    end = ins[k0].argval            # the offset the loop exits to
     body_start = k0 + 1
     while body_start < len(ins) and ins[body_start].opname in _TARGET_OPS:
         body_start += 1
+    return ins, body_start, ins[k0].argval
+
+
+@lru_cache(maxsize=1024)
+def loop_body_stores(code: CodeType, line: int) -> frozenset[str] | None:
+    """Every variable of the function that the `for` at `line` binds itself, in its body or as its
+    target; None when no loop header is found on that line."""
+    found = _loop_body(code, line)
+    if found is None:
+        return None
+    ins, body_start, end = found
+    k = body_start
+    while k > 0 and ins[k - 1].opname != "FOR_ITER":   # back to the loop target's stores
+        k -= 1
+    out: set[str] = set()
+    for i in ins[k:]:
+        if i.offset >= end:
+            break
+        if i.opname in _STORES:
+            out.update(_names(i))
+        elif i.opname == _MIXED:
+            out.add(_names(i)[0])
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1024)
+def loop_carried_bytecode(code: CodeType, line: int, after_loop: bool = True) -> frozenset[str] | None:
+    """Names the runtime `for` whose header is at `line` assigns in its body and reads after the loop
+    (unless `after_loop` is False) or, in the body, before assigning them; None when no loop header
+    is found on that line."""
+    found = _loop_body(code, line)
+    if found is None:
+        return None
+    ins, body_start, end = found
     first_store: dict[str, int] = {}
     first_load: dict[str, int] = {}
     k = body_start

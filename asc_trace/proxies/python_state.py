@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ..errors import TraceError
 from ..graph.node import TensorRef
-from .python_bytecode import loop_carried_bytecode
+from .python_bytecode import loop_body_stores, loop_carried_bytecode
 from .python_containers import Snapshot
 from .scalar import Scalar
 
@@ -36,8 +36,42 @@ def is_value(v: Any) -> bool:
     return isinstance(v, (Scalar, int, float))      # bool is an int
 
 
+_GLOBALS = "<globals>"          # the snapshot's entry for the module's numbers (never a variable's name)
+
+
 def snapshot(frame: FrameType) -> dict[str, Any]:
-    return dict(frame.f_locals)
+    """The frame's variables, and the numbers among its module's globals (a helper the region calls may
+    rebind one with `global`)."""
+    out = dict(frame.f_locals)
+    out[_GLOBALS] = {n: v for n, v in frame.f_globals.items() if is_value(v)}
+    return out
+
+
+def _global_rebound(frame: FrameType, before: dict[str, Any]) -> list[str]:
+    old = before.get(_GLOBALS, {})
+    now = frame.f_globals
+    return [n for n, v in old.items() if n in now and now[n] is not v]
+
+
+def _rebound_through_call(frame: FrameType, before: dict[str, Any], changed: list[str], loc: Any) -> None:
+    """Refuse a runtime loop whose body changed a variable its own statements never assign: a nested
+    function it calls rebinds it (`nonlocal`, or `global` for the module's numbers). The carried-name
+    analysis reads the loop's statements only; the call happens once in the trace, n times in eager."""
+    own = loop_body_stores(frame.f_code, loc.line)
+    if own is None:
+        return
+    code = frame.f_code
+    names = [n for n in changed if n in code.co_cellvars + code.co_freevars and n not in own]
+    names += _global_rebound(frame, before)
+    if names:
+        n = names[0]
+        raise TraceError(f"`{n}` is changed inside this runtime loop by a function it calls (`nonlocal {n}` or "
+                         f"`global {n}`), but a runtime loop's body is traced once: the Python value would be one "
+                         "iteration's, not n iterations'", loc,
+                         hint=f"return the new value from the function and carry it with asc.while_loop (e.g. "
+                              f"`i, {n} = asc.while_loop(lambda i, {n}: i < n, lambda i, {n}: (i + 1, f({n})), "
+                              f"(0, {n}))`), or unroll the loop with asc.static_range when its bound is known "
+                              "while tracing")
 
 
 def rebound(frame: FrameType, before: dict[str, Any], kind: Callable[[Any], bool] = is_value) -> list[str]:
@@ -63,7 +97,9 @@ def check_loop(frame: FrameType, before: dict[str, Any], loc: Any) -> None:
                          "first pass", loc,
                          hint="address the tensor from the loop index instead (e.g. `asc.LocalTensor(dtype, pos, "
                               "base + (i % 2) * size, n)` for a ping-pong pair), or let a TQue hand buffers out")
-    names = [n for n in rebound(frame, before) if n in loop_carried(frame.f_code, loc.line)]
+    changed = rebound(frame, before)
+    _rebound_through_call(frame, before, changed, loc)
+    names = [n for n in changed if n in loop_carried(frame.f_code, loc.line)]
     if names:
         n = names[0]
         raise TraceError(f"`{n}` is assigned inside this runtime loop and read after it or in its next iteration, "
@@ -105,7 +141,7 @@ def check_mutation(held: Snapshot, loc: Any, region: str) -> None:
 
 def check_branches(frame: FrameType, before: dict[str, Any], loc: Any,
                    held: Snapshot | None = None, region: str = "asc.cond") -> None:
-    names = rebound(frame, before)
+    names = rebound(frame, before) + _global_rebound(frame, before)
     if not names:
         if held is not None:
             check_mutation(held, loc, region)

@@ -4,6 +4,7 @@ until the kernel has run without error (`BoundArgs.commit`)."""
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,7 +37,6 @@ class BoundArgs:
 
 
 def _torch():
-    import sys
     return sys.modules.get("torch")
 
 
@@ -78,7 +78,9 @@ def as_storage(value: Any, name: str, loc: SourceLoc | None,
     if not isinstance(value, np.ndarray):
         raise LaunchError(f"argument {name!r} must be a NumPy array or a torch tensor (global memory), got "
                           f"{type(value).__name__}", loc)
-    if isinstance(value, np.ma.MaskedArray):
+    # np.ma costs ~8 ms to import (a third of a first compile); a masked array exists only once it is imported
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(value, ma.MaskedArray):
         raise LaunchError(f"argument {name!r} is a masked array: a kernel reads and writes every element, the "
                           "masked ones too", loc, hint="pass a.filled(value) or a.data")
     if type(value) is not np.ndarray:
