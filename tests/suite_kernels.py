@@ -254,7 +254,15 @@ def block_sync_kernels() -> tuple[Kernel, ...]:
     return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(B.suite()))
 
 
+@lru_cache(maxsize=1)
+def adv_variant_kernels() -> tuple[Kernel, ...]:
+    """SoftMax's variants and the further norms of asc.adv (tests/adv_variant_kernels.py, issue #22)."""
+    import adv_variant_kernels as A
+    return tuple(Kernel(ck.name + f"_{i}", ck.source, ck.graph) for i, ck in enumerate(A.suite()))
+
+
 def all_kernels() -> tuple[Kernel, ...]:
     from suite_framework import framework_kernels
     return (example_kernels() + registry_kernels() + random_kernels() + extra_kernels() + adv_kernels()
-            + vec_more_kernels() + framework_kernels() + parity_kernels() + block_sync_kernels())
+            + vec_more_kernels() + framework_kernels() + parity_kernels() + block_sync_kernels()
+            + adv_variant_kernels())

@@ -11,6 +11,10 @@ from .activation import faster_gelu, gelu, log_softmax, sigmoid, silu, softmax, 
 from .normalization import layernorm, rmsnorm
 from .activation_glu import HELPERS as _ACT_HELPERS, geglu, reglu, swish
 from .sort import concat, extract
+from .softmax_variants import simple_softmax, softmax_flash_v2
+from .tiling_softmax import (GetSoftMaxFlashV2MaxTmpSize, GetSoftMaxFlashV2MinTmpSize, SoftMaxFlashV2TilingFunc,
+                             get_softmax_flash_v2_max_tmp_size, get_softmax_flash_v2_min_tmp_size,
+                             softmax_flash_v2_tiling_func)
 from .quantization import QuantConfig, quant
 from .tiling_norm import (GetLayerNormMaxMinTmpSize, GetLayerNormNDTilingInfo, LayerNormTiling,
                           get_layernorm_max_min_tmp_size, get_layernorm_nd_tiling_info)
@@ -48,4 +52,7 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                  "TCubeTiling", "MatmulShapeParams", "MatmulQuantParams", "MatmulBatchParams",
                                  "MatmulFuncParams", "get_basic_config", "get_ib_share_norm_config", "get_mdl_config",
                                  "get_mm_config", "get_normal_config", "get_special_basic_config",
-                                 "get_special_mdl_config"] + sorted(_tiling.MATH_HELPERS) + ["swish", "geglu", "reglu"] + sorted(_ACT_HELPERS)
+                                 "get_special_mdl_config"] + sorted(_tiling.MATH_HELPERS) + ["swish", "geglu", "reglu"] + sorted(_ACT_HELPERS) + ["simple_softmax", "softmax_flash_v2", "get_softmax_flash_v2_min_tmp_size",
+                                                         "get_softmax_flash_v2_max_tmp_size", "softmax_flash_v2_tiling_func",
+                                                         "GetSoftMaxFlashV2MinTmpSize", "GetSoftMaxFlashV2MaxTmpSize",
+                                                         "SoftMaxFlashV2TilingFunc"]

@@ -153,7 +153,8 @@ def softmax_tiling_func(src_shape: Sequence[int], data_type_size: int, local_wor
                          base_m * per_blk, m // base_m, tail, tail * k, tail * per_blk)
 
 
-def check_softmax_tiling(t: SoftmaxTiling, type_size: int) -> None:
+def check_softmax_tiling(t: SoftmaxTiling, type_size: int,
+                         helper: str = "softmax_tiling_func([m, k], type_size, tmp_bytes)") -> None:
     """A tiling with srcM / srcK is used as it is (the vendor recomputes only when they differ from the shape):
     its split must be the one SoftMaxTilingFunc makes, or the work buffers overlap."""
     v = dict(zip([f.name for f in fields(t)], astuple(t)))
@@ -169,7 +170,7 @@ def check_softmax_tiling(t: SoftmaxTiling, type_size: int) -> None:
         problems += [f"{f} is {v[f]}, not {w}" for f, w in want.items() if v[f] != w]
     if problems:
         raise TraceError("this SoftmaxTiling does not describe its shape: " + "; ".join(problems), user_loc(),
-                         hint="fill it with asc.adv.softmax_tiling_func([m, k], type_size, tmp_bytes), or leave it "
+                         hint=f"fill it with asc.adv.{helper}, or leave it "
                               "all zero and pass shape=(m, k): the kernel then computes it")
 
 

@@ -32,7 +32,8 @@ def check_tmp(spec, node: Node, have: int, count: int) -> None:
     if have < need:
         raise UBOverflowError(
             f"the temporary buffer of asc.adv.{node.op[4:]} holds {have} bytes; the call needs at least {need} "
-            f"(the vendor's minimum for this size and type, asc.adv.get_{node.op[4:]}_max_min_tmp_size)",
+            f"(the vendor's minimum for this size and type, "
+            f"{spec.tmp_helper or f'asc.adv.get_{node.op[4:]}_max_min_tmp_size'})",
             node=node, hint="give a larger sharedTmpBuffer (a TBuf of at least the minimum); its maximum is the "
                             "size at which the call runs in one pass")
 

@@ -110,6 +110,8 @@ class AdvSpec:
     # Pairs of operands whose GetSize() (a view's size runs to its storage's end) the vendor asserts equal
     # (SwiGLU and GeGLU on A2: "Input params.GetSize must be equal with each other").
     same_size: tuple[tuple[str, str], ...] = ()
+    # the host helper that sizes the temporary buffer, named in a too-small-buffer error ("": get_<name>_max_min_tmp_size)
+    tmp_helper: str = ""
 
     @property
     def reuse_pairs(self) -> tuple[tuple[str, str], ...]:

@@ -1,0 +1,88 @@
+"""Kernels for SoftMax's variants and the further norms of asc.adv (tests/test_adv_simple_softmax.py, ...):
+raw LocalTensors at fixed UB places, one core, the tiling filled on the host."""
+from __future__ import annotations
+
+import asc_trace as asc
+
+
+def simple_softmax_kernel(m: int, k: int, float_stats: bool = False, tmp_bytes: int = 32 * 1024,
+                          type_size: int = 2, host_tiling: bool = True, with_tmp: bool = True, **options):
+    """x [m, k], the row sum and max (reduceK elements a row, as SoftMax writes them) -> z = SimpleSoftMax."""
+    tiling = asc.adv.softmax_tiling_func([m, k], type_size, tmp_bytes) if host_tiling else asc.adv.SoftmaxTiling()
+
+    def simple_softmax_rows(x: asc.GlobalAddress, sm: asc.GlobalAddress, mx: asc.GlobalAddress,
+                            z: asc.GlobalAddress, stat_n: int):
+        xg, sg, mg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        for t, a in ((xg, x), (sg, sm), (mg, mx), (zg, z)):
+            t.set_global_buffer(a)
+        st = asc.float32 if float_stats else x.dtype
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        sl = asc.LocalTensor(st, asc.TPosition.VECIN, 65536, 1024)
+        ml = asc.LocalTensor(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
+        asc.data_copy(xl, xg, m * k)
+        asc.data_copy(sl, sg, stat_n)
+        asc.data_copy(ml, mg, stat_n)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 81920, tmp_bytes)
+            asc.adv.simple_softmax(zl, sl, ml, xl, tiling, tmp, shape=(m, k))
+        else:
+            asc.adv.simple_softmax(zl, sl, ml, xl, tiling, shape=(m, k))
+        asc.data_copy(zg, zl, m * k)
+    simple_softmax_rows.__name__ = simple_softmax_rows.__qualname__ = f"adv_simple_softmax_{m}x{k}"
+    return asc.jit(simple_softmax_rows, **options)
+
+
+def flash_v2_kernel(m: int, k: int, update: bool, float_stats: bool = False, tmp_bytes: int = 32 * 1024,
+                    type_size: int = 2, host_tiling: bool = True, with_tmp: bool = True, **options):
+    """x [m, k] and the last step's sum / max (N_STAT elements each) -> z, the new sum and max, exp_max
+    (SoftmaxFlashV2); the statistics' buffers hold 1024 elements."""
+    st_size = 4 if float_stats else type_size
+    tiling = (asc.adv.softmax_flash_v2_tiling_func([m, k], type_size, st_size, tmp_bytes, update)
+              if host_tiling else asc.adv.SoftmaxTiling())
+
+    def flash_v2_rows(x: asc.GlobalAddress, in_sum: asc.GlobalAddress, in_max: asc.GlobalAddress,
+                      z: asc.GlobalAddress, sm: asc.GlobalAddress, mx: asc.GlobalAddress, em: asc.GlobalAddress):
+        g = [asc.GlobalTensor() for _ in range(7)]
+        for t, a in zip(g, (x, in_sum, in_max, z, sm, mx, em)):
+            t.set_global_buffer(a)
+        st = asc.float32 if float_stats else x.dtype
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        isl = asc.LocalTensor(st, asc.TPosition.VECIN, 65536, 1024)
+        iml = asc.LocalTensor(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
+        sl = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 8192, 1024)
+        ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 12288, 1024)
+        el = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 65536 + 16384, 1024)
+        asc.data_copy(xl, g[0], m * k)
+        asc.data_copy(isl, g[1], 1024)
+        asc.data_copy(iml, g[2], 1024)
+        asc.data_copy(sl, g[1], 1024)        # the outputs start as the inputs: rows not written stay comparable
+        asc.data_copy(ml, g[2], 1024)
+        asc.duplicate(el, 0, 1024)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 90112, tmp_bytes)
+            asc.adv.softmax_flash_v2(zl, sl, ml, xl, el, isl, iml, tiling, tmp, is_update=update, shape=(m, k))
+        else:
+            asc.adv.softmax_flash_v2(zl, sl, ml, xl, el, isl, iml, tiling, is_update=update, shape=(m, k))
+        asc.data_copy(g[3], zl, m * k)
+        asc.data_copy(g[4], sl, 1024)
+        asc.data_copy(g[5], ml, 1024)
+        asc.data_copy(g[6], el, 1024)
+    flash_v2_rows.__name__ = flash_v2_rows.__qualname__ = f"adv_flash_v2_{'upd' if update else 'first'}_{m}x{k}"
+    return asc.jit(flash_v2_rows, **options)
+
+
+def suite() -> tuple:
+    """One compiled kernel of each form, for the suite's emitted-source checks (suite_kernels.py)."""
+    import numpy as np
+    out = []
+    x = np.zeros((4, 64), np.float16)
+    s16, s32 = np.zeros(1024, np.float16), np.zeros(1024, np.float32)
+    for fs, tmp in ((False, True), (True, False)):
+        s = s32 if fs else s16
+        out.append(asc.compile(simple_softmax_kernel(4, 64, fs, with_tmp=tmp), (x, s, s.copy(), x.copy(), 64)))
+        for update in (False, True):
+            out.append(asc.compile(flash_v2_kernel(4, 64, update, fs, with_tmp=tmp),
+                                   (x, s, s.copy(), x.copy(), s.copy(), s.copy(), s16.copy())))
+    return tuple(out)
