@@ -107,6 +107,8 @@ def suite() -> tuple:
         for with_tmp in ((False,) if name in ("silu", "swish") else (True, False)):
             x = np.ones(N, np.float16)
             out.append(asc.compile(activation_kernel(name, with_tmp), (x, x.copy(), x.copy(), N)))
+    from adv_kernels_quant_reduce import suite as quant_reduce_suite      # dequant, sum, mean, log2, clamp (m22)
+    out += quant_reduce_suite()
     return tuple(out)
 
 

@@ -56,3 +56,22 @@ __all__ = list(_math.__all__) + ["softmax", "gelu", "faster_gelu", "silu", "sigm
                                                          "get_softmax_flash_v2_max_tmp_size", "softmax_flash_v2_tiling_func",
                                                          "GetSoftMaxFlashV2MinTmpSize", "GetSoftMaxFlashV2MaxTmpSize",
                                                          "SoftMaxFlashV2TilingFunc"]
+
+# AscendDequant
+from .dequant import (DeQuantMode, DequantParams, GetAscendDequantMaxMinTmpSize, dequant,  # noqa: E402
+                      dequant_scalar, get_ascend_dequant_max_min_tmp_size)
+__all__ += ["dequant", "dequant_scalar", "DequantParams", "DeQuantMode", "get_ascend_dequant_max_min_tmp_size",
+            "GetAscendDequantMaxMinTmpSize"]
+
+# Sum, Mean
+from .reduce import (GetMeanMaxMinTmpSize, GetSumMaxMinTmpSize, MeanParams, SumParams,  # noqa: E402
+                     get_mean_max_min_tmp_size, get_sum_max_min_tmp_size, mean, sum)  # noqa: A004
+__all__ += ["sum", "mean", "SumParams", "MeanParams", "get_sum_max_min_tmp_size", "get_mean_max_min_tmp_size",
+            "GetSumMaxMinTmpSize", "GetMeanMaxMinTmpSize"]
+
+# Log2, Log10, ClampMax, ClampMin
+from . import math_more as _math_more  # noqa: E402
+from .math_more import (GetClampMaxMinTmpSize, GetLog2MaxMinTmpSize, GetLog10MaxMinTmpSize,  # noqa: E402
+                        clamp_max, clamp_min, get_clamp_max_min_tmp_size, get_log2_max_min_tmp_size,
+                        get_log10_max_min_tmp_size, log2, log10)
+__all__ += list(_math_more.__all__)
