@@ -16,12 +16,7 @@ _TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel"
 _CROSS_CORE = ("ordering between vector cores inside one launch is not modelled",
                "split the kernel at that point into two launches (the launch boundary orders every core)")
 
-_CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
-            "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
-            "(SELMODE.VSEL_TENSOR_TENSOR_MODE)")
-
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "sync_all": _CROSS_CORE, "ib_set": _CROSS_CORE, "ib_wait": _CROSS_CORE,
