@@ -66,6 +66,7 @@ globals().update(_build_further_api())   # pyasc's further vector families: bloc
 from .proxies.api_fused_cast import build_fused_cast_api as _build_fused_cast_api  # noqa: E402
 globals().update(_build_fused_cast_api())   # add_relu_cast, ..., cast_deq, set_deq_scale, VdeqInfo (not run)
 from .proxies.register_reads import get_gather_mask_remain_count, get_mrg_sort_result  # noqa: E402
+from .proxies.api_cmpsel import get_cmp_mask, set_cmp_mask  # noqa: E402
 from .proxies.api_sort import build_sort_api as _build_sort_api  # noqa: E402
 globals().update(_build_sort_api())   # sort32
 

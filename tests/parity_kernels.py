@@ -21,4 +21,13 @@ def suite() -> list:
     for dt in (np.float16, np.float32):
         out.append(asc.compile(sort32_kernel, (np.zeros(64, dt), np.zeros(64, np.uint32),
                                                np.zeros(64 * 8 // np.dtype(dt).itemsize, dt), 64, 2)))
+    from test_cmpmask import cmp_dst_kernel, reg_kernel, sel_kernel, set_scalar_kernel
+    h, u = np.zeros(128, np.float16), np.zeros(32, np.uint8)
+    out.append(asc.compile(reg_kernel, (h, h, h, h, h, u, 0, 2**64 - 1, 3, 1)))
+    out.append(asc.compile(sel_kernel, (np.zeros(128, np.uint8), *(np.zeros(512, np.float16),) * 3, u, 0, 0,
+                                        255, 2, 0.0)))
+    out.append(asc.compile(set_scalar_kernel, (np.zeros(64, np.uint8), np.zeros(256, np.float32), u,
+                                               np.zeros(256, np.float32))))
+    out.append(asc.compile(cmp_dst_kernel, (np.zeros(2048, np.float16), np.zeros(512, np.float16), np.zeros(64, np.uint8),
+                                            2, 2, 8)))
     return out

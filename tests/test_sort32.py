@@ -107,3 +107,35 @@ def test_misuse_is_refused_at_the_users_line():
     with pytest.raises(asc.TraceError, match="255") as e:
         asc.compile(too_many, (np.zeros(8, np.float16),))
     assert_points_at(e.value, "repeat")
+
+
+# -- cpu_debug: the stub layer's vbitsort (asc_trace/toolchain/stub/src/sort.cpp) under the vendor's
+# own Sort32  give the bytes of sim
+@pytest.mark.slow
+@pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)")
+@pytest.mark.parametrize("dtype,ties", [("float16", True), ("float32", False), ("float32", True)])
+def test_sort32_on_cpu_debug_gives_the_bytes_of_sim(dtype, ties):
+    rng = np.random.default_rng(7)
+    n, repeat = 128, 4
+    scores = (rng.integers(-4, 4, n) if ties else rng.random(n) * 200 - 100).astype(dtype)
+    scores[scores == 0] = 0
+    idx = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    per = 8 // np.dtype(dtype).itemsize
+    z0 = rng.integers(-9, 9, n * per).astype(dtype)
+    out = {}
+    for backend in ("sim", "cpu_debug"):
+        z = z0.copy()
+        asc.jit(sort32_kernel, backend=backend)[1](scores, idx, z, n, repeat)
+        out[backend] = z.tobytes()
+    assert out["sim"] == out["cpu_debug"] == reference(scores, idx, z0, repeat).tobytes()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)")
+def test_sort32_refusal_is_the_same_on_cpu_debug():
+    scores = np.arange(64, dtype=np.float32)
+    scores[5] = np.nan
+    for backend in ("sim", "cpu_debug"):
+        with pytest.raises(asc.NotProvidedError, match="NaN"):
+            asc.jit(sort32_kernel, backend=backend)[1](scores, np.arange(64, dtype=np.uint32),
+                                                       np.zeros(128, np.float32), 64, 1)

@@ -118,3 +118,17 @@ def test_cpp_refuses_with_the_records_reason():
     with pytest.raises(asc.ToolchainError, match="no model of Ascend C Transpose") as e:
         asc.jit(transpose_kernel, backend="cpp")[1](np.zeros(256, np.float16), np.zeros(256, np.float16))
     assert reason in str(e.value)
+
+
+# cpu_debug: the stub layer's vtranspose (asc_trace/toolchain/stub/src/sort.cpp) under the vendor's own Transpose
+@pytest.mark.slow
+@pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)")
+@pytest.mark.parametrize("dtype", ["float16", "int16", "uint16"])
+def test_transpose_on_cpu_debug_gives_the_bytes_of_sim(dtype):
+    x = np.random.default_rng(3).integers(0, 2**16, 512, dtype=np.uint32).astype(np.uint16).view(dtype)
+    out = {}
+    for backend in ("sim", "cpu_debug"):
+        z = np.zeros(256, dtype)
+        asc.jit(transpose_kernel, backend=backend)[1](x, z)
+        out[backend] = z.tobytes()
+    assert out["sim"] == out["cpu_debug"]

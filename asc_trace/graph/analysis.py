@@ -25,6 +25,7 @@ from ..enums import HardEvent
 from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
+from .ops.cmpmask import cmpmask_access
 from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
@@ -379,6 +380,9 @@ class _AbstractRun:
             acc = self.access(ref, binop("+", ref.offset, start), self.ev(nelem), write)
             if acc is not None:
                 out.append(acc)
+        cm = cmpmask_access(n)
+        if cm is not None:      # the CMPMASK register: V-pipe instructions that share it are ordered by barriers
+            out.append(Acc(("cmpmask",), linearize(Const(0)), linearize(Const(16)), cm, -1))
         return tuple(out)
 
     def access(self, ref: TensorRef, offset: Expr, nelem: Expr, write: bool) -> Acc | None:

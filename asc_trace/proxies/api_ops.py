@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..dtypes import DataType
-from ..enums import CMPMODE, SELMODE, ReduceOrder, RoundMode
+from ..enums import ReduceOrder, RoundMode
 from ..errors import AlignmentError, DTypeError, TraceError
 from ..graph.expr import Const
 from ..graph.node import Pipe, make_attrs
 from ..graph.ops import OpDef
 from ..graph.ops.vec_cast import CAST_PAIRS
-from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import DataCopyExtParams, DataCopyPadExtParams, ShapeInfo
 from ..graph.source_loc import SourceLoc
 from ..graph.params import UnaryRepeatParams
+from .api_cmpsel import make_compare, make_select
 from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
 from .api_vec_more import repeat_time_arg, strict_mask
 from .atomic import store_atomic
@@ -131,68 +130,11 @@ def _make_whole_reduce(op: OpDef) -> Callable[..., None]:
     return whole_reduce
 
 
-def _check_256(count: Any, dtype: DataType, what: str, loc: SourceLoc) -> Any:
-    n = count_expr(count, loc)
-    if isinstance(n, Const):
-        check_count_256(what, n.value, dtype, loc=loc)
-    return n
-
-
-def _make_compare(op: OpDef) -> Callable[..., None]:
-    def compare(dst: Any, src0: Any, src1: Any, cmp_mode: Any, count: Any) -> None:
-        """`Compare(dst, src0, src1, CMPMODE, count)`: bit i of the uint8 dst = (src0[i] OP src1[i])."""
-        ctx = current("asc.compare")
-        loc = user_loc()
-        d = vec_operand(dst, "dst", "compare", loc)
-        refs = [vec_operand(t, n, "compare", loc) for t, n in ((src0, "src0"), (src1, "src1"))]
-        dtype = check_same_dtype("compare", refs, ["src0", "src1"], loc)
-        check_supported(op, dtype, loc)
-        mode = _enum(CMPMODE, cmp_mode, "cmp_mode", loc)
-        if dtype.name == "int32" and mode != CMPMODE.EQ:
-            raise DTypeError("asc.compare on int32 supports only CMPMODE.EQ on Atlas A2", loc)
-        if d.dtype.name not in ("uint8", "int8"):
-            raise DTypeError(f"asc.compare writes a uint8 bit mask; dst is {d.dtype}", loc)
-        ctx.record("compare", (d, *refs, mode, _check_256(count, dtype, "compare", loc)), loc, Pipe.V,
-                   make_attrs(dtype=dtype))
-    return compare
-
-
-def _make_select(op: OpDef) -> Callable[..., None]:
-    def select(dst: Any, sel_mask: Any, src0: Any, src1: Any, sel_mode: Any, count: Any) -> None:
-        """`Select(dst, selMask, src0, src1, SELMODE, count)`: dst[i] = src0[i] where bit i is 1, else src1[i]
-        (VSEL_TENSOR_TENSOR_MODE) or the scalar src1 (VSEL_TENSOR_SCALAR_MODE)."""
-        ctx = current("asc.select")
-        loc = user_loc()
-        d = vec_operand(dst, "dst", "select", loc)
-        m = vec_operand(sel_mask, "sel_mask", "select", loc)
-        a = vec_operand(src0, "src0", "select", loc)
-        mode = _enum(SELMODE, sel_mode, "sel_mode", loc)
-        if mode == SELMODE.VSEL_CMPMASK_SPR:
-            raise TraceError("SELMODE.VSEL_CMPMASK_SPR selects by a hardware mask register, which asc_trace does not "
-                             "model", loc, hint="pass the compare result as sel_mask with VSEL_TENSOR_TENSOR_MODE")
-        # Select's selMask is LocalTensor<U>, U one of uint8 .. uint64 (asc-devkit dav_c220
-        # kernel_operator_vec_cmpsel_impl.h SupportType<U, ...>): its bits in memory order, whatever the word
-        if m.dtype.name not in ("uint8", "int8", "uint16", "uint32", "uint64"):
-            raise DTypeError(f"asc.select's sel_mask is a bit mask of uint8, uint16, uint32 or uint64 words; got "
-                             f"{m.dtype}", loc)
-        if mode == SELMODE.VSEL_TENSOR_TENSOR_MODE:
-            b: Any = vec_operand(src1, "src1", "select", loc)
-            dtype = check_same_dtype("select", [d, a, b], ["dst", "src0", "src1"], loc)
-        else:
-            dtype = check_same_dtype("select", [d, a], ["dst", "src0"], loc)
-            b = scalar_for(dtype, src1, "select", loc)
-        check_supported(op, dtype, loc)
-        # no 256-byte rule: the API runs the count form in counter mode (SetMaskCount), exactly `count` elements
-        ctx.record("select", (d, m, a, b, mode, count_expr(count, loc)), loc, Pipe.V,
-                   make_attrs(dtype=dtype))
-    return select
-
-
 FAMILY_BUILDERS: dict[str, Callable[[OpDef], Callable[..., Any]]] = {
     "vec_cast": _make_cast,
     "vec_reduce": _make_reduce,
     "vec_whole_reduce": _make_whole_reduce,
-    "vec_cmpsel": lambda op: _make_compare(op) if op.name == "compare" else _make_select(op),
+    "vec_cmpsel": lambda op: make_compare(op) if op.name == "compare" else make_select(op),   # api_cmpsel.py
 }
 
 

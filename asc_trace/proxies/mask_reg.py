@@ -113,6 +113,12 @@ def register_mask(opname: str, dtype: DataType, loc: SourceLoc) -> Mask:
         elif n.op == "set_vector_mask":
             if bits is None:
                 bits = _set_bits(n, opname, loc)
+        elif op.family in ("vec_cmpsel", "vec_cmpmask"):
+            eff = _cmpsel_effect(n)         # what Compare / Select leave in the register (A2 implementation)
+            if eff == "full":
+                bits, mode = bits or (FULL, FULL), mode or MaskMode.NORMAL
+            elif eff == "mask" and bits is None:
+                bits = _op_bits(n, opname, loc)
         elif n.pipe is Pipe.V:
             if op.family in _ELEMENTWISE and n.attr("form") != "mask":       # count form: NORMAL, every lane
                 bits, mode = bits or (FULL, FULL), mode or MaskMode.NORMAL
@@ -141,6 +147,20 @@ def register_mask(opname: str, dtype: DataType, loc: SourceLoc) -> Mask:
     if bits == (0, 0):
         raise TraceError("the mask register selects no lane (the vendor refuses an all-zero mask)", loc)
     return Mask(bits=bits)
+
+
+def _cmpsel_effect(n: Any) -> str:
+    """How a Compare / Select / Get- / SetCmpMask call leaves the mask register (asc-devkit dav_c220
+    kernel_operator_vec_cmp_impl.h, kernel_operator_vec_cmpsel_impl.h): "mask" its own mask (the mask forms of
+    Select and Compare without dst set it, whatever is_set_mask says for Select), "full" every lane in NORMAL
+    mode (Select's count form ends with ResetMask and SetMaskNorm), "none" untouched (Compare with dst issues
+    vcmpv without setting it; the register forms of Select read it)."""
+    form = n.attr("form")
+    if form in ("sel_mask", "cmp_reg"):
+        return "mask"
+    if n.op == "select" and form is None:
+        return "full"
+    return "none"
 
 
 def _set_bits(n: Any, opname: str, loc: SourceLoc) -> tuple[int, int]:

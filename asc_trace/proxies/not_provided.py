@@ -14,12 +14,7 @@ _TIMING = ("asc_trace's simulator does not expose a cycle counter to the kernel"
 _CROSS_CORE = ("NotifyNextBlock / WaitPreBlock (the neighbour handshake through a GM workspace) are not modelled",
                "order the cores with asc.ib_set / asc.ib_wait, or asc.sync_all")
 
-_CMPMASK = ("the compare-mask register (CMPMASK) is not modelled",
-            "keep the asc.compare result in a uint8 tensor and pass it to asc.select as sel_mask "
-            "(SELMODE.VSEL_TENSOR_TENSOR_MODE)")
-
 NOT_PROVIDED: dict[str, tuple[str, str]] = {
-    "get_cmp_mask": _CMPMASK, "set_cmp_mask": _CMPMASK,
     "get_system_cycle": _TIMING, "get_program_counter": _TIMING, "print_time_stamp": _TIMING,
     "metrics_prof_start": _TIMING, "metrics_prof_stop": _TIMING,
     "notify_next_block": _CROSS_CORE, "wait_pre_block": _CROSS_CORE,

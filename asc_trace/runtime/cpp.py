@@ -85,12 +85,19 @@ def refuse_unmodeled(graph: KernelGraph) -> None:
     rather than let g++ report a missing AscendC member."""
     from ..errors import ToolchainError
     from ..graph.ops import NA, REGISTRY
+    from ..graph.ops.cmpmask import cmpmask_form
     for n in graph:
         op = REGISTRY[n.op]
         # a vector op without a model (pyasc's further families, docs/pyasc-vector-ops.md) likewise
         if op.family == "vec_reduce" and n.attr("mask_form"):
             raise ToolchainError(f"the cpp backend has no model of the mask form of Ascend C {op.c_name} "
                                  f"(asc.{n.op}(..., mask=, repeat_time=, src_rep_stride=)); its count form is modelled",
+                                 n.loc, hint="run this kernel on backend='sim', 'eager' or 'cpu_debug' (which builds "
+                                             "the vendor's own implementation)")
+        if op.family == "vec_cmpsel" and cmpmask_form(n):
+            raise ToolchainError(f"the cpp backend has no model of the CMPMASK register or of the mask / repeat "
+                                 f"forms of Ascend C {op.c_name} (asc.{n.op}(..., mask=, repeat_times=, "
+                                 "repeat_params=), Compare without dst, VSEL_CMPMASK_SPR); its count form is modelled",
                                  n.loc, hint="run this kernel on backend='sim', 'eager' or 'cpu_debug' (which builds "
                                              "the vendor's own implementation)")
         if (op.family == "adv" or op.family.startswith("vec_")) and isinstance(op.cpp_model, NA):

@@ -40,6 +40,7 @@ from .hazards import HazardMemo, check_hazards
 from .printf import emit_output
 
 _KINDS = {"alignment": AlignmentError, "bounds": OutOfBoundsError, "ub": UBOverflowError, "queue": QueueError,
+          "not_provided": errors.NotProvidedError,
           "sync": SyncError, "scalar": getattr(errors, "ScalarError", AscTraceError), "launch": LaunchError}
 _CORE = re.compile("\x1e@@ASC_TRACE_CORE (\\d+)\x1e")
 _REPORT = re.compile(r"^@@ASC_TRACE_(FAIL|SIGNAL)\t([^\t]*)\t(-?\d+)\t(-?\d+)\t(.*)$", re.M)

@@ -377,5 +377,6 @@ from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector fam
 from . import executors_record  # noqa: E402,F401 - ops whose record states the whole call
 from . import executors_system  # noqa: E402,F401 - cache and system calls
 from . import executors_fwk  # noqa: E402,F401 - the TPipe event-id pool, TBufPool
+from . import executors_cmpmask  # noqa: E402,F401 - the CMPMASK register: get / set_cmp_mask, compare / select forms
 from .executors_fwk import pool_take  # noqa: E402
 from . import executors_block_sync  # noqa: E402,F401 - sync_all / ib_set / ib_wait (run by runtime/block_sync_sim.py)

@@ -16,6 +16,7 @@ from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS, strides
 from ..graph.ops.vec_reduce import whole_result_width
+from .cmpmask_reg import select_count_sets_cmpmask as sets_cmpmask
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executor_base import bind_elementwise, binder, efn, scalar_as
@@ -332,6 +333,7 @@ def _bind_cmpsel(node: Node, op: OpDef) -> Step:
         def apply() -> None:
             bits = np.unpackbits(vm.view(np.uint8), axis=1, bitorder="little")[:, :count].astype(bool)
             vd[...] = np.where(bits, va, vb)
+            sets_cmpmask(m, int(mode), None if tensor_b else vb[:, :1], dt)      # what the API leaves in CMPMASK
         return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=count)
     return run
 

@@ -142,6 +142,8 @@ class Machine:
         self.pools: dict[int, list[int] | None] = {}     # TBufPool root -> [start, end, cursor] (executors_fwk.py)
         self.pipe_buffers: dict[Any, int] = {}
         self.out: list[list[str]] = [[] for _ in range(self.C)]
+        # the CMPMASK register (graph/ops/cmpmask.py), undefined until written: the UB's poison
+        self.cmpmask = np.full((self.C, 16), config.UB_POISON_BYTE, dtype=np.uint8)
 
     # -- scalars --------------------------------------------------------------------------------
     def uniform_int(self, v: Any, node: Node, what: str) -> int:

@@ -26,6 +26,7 @@ from .. import config
 from ..graph.expr import free_vars
 from ..graph.node import exprs_in
 from ..graph.ops import REGISTRY
+from ..graph.ops.cmpmask import reads_cmpmask
 from .batch_ops import Gm, Grid
 
 Entry = Callable[[list], None]
@@ -94,6 +95,8 @@ class TapeBuilder:
         node = ins.node
         fam = REGISTRY[node.op].family
         if fam not in _UB_ONLY and fam != "data_copy":     # a UB to UB copy is UB-only too
+            return self.fail()
+        if reads_cmpmask(node):         # the CMPMASK register a replay would find as the last run left it
             return self.fail()
         reads = False
         probe = self.probe

@@ -79,6 +79,12 @@ void set_flag(int src_pipe, int dst_pipe, int event);
 void wait_flag(int src_pipe, int dst_pipe, int event);
 void pipe_barrier(int pipe);
 
+// -- Sort32 and Transpose (src/sort.cpp) ---------------------------------------------------------
+// vbitsort: per repeat, 32 scores of `dt` (half / float) with their uint32 indices sorted largest first (ties
+// in input order) into 8-byte (score, index) structures; vtranspose: one 16 x 16 matrix of 2-byte elements.
+void vec_bitsort(void* dst, const void* scores, const uint32_t* idx, DT dt, uint32_t repeat);
+void vec_transpose16(uint16_t* dst, const uint16_t* src);
+
 // -- data movement (src/copy.cpp) -----------------------------------------------------------------
 // `where`: 0 GM -> UB, 1 UB -> GM, 2 UB -> UB. Lengths and gaps in 32-byte blocks.
 void copy_blocks(int where, void* dst, const void* src, uint32_t n_burst, uint32_t len_burst, uint32_t src_gap,
@@ -100,6 +106,8 @@ void vec_scalar(VOp op, const Operand& dst, const Operand& a, uint64_t scalar, u
 void vec_dup(const Operand& dst, uint64_t scalar, uint32_t repeat);
 void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat);
 void vec_cmp(Cmp op, const Operand& dst_bits, const Operand& a, const Operand& b, uint32_t repeat);
+// vcmp_*: one repeat compared into CMPMASK (lanes the mask leaves out 0; a 32-bit type's high 64 bits poison)
+void vec_cmp_reg(Cmp op, const Operand& a, const Operand& b);
 void vec_cmp_scalar(Cmp op, const Operand& dst_bits, const Operand& a, uint64_t scalar, uint32_t repeat);
 // mode 0: the bits in CMPMASK for every repeat; 1: `b` is the bit mask, the scalar is in CMPMASK;
 // 2: CMPMASK holds the address of the bit mask tensor.

@@ -247,6 +247,22 @@ ASC_STUB_CONV_MODES(vconv_s642f32)
                                  asc_stub::op(src0, srcBlk, srcRep), asc_stub::bits(static_cast<T>(scalar)),    \
                                  static_cast<uint32_t>(repeat));                                                \
     }
+// vcmp_* (Compare without dst): one repeat into the CMPMASK register
+#define ASC_STUB_CMP_REG(MODE, CMP)                                                                             \
+    template <typename T>                                                                                       \
+    inline void vcmp_##MODE(T* src0, T* src1, uint64_t /*repeat*/, uint64_t /*dstBlk*/, uint64_t src0Blk,        \
+                            uint64_t src1Blk, uint64_t /*dstRep*/, uint64_t src0Rep, uint64_t src1Rep)          \
+    {                                                                                                           \
+        asc_stub::vec_cmp_reg(asc_stub::Cmp::CMP, asc_stub::op(src0, src0Blk, src0Rep),                        \
+                              asc_stub::op(src1, src1Blk, src1Rep));                                            \
+    }
+ASC_STUB_CMP_REG(lt, LT)
+ASC_STUB_CMP_REG(gt, GT)
+ASC_STUB_CMP_REG(eq, EQ)
+ASC_STUB_CMP_REG(le, LE)
+ASC_STUB_CMP_REG(ge, GE)
+ASC_STUB_CMP_REG(ne, NE)
+#undef ASC_STUB_CMP_REG
 // the compares write one bit per element, repeats packed back to back (the dst strides do not apply)
 ASC_STUB_CMP(lt, LT)
 ASC_STUB_CMP(gt, GT)
@@ -255,6 +271,14 @@ ASC_STUB_CMP(le, LE)
 ASC_STUB_CMP(ge, GE)
 ASC_STUB_CMP(ne, NE)
 #undef ASC_STUB_CMP
+
+// Sort32 (vbitsort) and Transpose (vtranspose): src/sort.cpp
+template <typename T>
+inline void vbitsort(T* dst, T* src0, uint32_t* src1, uint64_t repeat)
+{
+    asc_stub::vec_bitsort((void*)dst, (const void*)src0, src1, asc_stub::dt_of<T>::value, static_cast<uint32_t>(repeat));
+}
+inline void vtranspose(uint16_t* dst, uint16_t* src) { asc_stub::vec_transpose16(dst, src); }
 
 // vsel: mode 0 takes the bits from CMPMASK, 1 the bit mask in `src1` and the scalar from CMPMASK,
 // 2 the bit mask whose address CMPMASK holds (SELMODE).

@@ -162,7 +162,7 @@ void begin_core(int core, int core_num, uint8_t* ub, uint64_t ub_bytes)
     s.windows.clear();
     s.mask = Mask{false, ~0ull, ~0ull};
     s.ctrl = 0;
-    std::memset(s.cmpmask, 0, sizeof s.cmpmask);
+    std::memset(s.cmpmask, 0xFF, sizeof s.cmpmask);   // undefined until written: the poison
     std::memset(s.flags, 0, sizeof s.flags);
     s.pad_set = false;
     s.api_dst = s.api_src = s.api_off = State::Extent{};

@@ -290,6 +290,22 @@ void vec_cmp(Cmp op, const Operand& dst, const Operand& a, const Operand& b, uin
     });
 }
 
+void vec_cmp_reg(Cmp op, const Operand& a, const Operand& b)
+{
+    check_base(a, "src0"), check_base(b, "src1");
+    by_type(a.dt, [&](auto tag) {
+        using T = decltype(tag);
+        const uint32_t per = 256 / sizeof(T);
+        uint8_t bits[16] = {};
+        for_active(per, 1, [&](uint32_t r, uint32_t e) {
+            if (r == 0 && compare(static_cast<int>(op), *at<T>(a, r, e, "src0"), *at<T>(b, r, e, "src1")))
+                bits[e / 8] = static_cast<uint8_t>(bits[e / 8] | (1u << (e % 8)));
+        });
+        for (uint32_t k = per / 8; k < 16; ++k) bits[k] = 0xFF;   // a 32-bit repeat: the high 64 bits undefined
+        std::memcpy(S().cmpmask, bits, 16);
+    });
+}
+
 void vec_cmp_scalar(Cmp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat)
 {
     check_base(a, "src0"), check_ub(dst.base, 0, 32, "the bit mask dst");
