@@ -110,7 +110,7 @@ def test_misuse_is_refused_at_the_users_line():
 
 
 # -- cpu_debug: the stub layer's vbitsort (asc_trace/toolchain/stub/src/sort.cpp) under the vendor's
-# own Sort32  give the bytes of sim
+# own Sort32 give the bytes of sim
 @pytest.mark.slow
 @pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)")
 @pytest.mark.parametrize("dtype,ties", [("float16", True), ("float32", False), ("float32", True)])
