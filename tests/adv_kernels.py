@@ -13,17 +13,36 @@ N = 1024            # elements per launch
 TMP_BYTES = 64 * 1024
 
 
+class UbTensors:
+    """Makes a kernel's LocalTensors: raw ones at the given UB addresses when every adv call gets its
+    temp_buffer (`raw`), else one TBuf each from a TPipe made here. The vendor's forms without a
+    sharedTmpBuffer take their scratch from the UB the TPipe has not handed out (PopStackBuffer), so they need
+    a TPipe created before the call (asc_trace refuses them otherwise), and raw tensors would sit in that
+    scratch. Call it inside the kernel, before the first tensor."""
+
+    def __init__(self, raw: bool) -> None:
+        self.pipe = None if raw else asc.TPipe()
+
+    def __call__(self, dtype, pos, addr: int, n: int):
+        if self.pipe is None:
+            return asc.LocalTensor(dtype, pos, addr, n)
+        buf = asc.TBuf(pos)
+        self.pipe.init_buffer(buf, -(-n * dtype.sizeof() // 32) * 32)
+        return buf.get(dtype)
+
+
 
 def unary_kernel(name: str, with_tmp: bool, **options):
     """x -> asc.adv.<name> -> z, one core, raw LocalTensors; `n` elements."""
     fn = getattr(asc.adv, name)
 
     def kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        lt = UbTensors(with_tmp)
         xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 8192, N)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, N)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 8192, N)
         asc.data_copy(xl, xg, n)
         if with_tmp:
             tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 16384, TMP_BYTES)
@@ -45,14 +64,15 @@ def binary_kernel(name: str, with_tmp: bool, **options):
     fn = getattr(asc.adv, name)
 
     def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        lt = UbTensors(with_tmp)
         xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         yg.set_global_buffer(y)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
-        yl = asc.LocalTensor(y.dtype, asc.TPosition.VECIN, 8192, N)
-        zl = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 16384, N)
-        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, N)
+        yl = lt(y.dtype, asc.TPosition.VECIN, 8192, N)
+        zl = lt(z.dtype, asc.TPosition.VECOUT, 16384, N)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES) if with_tmp else None
         asc.data_copy(xl, xg, n)
         asc.data_copy(yl, yg, n)
         if name == "axpy":
@@ -119,6 +139,7 @@ def softmax_kernel(m: int, k: int, float_stats: bool = False, with_tmp: bool = T
     tiling = asc.adv.softmax_tiling_func([m, k], type_size, tmp_bytes) if host_tiling else asc.adv.SoftmaxTiling()
 
     def softmax_rows(x: asc.GlobalAddress, z: asc.GlobalAddress, mx: asc.GlobalAddress, sm: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, zg, mg, sg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
@@ -126,10 +147,10 @@ def softmax_kernel(m: int, k: int, float_stats: bool = False, with_tmp: bool = T
         sg.set_global_buffer(sm)
         st = asc.float32 if float_stats else x.dtype
         per = 32 // x.dtype.sizeof()      # reduceK elements of st a row (16 floats with half x)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
-        ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536, m * per)
-        sl = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 4096, m * per)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        ml = lt(st, asc.TPosition.VECOUT, 65536, m * per)
+        sl = lt(st, asc.TPosition.VECOUT, 65536 + 4096, m * per)
         asc.data_copy(xl, xg, m * k)
         if with_tmp:
             tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 65536 + 8192, tmp_bytes)
@@ -149,13 +170,14 @@ def rmsnorm_kernel(b: int, s: int, h: int, oh: int, tmp_bytes: int, type_size: i
     tiling = tiling or asc.adv.get_rms_norm_tiling_info([b, s, h], [b, s, oh], tmp_bytes, type_size)
 
     def rmsnorm_rows(x: asc.GlobalAddress, g: asc.GlobalAddress, z: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, gg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         gg.set_global_buffer(g)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, b * s * h)
-        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, h)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 49152, b * s * h)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, b * s * h)
+        gl = lt(x.dtype, asc.TPosition.VECIN, 32768, h)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 49152, b * s * h)
         asc.data_copy(xl, xg, b * s * h)
         asc.data_copy(gl, gg, h)
         if with_tmp:
@@ -171,11 +193,12 @@ def rmsnorm_kernel(b: int, s: int, h: int, oh: int, tmp_bytes: int, type_size: i
 def quant_kernel(n: int, with_tmp: bool = True, tmp_bytes: int = 1024, config=None, **options):
     """x -> int8 round(x * 2 + 0.9), computed in half (pyasc's quant sample)."""
     def quant_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
-        zl = asc.LocalTensor(asc.int8, asc.TPosition.VECOUT, 32768, n)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, n)
+        zl = lt(asc.int8, asc.TPosition.VECOUT, 32768, n)
         asc.data_copy(xl, xg, n)
         if with_tmp:
             tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 49152, tmp_bytes)
@@ -197,26 +220,27 @@ def activation_kernel(name: str, with_tmp: bool, **options):
     fn = getattr(asc.adv, name)
 
     def kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        lt = UbTensors(with_tmp)
         xg, yg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         yg.set_global_buffer(y)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
-        yl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 8192, N)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 16384, N)
-        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, N)
+        yl = lt(x.dtype, asc.TPosition.VECIN, 8192, N)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 16384, N)
+        tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 24576, TMP_BYTES) if with_tmp else None
         asc.data_copy(xl, xg, n)
         asc.data_copy(yl, yg, n)
         if name == "swiglu":
-            fn(zl, xl, yl, 1.0, n, tmp if with_tmp else None)
+            fn(zl, xl, yl, 1.0, n, tmp)
         elif name in GLUS:
-            fn(zl, xl, yl, n, tmp if with_tmp else None)
+            fn(zl, xl, yl, n, tmp)
         elif name == "swish":
             fn(zl, xl, n, 1.5)
         elif name == "silu":
             fn(zl, xl, n)
         else:
-            fn(zl, xl, n, tmp if with_tmp else None)
+            fn(zl, xl, n, tmp)
         asc.data_copy(zg, zl, n)
     kernel.__name__ = kernel.__qualname__ = f"adv_{name}_{'tmp' if with_tmp else 'stack'}"
     return asc.jit(kernel, **options)
@@ -231,15 +255,16 @@ def layernorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, wit
 
     def layernorm_rows(x: asc.GlobalAddress, g: asc.GlobalAddress, be: asc.GlobalAddress, z: asc.GlobalAddress,
                        mean: asc.GlobalAddress, var: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, gg, bg, zg, mg, vg = (asc.GlobalTensor() for _ in range(6))
         for t, a in ((xg, x), (gg, g), (bg, be), (zg, z), (mg, mean), (vg, var)):
             t.set_global_buffer(a)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, rows * h)
-        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, h)
-        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 36864, h)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 40960, rows * h)
-        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 73728, -(-rows // per) * per)
-        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 77824, -(-rows // per) * per)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, rows * h)
+        gl = lt(x.dtype, asc.TPosition.VECIN, 32768, h)
+        bl = lt(x.dtype, asc.TPosition.VECIN, 36864, h)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 40960, rows * h)
+        ml = lt(x.dtype, asc.TPosition.VECOUT, 73728, -(-rows // per) * per)
+        vl = lt(x.dtype, asc.TPosition.VECOUT, 77824, -(-rows // per) * per)
         asc.data_copy(xl, xg, rows * h)
         asc.data_copy(gl, gg, h)
         asc.data_copy(bl, bg, h)

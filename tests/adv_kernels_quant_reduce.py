@@ -7,6 +7,8 @@ import numpy as np
 
 import asc_trace as asc
 
+from adv_kernels import UbTensors
+
 N = 1024
 SCALAR = {"clamp_max": 0.75, "clamp_min": -0.5}
 
@@ -33,13 +35,14 @@ def dequant_kernel(m: int, n: int, cal: int, dst_dt, scale_dt, form: str = "para
     kw = {} if mode is None else {"mode": mode}
 
     def kernel(x: asc.GlobalAddress, s: asc.GlobalAddress, z: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, sg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         sg.set_global_buffer(s)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(asc.int32, asc.TPosition.VECIN, 0, m * n)
-        sl = asc.LocalTensor(sc_asc, asc.TPosition.VECIN, 0x8000, sp)
-        zl = asc.LocalTensor(dst_asc, asc.TPosition.VECOUT, 0xA000, m * pitch)
+        xl = lt(asc.int32, asc.TPosition.VECIN, 0, m * n)
+        sl = lt(sc_asc, asc.TPosition.VECIN, 0x8000, sp)
+        zl = lt(dst_asc, asc.TPosition.VECOUT, 0xA000, m * pitch)
         asc.data_copy(xl, xg, m * n)
         asc.data_copy(sl, sg, sp)
         asc.data_copy(zl, zg, m * pitch)
@@ -72,11 +75,12 @@ def reduce_kernel(name: str, outter: int, inner: int, n: int, dt, with_tmp: bool
         tmp_bytes = max(tmp_bytes, 32) * 4       # the vendor's Mean sizing is short for many partials (docs)
 
     def kernel(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(t, asc.TPosition.VECIN, 0, outter * inner)
-        zl = asc.LocalTensor(t, asc.TPosition.VECOUT, 0x10000, zn)
+        xl = lt(t, asc.TPosition.VECIN, 0, outter * inner)
+        zl = lt(t, asc.TPosition.VECOUT, 0x10000, zn)
         asc.data_copy(xl, xg, outter * inner)
         asc.data_copy(zl, zg, zn)
         tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 0x14000, tmp_bytes) if with_tmp else None
@@ -94,11 +98,12 @@ def math_kernel(name: str, with_tmp: bool = True, backend: str = "sim", tmp_byte
     fn = getattr(asc.adv, name)
 
     def k(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        lt = UbTensors(with_tmp)
         xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
         xg.set_global_buffer(x)
         zg.set_global_buffer(z)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
-        zl = xl if alias else asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 8192, N)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, N)
+        zl = xl if alias else lt(x.dtype, asc.TPosition.VECOUT, 8192, N)
         asc.data_copy(xl, xg, n)
         tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 16384, tmp_bytes) if with_tmp else None
         if name in SCALAR:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asc_trace as asc
 
+from adv_kernels import UbTensors
+
 
 def simple_softmax_kernel(m: int, k: int, float_stats: bool = False, tmp_bytes: int = 32 * 1024,
                           type_size: int = 2, host_tiling: bool = True, with_tmp: bool = True, **options):
@@ -12,14 +14,15 @@ def simple_softmax_kernel(m: int, k: int, float_stats: bool = False, tmp_bytes: 
 
     def simple_softmax_rows(x: asc.GlobalAddress, sm: asc.GlobalAddress, mx: asc.GlobalAddress,
                             z: asc.GlobalAddress, stat_n: int):
+        lt = UbTensors(with_tmp)
         xg, sg, mg, zg = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         for t, a in ((xg, x), (sg, sm), (mg, mx), (zg, z)):
             t.set_global_buffer(a)
         st = asc.float32 if float_stats else x.dtype
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
-        sl = asc.LocalTensor(st, asc.TPosition.VECIN, 65536, 1024)
-        ml = asc.LocalTensor(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        sl = lt(st, asc.TPosition.VECIN, 65536, 1024)
+        ml = lt(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
         asc.data_copy(xl, xg, m * k)
         asc.data_copy(sl, sg, stat_n)
         asc.data_copy(ml, mg, stat_n)
@@ -43,17 +46,18 @@ def flash_v2_kernel(m: int, k: int, update: bool, float_stats: bool = False, tmp
 
     def flash_v2_rows(x: asc.GlobalAddress, in_sum: asc.GlobalAddress, in_max: asc.GlobalAddress,
                       z: asc.GlobalAddress, sm: asc.GlobalAddress, mx: asc.GlobalAddress, em: asc.GlobalAddress):
+        lt = UbTensors(with_tmp)
         g = [asc.GlobalTensor() for _ in range(7)]
         for t, a in zip(g, (x, in_sum, in_max, z, sm, mx, em)):
             t.set_global_buffer(a)
         st = asc.float32 if float_stats else x.dtype
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, m * k)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
-        isl = asc.LocalTensor(st, asc.TPosition.VECIN, 65536, 1024)
-        iml = asc.LocalTensor(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
-        sl = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 8192, 1024)
-        ml = asc.LocalTensor(st, asc.TPosition.VECOUT, 65536 + 12288, 1024)
-        el = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 65536 + 16384, 1024)
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, m * k)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 32768, m * k)
+        isl = lt(st, asc.TPosition.VECIN, 65536, 1024)
+        iml = lt(st, asc.TPosition.VECIN, 65536 + 4096, 1024)
+        sl = lt(st, asc.TPosition.VECOUT, 65536 + 8192, 1024)
+        ml = lt(st, asc.TPosition.VECOUT, 65536 + 12288, 1024)
+        el = lt(x.dtype, asc.TPosition.VECOUT, 65536 + 16384, 1024)
         asc.data_copy(xl, g[0], m * k)
         asc.data_copy(isl, g[1], 1024)
         asc.data_copy(iml, g[2], 1024)

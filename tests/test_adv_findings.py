@@ -440,20 +440,71 @@ def gelu_no_pipe(x: asc.GlobalAddress, z: asc.GlobalAddress):
     a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, GN)
     b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * GN, GN)
     asc.data_copy(a, gm(x, GN), GN)
+    asc.adv.gelu(b, a, GN)  # MARK-gelu-no-pipe
+    asc.data_copy(gm(z, GN), b, GN)
+
+
+def gelu_pipe_after(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, GN)
+    b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * GN, GN)
+    asc.data_copy(a, gm(x, GN), GN)
+    asc.adv.sigmoid(b, a, GN)  # MARK-sigmoid-pipe-after
+    asc.TPipe()                # too late: GetTPipePtr() is still null at the call
+    asc.data_copy(gm(z, GN), b, GN)
+
+
+def stack_forms_no_pipe(x: asc.GlobalAddress, z: asc.GlobalAddress, which: asc.ConstExpr[str]):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, GN)
+    b = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 4 * GN, GN)
+    asc.data_copy(a, gm(x, GN), GN)
+    if which == "log2":
+        asc.adv.log2(b, a, GN)  # MARK-stack-log2
+    elif which == "clamp_max":
+        asc.adv.clamp_max(b, a, 0.5, GN)  # MARK-stack-clamp_max
+    elif which == "sum":
+        asc.adv.sum(b, a, asc.adv.SumParams(1, GN, GN))  # MARK-stack-sum
+    elif which == "exp":
+        asc.adv.exp(b, a, GN)  # MARK-stack-exp
+    asc.data_copy(gm(z, GN), b, GN)
+
+
+def gelu_tbufs(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    pipe = asc.TPipe()
+    bx, bz = asc.TBuf(asc.TPosition.VECIN), asc.TBuf(asc.TPosition.VECOUT)
+    pipe.init_buffer(bx, GN * 4)
+    pipe.init_buffer(bz, GN * 4)
+    a, b = bx.get(asc.float32), bz.get(asc.float32)
+    asc.data_copy(a, gm(x, GN), GN)
     asc.adv.gelu(b, a, GN)
     asc.data_copy(gm(z, GN), b, GN)
 
 
-@pytest.mark.parametrize("backend", [b if getattr(b, "values", (b,))[0] != "cpu_debug" else pytest.param(
-    "cpu_debug", marks=[*b.marks, pytest.mark.xfail(
-        strict=True, raises=asc.OutOfBoundsError,
-        reason="the vendor's Gelu without a temp buffer takes its scratch from the TPipe's free UB; with no TPipe "
-               "the API refuses it ('params.stackSize must > 0'), while sim and eager run it on scratch of their "
-               "own: the scratch placement is not modeled (the scheduler and simulator do not see it)")])
-    for b in BACKENDS if getattr(b, "values", (b,))[0] != "cpp"])
-def test_gelu_without_temp_buffer_and_no_tpipe_agrees_across_backends(backend):
+def gelu_want(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gelu_without_temp_buffer_and_no_tpipe_is_refused_on_every_backend(backend):
+    # the vendor's Gelu without a sharedTmpBuffer pops its scratch from the TPipe's free UB; with no TPipe the API
+    # asserts ("params.stackSize must > 0" on cpu_debug). Every backend refuses it at trace time, at the call.
+    x = np.linspace(-4, 4, GN).astype(np.float32)
+    e = refused(gelu_no_pipe, backend, asc.TraceError, "no asc.TPipe", "MARK-gelu-no-pipe", x, np.zeros(GN, np.float32))
+    assert "temp_buffer" in e.hint and "TPipe" in e.hint
+    refused(gelu_pipe_after, backend, asc.TraceError, "asc.adv.sigmoid without temp_buffer", "MARK-sigmoid-pipe-after",
+            x, np.zeros(GN, np.float32))
+
+
+@pytest.mark.parametrize("which", ["log2", "clamp_max", "sum", "exp"])
+def test_other_stack_forms_without_a_tpipe_are_refused(which):
+    x = np.linspace(-4, 4, GN).astype(np.float32)
+    for backend in ("sim", "eager"):
+        refused(stack_forms_no_pipe, backend, asc.TraceError, f"asc.adv.{which} without temp_buffer", f"MARK-stack-{which}",
+                x, np.zeros(GN, np.float32), which)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gelu_without_temp_buffer_after_a_tpipe_runs_on_every_backend(backend):
     x = np.linspace(-4, 4, GN).astype(np.float32)
     z = np.zeros(GN, np.float32)
-    asc.jit(gelu_no_pipe, backend=backend)[1](x, z)
-    want = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
-    assert np.allclose(z, want, rtol=1e-3, atol=1e-4)
+    asc.jit(gelu_tbufs, backend=backend)[1](x, z)
+    assert np.allclose(z, gelu_want(x), rtol=1e-3, atol=1e-4)

@@ -119,6 +119,7 @@ def test_a_temporary_buffer_below_the_minimum_is_refused(name, need, backend):
 def test_dst_equal_to_a_source_is_refused(name, backend):
     @asc.jit
     def k(x: asc.GlobalAddress):
+        asc.TPipe()             # the forms without a temp buffer take their scratch from it
         a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
         b = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 4096, 256)
         if name == "swish":

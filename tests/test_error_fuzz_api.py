@@ -110,12 +110,31 @@ def _host_calls() -> dict:
         "printf": lambda v: asc.printf(v),
         "set_flag": lambda v: asc.set_flag(v, 0),
         "data_copy": lambda v: asc.data_copy(v, v, 8),
+        # the host helpers and parameter structs of the calls added since (sum / mean, dequant, the softmax
+        # variants, gatherb): NumPy arrays and non-numbers in them were raw TypeError / ValueError
+        "adv.SumParams": lambda v: asc.adv.SumParams(2, 64, v),
+        "adv.DequantParams": lambda v: asc.adv.DequantParams(v, 64, 64),
+        "GatherRepeatParams": lambda v: asc.GatherRepeatParams(v, 8),
+        "adv.get_sum_max_min_tmp_size": lambda v: asc.adv.get_sum_max_min_tmp_size(v, 2),
+        "adv.get_sum_max_min_tmp_size(ts)": lambda v: asc.adv.get_sum_max_min_tmp_size(64, v),
+        "adv.get_mean_max_min_tmp_size": lambda v: asc.adv.get_mean_max_min_tmp_size(64, 2, v),
+        "adv.get_ascend_dequant_max_min_tmp_size": lambda v: asc.adv.get_ascend_dequant_max_min_tmp_size(v, 4),
+        "adv.get_ascend_dequant_max_min_tmp_size(ts)":
+            lambda v: asc.adv.get_ascend_dequant_max_min_tmp_size([2, 64], v),
+        "adv.get_log10_max_min_tmp_size(ts)": lambda v: asc.adv.get_log10_max_min_tmp_size([64], v),
+        "adv.softmax_tiling_func(ts)": lambda v: asc.adv.softmax_tiling_func([8, 64], v, 32768),
+        "adv.softmax_flash_v2_tiling_func(ts2)": lambda v: asc.adv.softmax_flash_v2_tiling_func([8, 64], 2, v, 32768),
+        "adv.softmax_flash_v2_tiling_func(ws)": lambda v: asc.adv.softmax_flash_v2_tiling_func([8, 64], 2, 2, v),
+        "adv.get_softmax_flash_v2_min_tmp_size": lambda v: asc.adv.get_softmax_flash_v2_min_tmp_size(v, 2, 2),
     }
 
 
 FOUND = {"tuple(k)", "profile(platform)", "profile(timing_only)", "autotune(platform)", "autotune(rep)", "Config(v)",
          "retimed(platform)", "retimed(launch_us)", "retimed(hbm_gbytes_per_s)", "save_chrome_trace", "save_png",
-         "static_range", "ShapeInfo", "array"}
+         "static_range", "ShapeInfo", "array", "adv.get_sum_max_min_tmp_size", "adv.get_sum_max_min_tmp_size(ts)",
+         "adv.get_mean_max_min_tmp_size", "adv.get_ascend_dequant_max_min_tmp_size",
+         "adv.get_ascend_dequant_max_min_tmp_size(ts)", "adv.get_log10_max_min_tmp_size(ts)",
+         "adv.softmax_tiling_func(ts)", "adv.softmax_flash_v2_tiling_func(ts2)", "adv.softmax_flash_v2_tiling_func(ws)"}
 
 
 @pytest.mark.filterwarnings("ignore")

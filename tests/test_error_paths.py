@@ -388,3 +388,26 @@ def test_no_remainder_warning_when_it_is_used_or_zero(kernel, n):
     with warnings.catch_warnings():
         warnings.simplefilter("error", AscTraceWarning)
         kernel[1](x, z, n)
+
+
+# -- a mask / repeat form past its LocalTensor but inside the UB (found by a27's adversary pass) ----------------
+
+@asc.jit
+def _mask_form_past_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress, rep: int):
+    a = asc.LocalTensor(asc.float16, asc.TPosition.VECIN, 0, 128)
+    d = asc.LocalTensor(asc.float16, asc.TPosition.VECOUT, 4096, 128)
+    asc.data_copy(a, _gm(x), 128)
+    asc.add(d, a, a, 128, rep, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8))  # MARK-mask-past
+    asc.data_copy(_gm(z), d, 128)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp", pytest.param("cpu_debug", marks=[
+    pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)"),
+    pytest.mark.xfail(strict=True, reason="cpu_debug bounds a mask / repeat form by the UB only: its API check hooks "
+                                          "(toolchain/stub/src/api_hooks.cpp) accept those forms and the instruction "
+                                          "layer checks addresses against the UB, not against the LocalTensor")])])
+def test_a_mask_form_past_its_tensor_inside_the_ub_is_out_of_bounds(backend):
+    z = np.zeros(1024, np.float16)
+    with pytest.raises(OutOfBoundsError, match="512"):
+        asc.jit(_mask_form_past_tensor, backend=backend)[1](np.ones(1024, np.float16), z, 4)
+    assert (z == 0).all()

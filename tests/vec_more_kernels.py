@@ -349,6 +349,8 @@ def backend_cases(Case) -> list:
                         lambda form=form: (xg, og, zg.copy(), 512, 512, 512, 8, form), lambda args: args[2]))
     ug = rng.integers(0, 60000, 512).astype(np.uint16)
     ob = (rng.integers(0, 31, 512) * 32).astype(np.uint32)
+    # two repeats 16 blocks apart, blocks 2 apart (the gaps keep the output's old values); the last block ends at
+    # element 496 + 16 = 512, the tensor's end (3 repeats 9 blocks apart would end at 528: OutOfBoundsError)
     out.append(Case("gatherb-uint16", gather_kernel,
-                    lambda: (ug, ob, ug[::-1].copy(), 512, 512, 512, 0, ("gatherb", 3, 2, 9)), lambda args: args[2]))
+                    lambda: (ug, ob, ug[::-1].copy(), 512, 512, 512, 0, ("gatherb", 2, 2, 16)), lambda args: args[2]))
     return out

@@ -42,6 +42,14 @@ def record(op_name: str, outs: dict[str, Any], ins: dict[str, Any], temp_buffer:
     elif tmp_required:
         raise TraceError(f"asc.adv.{name} needs temp_buffer= (Ascend C {op.c_name} has no form without a "
                          "sharedTmpBuffer)", loc, hint=f"size it with asc.adv.get_{name}_max_min_tmp_size")
+    elif tmp_form and getattr(ctx, "asc_tpipe", None) is None:
+        # the vendor's form without sharedTmpBuffer pops its scratch from the UB the TPipe has not handed out
+        # (PopStackBuffer asserts GetTPipePtr() != nullptr); with no TPipe yet the API refuses the call on the
+        # NPU and on cpu_debug, so every backend refuses it here, at the call, rather than inventing scratch
+        raise TraceError(f"asc.adv.{name} without temp_buffer= takes its scratch from the TPipe's free UB, and no "
+                         "asc.TPipe() was created before this call", loc,
+                         hint="create asc.TPipe() before the call, or pass temp_buffer= (a uint8 LocalTensor, e.g. from "
+                              "a TBuf, sized by the vendor's GetXxxMaxMinTmpSize host helper)")
     for k, v in (scalars or {}).items():
         e = to_expr(v, f"{k} of asc.adv.{name}")
         args.append(e)

@@ -121,7 +121,7 @@ def faster_gelu(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, 
 
 def silu(dst: Any, src: Any, count: Any = None) -> None:
     """Ascend C `Silu(dst, src, dataSize)`: x / (1 + exp(-x)), in T (no temporary buffer)."""
-    record("adv_silu", {"dst": dst}, {"src": src}, count=count)
+    record("adv_silu", {"dst": dst}, {"src": src}, count=count, tmp_form=False)
 
 
 def sigmoid(dst: Any, src: Any, count: Any = None, temp_buffer: Any = None, is_reuse_source: bool = False) -> None:

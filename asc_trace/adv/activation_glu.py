@@ -10,7 +10,7 @@ from ._record import record
 def swish(dst: Any, src: Any, count: Any, scalar_value: Any, is_reuse_source: bool = False) -> None:
     """Ascend C `Swish(dst, src, dataSize, scalarValue)`: x / (1 + exp(-scalar_value x)), in T; no temporary
     buffer (the vendor's only form)."""
-    record("adv_swish", {"dst": dst}, {"src": src}, None, {"beta": scalar_value}, count)
+    record("adv_swish", {"dst": dst}, {"src": src}, None, {"beta": scalar_value}, count, tmp_form=False)
 
 
 def geglu(dst: Any, src0: Any, src1: Any, count: Any = None, temp_buffer: Any = None,

@@ -14,6 +14,7 @@ from ..graph.ops.adv_dequant import dequant_tmp, dst_extent, dst_inner, update_p
 from ..proxies.api import vec_operand
 from ..proxies.source_loc import user_loc
 from ._record import record
+from .tiling import shape_ints, whole
 
 
 class DeQuantMode(enum.Enum):
@@ -135,10 +136,11 @@ def _check(m: int, n: int, cal: int, ddt: DataType, src_n, dst_n, scale_n, total
 
 def get_ascend_dequant_max_min_tmp_size(src_shape: Sequence[int], type_size: int) -> tuple[int, int]:
     """GetAscendDequantMaxMinTmpSize -> (max, min) bytes for a [m, n] (or [n]) int32 source (type_size 4)."""
-    if type_size != 4 or not 1 <= len(src_shape) <= 2 or any(int(v) <= 0 for v in src_shape):
+    dims = shape_ints(src_shape)
+    if whole(type_size) != 4 or dims is None or not 1 <= len(dims) <= 2 or any(v <= 0 for v in dims):
         raise TraceError(f"GetAscendDequantMaxMinTmpSize takes a 1- or 2-D shape of positive sizes and type size 4 "
-                         f"(int32), got {list(src_shape)}, {type_size}", user_loc())
-    m, n = (1, int(src_shape[0])) if len(src_shape) == 1 else (int(src_shape[0]), int(src_shape[1]))
+                         f"(int32), got {src_shape!r}, {type_size!r}", user_loc())
+    m, n = (1, dims[0]) if len(dims) == 1 else (dims[0], dims[1])
     return dequant_tmp(m, n)
 
 

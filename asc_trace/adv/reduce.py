@@ -12,6 +12,7 @@ from ..proxies.api import vec_operand
 from ..proxies.source_loc import user_loc
 from ._record import record
 from .dequant import _known
+from .tiling import whole
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,10 @@ def _same(dst: Any, src: Any, what: str, loc) -> DataType:
 
 def get_sum_max_min_tmp_size(n: int, type_size: int, is_reuse_source: bool = False) -> tuple[int, int]:
     """GetSumMaxMinTmpSize -> (max, min) bytes (equal) for rows of n elements of type_size bytes."""
-    if type_size not in (2, 4) or n <= 0:
-        raise TraceError(f"GetSumMaxMinTmpSize takes n > 0 and type size 2 or 4, got {n}, {type_size}", user_loc())
+    if whole(type_size) not in (2, 4) or (whole(n) or 0) <= 0:
+        raise TraceError(f"GetSumMaxMinTmpSize takes n > 0 and type size 2 or 4, got {n!r}, {type_size!r}",
+                         user_loc())
+    n, type_size = int(n), int(type_size)
     v = sum_tmp(n, type_size)
     return v, v
 
@@ -99,10 +102,10 @@ def get_sum_max_min_tmp_size(n: int, type_size: int, is_reuse_source: bool = Fal
 def get_mean_max_min_tmp_size(n: int, src_type_size: int, acc_type_size: int,
                               is_reuse_source: bool = False) -> tuple[int, int]:
     """GetMeanMaxMinTmpSize -> (max, min) bytes (equal)."""
-    if (src_type_size, acc_type_size) not in ((2, 2), (4, 4), (2, 4)) or n <= 0:
+    if (whole(src_type_size), whole(acc_type_size)) not in ((2, 2), (4, 4), (2, 4)) or (whole(n) or 0) <= 0:
         raise TraceError(f"GetMeanMaxMinTmpSize takes n > 0 and (src, acc) type sizes (2, 2), (4, 4) or (2, 4), got "
                          f"{n}, ({src_type_size}, {acc_type_size})", user_loc())
-    v = mean_tmp(n, src_type_size, acc_type_size)
+    v = mean_tmp(int(n), int(src_type_size), int(acc_type_size))
     return v, v
 
 

@@ -53,7 +53,7 @@ def extract(dst_value: Any, dst_index: Any, src: Any, repeat_time: int) -> None:
     if vec_operand(dst_index, "dst_index", "adv.extract", loc).dtype.name != "uint32":
         raise DTypeError("dst_index of asc.adv.extract is a LocalTensor of uint32", loc)
     record("adv_extract", {"dst_value": dst_value, "dst_index": dst_index}, {"src": src}, counted=False,
-           dtype_of="src", repeat=n)
+           dtype_of="src", tmp_form=False, repeat=n)
 
 
 __all__ = ["concat", "extract"]

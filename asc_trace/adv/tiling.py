@@ -8,6 +8,7 @@ as pyasc's samples do; either way its values are known while tracing, which the 
 from __future__ import annotations
 
 import math as _m
+import operator
 from dataclasses import astuple, dataclass, fields
 from typing import Any, Sequence
 
@@ -97,15 +98,27 @@ def _dims(src_shape: Sequence[int]) -> list[int]:
 def byte_count(v: Any, what: str) -> int:
     """A buffer size in bytes: a whole number, at least 0, else a TraceError naming it (None would be a raw
     TypeError deep in the arithmetic, and a negative size a tiling with negative splits)."""
-    if isinstance(v, bool) or not (isinstance(v, int) or hasattr(v, "__index__")) or int(v) < 0:
+    n = whole(v)
+    if n is None or n < 0:
         raise TraceError(f"{what} is a byte count (a whole number, at least 0), got {v!r}", user_loc())
-    return int(v)
+    return n
+
+
+def whole(v: Any) -> int | None:
+    """`v` as a Python int when it is a whole number (an int, a NumPy integer), else None: a bool, a float, an
+    array (whose `in` / `<=` would be an ambiguous truth value, a raw ValueError) or anything else."""
+    if isinstance(v, bool):
+        return None
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
 
 
 def _type_size(type_size: int) -> int:
-    if isinstance(type_size, bool) or not hasattr(type_size, "__index__") or type_size not in (2, 4):
-        raise TraceError(f"the data type size is 2 (half) or 4 (float), got {type_size}", user_loc())
-    return type_size
+    if whole(type_size) not in (2, 4):
+        raise TraceError(f"the data type size is 2 (half) or 4 (float), got {type_size!r}", user_loc())
+    return int(type_size)
 
 
 # -- SoftMax (impl/adv_api/tiling/activation/softmax_tiling.cpp, the A2 branch) ---------------------
