@@ -186,6 +186,30 @@ def test_sort_matches_the_documented_order(dtype, repeat, full, ties, seed, back
         assert t.tobytes() == t0.tobytes()
 
 
+def test_sort_takes_a_runtime_repeat_time():
+    @asc.jit
+    def runtime_repeat(s: asc.GlobalAddress, i: asc.GlobalAddress, z: asc.GlobalAddress, rep: int):
+        a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+        b = asc.LocalTensor(asc.uint32, asc.TPosition.VECIN, 1024, 256)
+        o = asc.LocalTensor(asc.float32, asc.TPosition.VECOUT, 2048, 512)
+        t = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 4096, 512)
+        asc.data_copy(a, gm(s), 256)
+        asc.data_copy(b, gm(i), 256)
+        asc.data_copy(o, gm(z), 512)
+        asc.sort(o, a, b, t, rep, True)
+        asc.data_copy(gm(z), o, 512)
+
+    rng = np.random.default_rng(2)
+    scores = rng.integers(-3, 3, 256).astype(np.float32)
+    scores[scores == 0] = 0
+    idx = np.arange(256, dtype=np.uint32)
+    for rep in (3, 6):
+        z0 = random_bytes(rng, 512, "float32")
+        z = z0.copy()
+        runtime_repeat[1](scores, idx, z, rep)
+        assert z.tobytes() == sort_reference(scores, idx, z0, rep, True).tobytes()
+
+
 # -- what the documentation leaves open is refused ---------------------------------------------------------------
 
 def _two_lists(first: list[float], second: list[float]) -> np.ndarray:
@@ -214,7 +238,8 @@ def test_full_sort_refuses_signed_zeros_across_repeats(backend):
     asc.jit(sort_kernel, backend=backend)[1](scores, np.arange(64, dtype=np.uint32), z, t, 64, 2, 0)   # per repeat: fine
 
 
-def test_repeat_needs_back_to_back_lists():
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_repeat_needs_back_to_back_lists(backend):
     @asc.jit
     def apart(x: asc.GlobalAddress):
         buf = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 1024)
@@ -225,7 +250,7 @@ def test_repeat_needs_back_to_back_lists():
         asc.data_copy(gm(x), o, 256)
 
     with pytest.raises(asc.NotProvidedError, match="back to back") as e:
-        apart[1](np.zeros(1024, np.float32))
+        asc.jit(apart, backend=backend)[1](np.zeros(1024, np.float32))
     assert_points_at(e.value, "apart")
 
 
@@ -364,6 +389,20 @@ def test_full_sort_on_cpu_debug_gives_the_bytes_of_sim(dtype, repeat):
         asc.jit(sort_kernel, backend=backend)[1](scores, idx, z, t, n, repeat, 1)
         out[backend] = z.tobytes() + t.tobytes()
     assert out["sim"] == out["cpu_debug"]
+
+
+@pytest.mark.slow
+@_HEADERS
+def test_mrg_sort_repeats_on_cpu_debug_give_the_bytes_of_sim():
+    rng = np.random.default_rng(9)
+    groups = [[make_list(rng, "float16", 8, True) for _ in range(4)] for _ in range(3)]
+    x = np.frombuffer(b"".join(s for g in groups for li in g for s in li), np.float16).copy()
+    out = {}
+    for backend in ("sim", "cpu_debug"):
+        z = np.zeros_like(x)
+        asc.jit(mrg_repeat_kernel, backend=backend)[1](x, z, 8, 3)
+        out[backend] = z.tobytes()
+    assert out["sim"] == out["cpu_debug"] == b"".join(s for g in groups for s in reference_merge(g, "float16", False))
 
 
 @pytest.mark.slow
