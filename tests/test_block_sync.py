@@ -233,6 +233,8 @@ def _misuse(ws: asc.GlobalAddress, what: asc.ConstExpr[str]):
         asc.sync_all(g, f)
     elif what == "aic":
         asc.sync_all(is_aiv_only=False)
+    elif what == "aic_positional":
+        asc.sync_all(False)         # pyasc's first overload: sync_all(is_aiv_only)
     elif what == "core_out_of_range":
         asc.ib_set(g, u, asc.get_block_num(), 0)
     elif what == "small_ub":
@@ -245,6 +247,7 @@ def _misuse(ws: asc.GlobalAddress, what: asc.ConstExpr[str]):
 
 @pytest.mark.parametrize("what,err", [
     ("one_workspace", TraceError), ("float_ub", DTypeError), ("aic", NotProvidedError),
+    ("aic_positional", NotProvidedError),
     ("core_out_of_range", OutOfBoundsError), ("small_ub", OutOfBoundsError), ("not_a_tensor", TraceError),
     ("used_cores_without_workspace", TraceError)])
 def test_misuse_is_refused_at_the_users_line(what, err):

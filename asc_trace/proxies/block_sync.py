@@ -51,6 +51,9 @@ def sync_all(gm_workspace: Any = None, ub_workspace: Any = None, used_cores: Any
     """
     ctx = current("asc.sync_all")
     loc = user_loc()
+    if isinstance(gm_workspace, bool) and ub_workspace is None:
+        # pyasc's first overload, sync_all(is_aiv_only): a bool where a workspace would be is that flag
+        gm_workspace, is_aiv_only = None, gm_workspace
     _aiv_only(is_aiv_only, "sync_all", loc)
     if gm_workspace is None and ub_workspace is None:
         if not (isinstance(used_cores, int) and used_cores == 0):
