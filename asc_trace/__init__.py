@@ -69,6 +69,7 @@ from .proxies.register_reads import get_gather_mask_remain_count, get_mrg_sort_r
 from .proxies.api_cmpsel import get_cmp_mask, set_cmp_mask  # noqa: E402
 from .proxies.api_sort import build_sort_api as _build_sort_api  # noqa: E402
 globals().update(_build_sort_api())   # sort32
+from .proxies.api_mrg_sort import MrgSort4Info, MrgSortSrcList, mrg_sort, sort  # noqa: E402
 
 # a pyasc name deliberately not provided is a NotProvidedError naming the alternative (proxies/not_provided.py)
 from .proxies.not_provided import module_getattr as __getattr__  # noqa: E402

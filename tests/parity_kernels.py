@@ -30,4 +30,13 @@ def suite() -> list:
                                                np.zeros(256, np.float32))))
     out.append(asc.compile(cmp_dst_kernel, (np.zeros(2048, np.float16), np.zeros(512, np.float16), np.zeros(64, np.uint8),
                                             2, 2, 8)))
+    from test_mrg_sort import mrg_kernel, mrg_repeat_kernel, sort_kernel
+    for dt, valid, exhausted, info in ((np.float16, 7, 0, 1), (np.float32, 15, 1, 0), (np.float32, 3, 0, 0)):
+        x = np.zeros(4 * 32 * 8 // np.dtype(dt).itemsize, dt)
+        out.append(asc.compile(mrg_kernel, (x, x, 5, 7, 3, 1, valid, exhausted, info)))
+    out.append(asc.compile(mrg_repeat_kernel, (np.zeros(256, np.float32), np.zeros(256, np.float32), 8, 4)))
+    for dt, full in ((np.float16, 1), (np.float32, 0)):
+        out.append(asc.compile(sort_kernel, (np.zeros(128, dt), np.zeros(128, np.uint32),
+                                             np.zeros(128 * 8 // np.dtype(dt).itemsize, dt),
+                                             np.zeros(128 * 8 // np.dtype(dt).itemsize, dt), 128, 4, full)))
     return out

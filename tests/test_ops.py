@@ -441,6 +441,7 @@ COVERED_ELSEWHERE.update({"copy": "test_vec_copy_brcb", "brcb": "test_vec_copy_b
 COVERED_ELSEWHERE.update({name: "test_fused_cast" for name, op in REGISTRY.items()
                           if op.family in ("vec_fused_cast", "vec_cast_deq", "deq_scale")})
 COVERED_ELSEWHERE.update({"sort32": "test_sort32", "transpose": "test_transpose"})
+COVERED_ELSEWHERE.update({"sort": "test_mrg_sort"})
 COVERED_ELSEWHERE.update({"alloc_event_id": "test_event_pool", "release_event_id": "test_event_pool",
                           "tbufpool": "test_buf_pool", "init_buf_pool": "test_buf_pool", "pool_reset": "test_buf_pool"})
 COVERED_ELSEWHERE.update({"sync_all": "test_block_sync", "ib_set": "test_block_sync", "ib_wait": "test_block_sync"})

@@ -30,10 +30,10 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
     # vector ops the A2 vector core does not have: the vendor's dav_c220 implementation reports each unsupported
     # (asc-devkit impl/basic_api/dav_c220/kernel_operator_proposal_impl.h ASCENDC_REPORT_NOT_SUPPORT)
     "rp_sort16": ("RpSort16 is not supported on Atlas A2 (the 16-element region-proposal sort of older chips)",
-                  "sort 32 elements at a time with asc.sort32 (merging sorted lists, Ascend C MrgSort, is not "
-                  "provided yet)"),
+                  "sort 32 elements at a time with asc.sort32 and merge the sorted groups with asc.mrg_sort (or "
+                  "asc.sort(..., is_full_sort=True))"),
     "mrg_sort4": ("MrgSort4 is not supported on Atlas A2 (the region-proposal merge of older chips)",
-                  "sort groups of 32 with asc.sort32; the A2 merge (Ascend C MrgSort) is not provided yet"),
+                  "merge with asc.mrg_sort (Ascend C MrgSort, the A2 merge; same MrgSortSrcList and MrgSort4Info)"),
     "proposal_concat": ("ProposalConcat is not supported on Atlas A2 (region proposals of older chips)",
                         "keep scores and indices in their own tensors and sort them with asc.sort32"),
     "proposal_extract": ("ProposalExtract is not supported on Atlas A2 (region proposals of older chips)",

@@ -373,6 +373,7 @@ from . import executors_adv  # noqa: E402,F401 - the high-level API's calls
 from . import executors_reduce_mask  # noqa: E402,F401 - the reductions' mask form (after executors_ops)
 from . import executors_not_run  # noqa: E402,F401 - traced and emitted, run nowhere
 from . import executors_sort  # noqa: E402,F401 - Sort32
+from . import executors_mrg_sort  # noqa: E402,F401 - MrgSort, Sort
 from . import executors_vec_more  # noqa: E402,F401 - pyasc's further vector families
 from . import executors_record  # noqa: E402,F401 - ops whose record states the whole call
 from . import executors_system  # noqa: E402,F401 - cache and system calls

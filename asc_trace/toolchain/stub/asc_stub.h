@@ -84,6 +84,11 @@ void pipe_barrier(int pipe);
 // in input order) into 8-byte (score, index) structures; vtranspose: one 16 x 16 matrix of 2-byte elements.
 void vec_bitsort(void* dst, const void* scores, const uint32_t* idx, DT dt, uint32_t repeat);
 void vec_transpose16(uint16_t* dst, const uint16_t* src);
+// vmrgsort4 (MrgSort): merge up to four sorted lists of 8-byte structures (largest score first, of equal scores the
+// earlier list's); `lengths` the four 16-bit counts, `config` repeat [7:0], valid bits [11:8], exhausted [12]. The
+// counts each list gave (the last repeat) are what get_vms4_sr() reads back.
+void vec_mrgsort4(void* dst, const void* const srcs[4], DT dt, uint64_t lengths, uint64_t config);
+uint64_t vms4_sr();
 
 // -- data movement (src/copy.cpp) -----------------------------------------------------------------
 // `where`: 0 GM -> UB, 1 UB -> GM, 2 UB -> UB. Lengths and gaps in 32-byte blocks.

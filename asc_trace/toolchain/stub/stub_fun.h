@@ -279,6 +279,14 @@ inline void vbitsort(T* dst, T* src0, uint32_t* src1, uint64_t repeat)
     asc_stub::vec_bitsort((void*)dst, (const void*)src0, src1, asc_stub::dt_of<T>::value, static_cast<uint32_t>(repeat));
 }
 inline void vtranspose(uint16_t* dst, uint16_t* src) { asc_stub::vec_transpose16(dst, src); }
+// MrgSort (vmrgsort4) and its VMS4_SR register: src/sort.cpp
+template <typename T>
+inline void vmrgsort4(T* dst, T* addrArray[4], uint64_t lengths, uint64_t config)
+{
+    const void* srcs[4] = {addrArray[0], addrArray[1], addrArray[2], addrArray[3]};
+    asc_stub::vec_mrgsort4((void*)dst, srcs, asc_stub::dt_of<T>::value, lengths, config);
+}
+inline uint64_t get_vms4_sr() { return asc_stub::vms4_sr(); }
 
 // vsel: mode 0 takes the bits from CMPMASK, 1 the bit mask in `src1` and the scalar from CMPMASK,
 // 2 the bit mask whose address CMPMASK holds (SELMODE).

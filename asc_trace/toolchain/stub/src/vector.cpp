@@ -273,11 +273,14 @@ template <typename T, typename Get> void compare_bits(Cmp op, const Operand& dst
 {
     const uint32_t per = 256 / sizeof(T);
     uint8_t* bits = static_cast<uint8_t*>(dst.base);
-    if (!S().mask.counter)                     // elements the mask disables read as 0
-        for (uint64_t k = 0; k < static_cast<uint64_t>(repeat) * per; ++k) put_bit(bits, k, false);
-    for_active(per, repeat, [&](uint32_t r, uint32_t e) {
-        put_bit(bits, static_cast<uint64_t>(r) * per + e, compare(static_cast<int>(op), *at<T>(a, r, e, "src0"), y(r, e)));
-    });
+    // vcmpv / vcmpvs compare every lane of each repeat whatever the mask register holds, as the simulator does:
+    // the A2 implementation never sets the mask for them (its mask-form VcmpvImpl drops the mask argument, and
+    // the count form CompareCompute issues whole repeats without SetMask, which would be wrong after any op that
+    // left a partial mask if the instruction read it)
+    for (uint32_t r = 0; r < repeat; ++r)
+        for (uint32_t e = 0; e < per; ++e)
+            put_bit(bits, static_cast<uint64_t>(r) * per + e,
+                    compare(static_cast<int>(op), *at<T>(a, r, e, "src0"), y(r, e)));
 }
 }  // namespace
 
