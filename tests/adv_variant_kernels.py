@@ -73,6 +73,40 @@ def flash_v2_kernel(m: int, k: int, update: bool, float_stats: bool = False, tmp
     return asc.jit(flash_v2_rows, **options)
 
 
+def batchnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, with_tmp: bool = True, tiling=None,
+                     eps: float = 1e-5, **options):
+    """x [b, s, h], gamma, beta [b] -> z = BatchNorm(x) over b, the column mean and variance [s, h] to mean, var."""
+    tiling = tiling or asc.adv.get_batchnorm_nd_tiling_info([b, s, h], [b, s, h], tmp_bytes, type_size)
+    n, mv = b * s * h, s * h
+    per = 32 // type_size
+    bp = -(-b // per) * per
+
+    def batchnorm_cols(x: asc.GlobalAddress, g: asc.GlobalAddress, be: asc.GlobalAddress, z: asc.GlobalAddress,
+                       mean: asc.GlobalAddress, var: asc.GlobalAddress):
+        xg, gg, bg, zg, mg, vg = (asc.GlobalTensor() for _ in range(6))
+        for t, a in ((xg, x), (gg, g), (bg, be), (zg, z), (mg, mean), (vg, var)):
+            t.set_global_buffer(a)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
+        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, bp)
+        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 33792, bp)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 34816, n)
+        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 67584, mv)
+        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 67584 + 8192, mv)
+        asc.data_copy(xl, xg, n)
+        asc.data_copy(gl, gg, bp)
+        asc.data_copy(bl, bg, bp)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 84992, tmp_bytes)
+            asc.adv.batchnorm(zl, ml, vl, xl, gl, bl, eps, tiling, tmp)
+        else:
+            asc.adv.batchnorm(zl, ml, vl, xl, gl, bl, eps, tiling)
+        asc.data_copy(zg, zl, n)
+        asc.data_copy(mg, ml, mv)
+        asc.data_copy(vg, vl, mv)
+    batchnorm_cols.__name__ = batchnorm_cols.__qualname__ = f"adv_batchnorm_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(batchnorm_cols, **options)
+
+
 def suite() -> tuple:
     """One compiled kernel of each form, for the suite's emitted-source checks (suite_kernels.py)."""
     import numpy as np
@@ -85,4 +119,8 @@ def suite() -> tuple:
         for update in (False, True):
             out.append(asc.compile(flash_v2_kernel(4, 64, update, fs, with_tmp=tmp),
                                    (x, s, s.copy(), x.copy(), s.copy(), s.copy(), s16.copy())))
+    for dt, tmp in ((np.float16, True), (np.float32, False)):
+        xb, gb = np.zeros(3 * 64, dt), np.zeros(16, dt)
+        out.append(asc.compile(batchnorm_kernel(3, 2, 32, 8192, np.dtype(dt).itemsize, with_tmp=tmp),
+                               (xb, gb, gb.copy(), xb.copy(), xb[:64].copy(), xb[:64].copy())))
     return tuple(out)
