@@ -107,6 +107,40 @@ def batchnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, wit
     return asc.jit(batchnorm_cols, **options)
 
 
+def deepnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, with_tmp: bool = True, tiling=None,
+                    alpha: float = 0.8, eps: float = 1e-5, oh: int | None = None, **options):
+    """x, gx [b, s, h], beta, gamma [h] -> z = DeepNorm(x, gx), the row mean and variance to mean, var."""
+    tiling = tiling or asc.adv.get_deepnorm_tiling_info([b, s, h], [b, s, oh or h], tmp_bytes, type_size)
+    n, rows = b * s * h, b * s
+    per = 32 // type_size
+    rp = -(-rows // per) * per
+
+    def deepnorm_rows(x: asc.GlobalAddress, gx: asc.GlobalAddress, be: asc.GlobalAddress, g: asc.GlobalAddress,
+                      z: asc.GlobalAddress, mean: asc.GlobalAddress, var: asc.GlobalAddress):
+        gts = [asc.GlobalTensor() for _ in range(7)]
+        for t, a in zip(gts, (x, gx, be, g, z, mean, var)):
+            t.set_global_buffer(a)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
+        gxl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 24576, n)
+        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 49152, h)
+        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 49152 + 4096, h)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 57344, n)
+        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 81920, rp)
+        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 81920 + 2048, rp)
+        for dst, src, cnt in ((xl, gts[0], n), (gxl, gts[1], n), (bl, gts[2], h), (gl, gts[3], h)):
+            asc.data_copy(dst, src, cnt)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 86016, tmp_bytes)
+            asc.adv.deepnorm(zl, ml, vl, xl, gxl, bl, gl, alpha, eps, tiling, tmp)
+        else:
+            asc.adv.deepnorm(zl, ml, vl, xl, gxl, bl, gl, alpha, eps, tiling)
+        asc.data_copy(gts[4], zl, n)
+        asc.data_copy(gts[5], ml, rp)
+        asc.data_copy(gts[6], vl, rp)
+    deepnorm_rows.__name__ = deepnorm_rows.__qualname__ = f"adv_deepnorm_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(deepnorm_rows, **options)
+
+
 def suite() -> tuple:
     """One compiled kernel of each form, for the suite's emitted-source checks (suite_kernels.py)."""
     import numpy as np
@@ -123,4 +157,7 @@ def suite() -> tuple:
         xb, gb = np.zeros(3 * 64, dt), np.zeros(16, dt)
         out.append(asc.compile(batchnorm_kernel(3, 2, 32, 8192, np.dtype(dt).itemsize, with_tmp=tmp),
                                (xb, gb, gb.copy(), xb.copy(), xb[:64].copy(), xb[:64].copy())))
+        xd, hd, sd = np.zeros(3 * 64, dt), np.zeros(64, dt), np.zeros(16, dt)
+        out.append(asc.compile(deepnorm_kernel(1, 3, 64, 8192, np.dtype(dt).itemsize, with_tmp=tmp),
+                               (xd, xd.copy(), hd, hd.copy(), xd.copy(), sd, sd.copy())))
     return tuple(out)

@@ -82,3 +82,10 @@ from .tiling_batchnorm import (BatchNormTiling, GetBatchNormMaxMinTmpSize, GetBa
                                get_batchnorm_max_min_tmp_size, get_batchnorm_nd_tiling_info)
 __all__ += ["batchnorm", "BatchNormTiling", "get_batchnorm_max_min_tmp_size", "get_batchnorm_nd_tiling_info",
             "GetBatchNormMaxMinTmpSize", "GetBatchNormNDTilingInfo"]
+
+# DeepNorm
+from .deepnorm import deepnorm  # noqa: E402
+from .tiling_deepnorm import (DeepNormTiling, GetDeepNormMaxMinTmpSize, GetDeepNormTilingInfo,  # noqa: E402
+                              get_deepnorm_max_min_tmp_size, get_deepnorm_tiling_info)
+__all__ += ["deepnorm", "DeepNormTiling", "get_deepnorm_max_min_tmp_size", "get_deepnorm_tiling_info",
+            "GetDeepNormMaxMinTmpSize", "GetDeepNormTilingInfo"]
