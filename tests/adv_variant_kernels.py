@@ -141,6 +141,38 @@ def deepnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, with
     return asc.jit(deepnorm_rows, **options)
 
 
+def groupnorm_kernel(n: int, c: int, hw: int, g: int, tmp_bytes: int, type_size: int, with_tmp: bool = True,
+                     tiling=None, eps: float = 1e-5, **options):
+    """x [n, c, hw], gamma, beta [c] -> z = GroupNorm(x) in g groups, the group mean and variance to mean, var."""
+    tiling = tiling or asc.adv.get_groupnorm_nd_tiling_info([n, c, 1, hw], tmp_bytes, type_size, False, g)
+    size, per = n * c * hw, 32 // type_size
+    cp, gp = -(-c // per) * per, -(-(n * g) // per) * per
+
+    def groupnorm_groups(x: asc.GlobalAddress, ga: asc.GlobalAddress, be: asc.GlobalAddress, z: asc.GlobalAddress,
+                         mean: asc.GlobalAddress, var: asc.GlobalAddress):
+        gts = [asc.GlobalTensor() for _ in range(6)]
+        for t, a in zip(gts, (x, ga, be, z, mean, var)):
+            t.set_global_buffer(a)
+        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, size)
+        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, cp)
+        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768 + 2048, cp)
+        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 36864, size)
+        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 69632, gp)
+        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 69632 + 2048, gp)
+        for dst, src, cnt in ((xl, gts[0], size), (gl, gts[1], cp), (bl, gts[2], cp)):
+            asc.data_copy(dst, src, cnt)
+        if with_tmp:
+            tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 73728, tmp_bytes)
+            asc.adv.groupnorm(zl, ml, vl, xl, gl, bl, eps, tiling, tmp)
+        else:
+            asc.adv.groupnorm(zl, ml, vl, xl, gl, bl, eps, tiling)
+        asc.data_copy(gts[3], zl, size)
+        asc.data_copy(gts[4], ml, gp)
+        asc.data_copy(gts[5], vl, gp)
+    groupnorm_groups.__name__ = groupnorm_groups.__qualname__ = f"adv_groupnorm_{'tmp' if with_tmp else 'stack'}"
+    return asc.jit(groupnorm_groups, **options)
+
+
 def suite() -> tuple:
     """One compiled kernel of each form, for the suite's emitted-source checks (suite_kernels.py)."""
     import numpy as np
@@ -160,4 +192,7 @@ def suite() -> tuple:
         xd, hd, sd = np.zeros(3 * 64, dt), np.zeros(64, dt), np.zeros(16, dt)
         out.append(asc.compile(deepnorm_kernel(1, 3, 64, 8192, np.dtype(dt).itemsize, with_tmp=tmp),
                                (xd, xd.copy(), hd, hd.copy(), xd.copy(), sd, sd.copy())))
+        xg, cg = np.zeros(2 * 4 * 16, dt), np.zeros(16, dt)
+        out.append(asc.compile(groupnorm_kernel(2, 4, 16, 2, 8192, np.dtype(dt).itemsize, with_tmp=tmp),
+                               (xg, cg, cg.copy(), xg.copy(), cg.copy(), cg.copy())))
     return tuple(out)

@@ -89,3 +89,10 @@ from .tiling_deepnorm import (DeepNormTiling, GetDeepNormMaxMinTmpSize, GetDeepN
                               get_deepnorm_max_min_tmp_size, get_deepnorm_tiling_info)
 __all__ += ["deepnorm", "DeepNormTiling", "get_deepnorm_max_min_tmp_size", "get_deepnorm_tiling_info",
             "GetDeepNormMaxMinTmpSize", "GetDeepNormTilingInfo"]
+
+# GroupNorm
+from .groupnorm import groupnorm  # noqa: E402
+from .tiling_groupnorm import (GetGroupNormMaxMinTmpSize, GetGroupNormNDTilingInfo, GroupNormTiling,  # noqa: E402
+                               get_groupnorm_max_min_tmp_size, get_groupnorm_nd_tiling_info)
+__all__ += ["groupnorm", "GroupNormTiling", "get_groupnorm_max_min_tmp_size", "get_groupnorm_nd_tiling_info",
+            "GetGroupNormMaxMinTmpSize", "GetGroupNormNDTilingInfo"]
