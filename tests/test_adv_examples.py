@@ -13,8 +13,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 TOL = {"adv_softmax": (2e-3, 2e-4), "adv_rmsnorm": (4e-3, 4e-3), "adv_math": (4e-3, 1e-3),
-       "adv_layernorm": (2e-5, 4e-6), "adv_swiglu": (4e-3, 1e-3), "adv_dequant": (2e-6, 1e-6)}
-EXAMPLES = ["adv_softmax", "adv_rmsnorm", "adv_quant", "adv_math", "adv_layernorm", "adv_swiglu", "adv_dequant"]
+       "adv_layernorm": (2e-5, 4e-6), "adv_swiglu": (4e-3, 1e-3), "adv_dequant": (2e-6, 1e-6),
+       "adv_flash_softmax": (1e-5, 1e-7)}
+EXAMPLES = ["adv_softmax", "adv_rmsnorm", "adv_quant", "adv_math", "adv_layernorm", "adv_swiglu", "adv_dequant",
+            "adv_flash_softmax"]
 
 
 def _tuple(v):

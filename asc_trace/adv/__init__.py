@@ -75,3 +75,24 @@ from .math_more import (GetClampMaxMinTmpSize, GetLog2MaxMinTmpSize, GetLog10Max
                         clamp_max, clamp_min, get_clamp_max_min_tmp_size, get_log2_max_min_tmp_size,
                         get_log10_max_min_tmp_size, log2, log10)
 __all__ += list(_math_more.__all__)
+
+# BatchNorm
+from .batchnorm import batchnorm  # noqa: E402
+from .tiling_batchnorm import (BatchNormTiling, GetBatchNormMaxMinTmpSize, GetBatchNormNDTilingInfo,  # noqa: E402
+                               get_batchnorm_max_min_tmp_size, get_batchnorm_nd_tiling_info)
+__all__ += ["batchnorm", "BatchNormTiling", "get_batchnorm_max_min_tmp_size", "get_batchnorm_nd_tiling_info",
+            "GetBatchNormMaxMinTmpSize", "GetBatchNormNDTilingInfo"]
+
+# DeepNorm
+from .deepnorm import deepnorm  # noqa: E402
+from .tiling_deepnorm import (DeepNormTiling, GetDeepNormMaxMinTmpSize, GetDeepNormTilingInfo,  # noqa: E402
+                              get_deepnorm_max_min_tmp_size, get_deepnorm_tiling_info)
+__all__ += ["deepnorm", "DeepNormTiling", "get_deepnorm_max_min_tmp_size", "get_deepnorm_tiling_info",
+            "GetDeepNormMaxMinTmpSize", "GetDeepNormTilingInfo"]
+
+# GroupNorm
+from .groupnorm import groupnorm  # noqa: E402
+from .tiling_groupnorm import (GetGroupNormMaxMinTmpSize, GetGroupNormNDTilingInfo, GroupNormTiling,  # noqa: E402
+                               get_groupnorm_max_min_tmp_size, get_groupnorm_nd_tiling_info)
+__all__ += ["groupnorm", "GroupNormTiling", "get_groupnorm_max_min_tmp_size", "get_groupnorm_nd_tiling_info",
+            "GetGroupNormMaxMinTmpSize", "GetGroupNormNDTilingInfo"]

@@ -16,7 +16,8 @@ def softmax(dst: Any, sum: Any, max: Any, src: Any, tiling: SoftmaxTiling, temp_
             shape: tuple[int, int] | None = None) -> None:
     """Row softmax of src viewed as [m, k] (Ascend C SoftMax, ND): dst = exp(x - rowmax) / rowsum, with the row
     max and sum written to `max` / `sum`, reduceK = 32 / sizeof(T) elements per row (one 32-byte block; with
-    half src and float sum / max, 16 floats).
+    half src and float sum / max, 16 floats; with a zero tiling the kernel computes reduceK from the sum / max
+    type, as the vendor's kernel-side SoftMaxTilingFunc does: 8 floats).
 
     The shape is the tiling's (src_m, src_k) when it has one, else `shape=(m, k)`, else the [m, k] ShapeInfo
     src carries (`src.set_shape_info(asc.ShapeInfo(...))`, as pyasc's kernels give it); a zero or mismatching

@@ -69,9 +69,7 @@ def _softmax(st: Steps, ins, sc, node, narrow: bool = True) -> dict:
     # ties away from zero, not to even
     dst = st.cast(y, float16, "round") if x.dtype == np.float16 and narrow else y
     red: np.dtype = np.dtype(node.attr("reduce_dtype").np)
-    # each row's sum / max fill reduceK = 32 / sizeof(T) elements (SoftMaxTilingFunc, from the source's type):
-    # with half src and float sum / max that is 16 floats, 64 bytes a row (measured on cpu_debug)
-    width = 32 // x.dtype.itemsize
+    width = softmax_stat_width(node)
 
     def out(v: np.ndarray) -> np.ndarray:
         v = st.cast(v, float16, "round") if red == np.float16 else v
@@ -79,10 +77,21 @@ def _softmax(st: Steps, ins, sc, node, narrow: bool = True) -> dict:
     return {"dst": dst.reshape(src.shape[0], m * k) if narrow else dst, "max": out(mx), "sum": out(s)}
 
 
+def softmax_stat_width(node) -> int:
+    """reduceK, the elements each row's sum / max fill. The host's SoftMaxTilingFunc takes it from the source's
+    type (32 / sizeof(T): with half src and float sum / max, 16 floats, 64 bytes a row); a zero tiling is
+    recomputed in the kernel by the kernel-side SoftMaxTilingFunc from sizeof(T2), the statistics' type
+    (softmax_base_impl.h): 8 floats a row there. Both measured on cpu_debug (tests/test_adv_softmax_stats.py)."""
+    t = dict(zip(SOFTMAX_FIELDS, node.attr("tiling")))
+    if t["srcM"] and t["srcK"]:
+        return 32 // node.attr("dtype").itemsize
+    return 32 // (node.attr("reduce_dtype") or node.attr("dtype")).itemsize
+
+
 def _softmax_extent(node, name):
     m, k = node.attr("shape")
     if name in ("sum", "max"):
-        return Const(m * (32 // node.attr("dtype").itemsize))
+        return Const(m * softmax_stat_width(node))
     return Const(m * k)
 
 
