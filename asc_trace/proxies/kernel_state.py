@@ -26,45 +26,48 @@ from __future__ import annotations
 import dis
 import linecache
 import types
+from functools import lru_cache
 from typing import Any
 
 from ..errors import TraceError
 from ..graph.source_loc import SourceLoc
-from .python_containers import Snapshot, _library
+from .python_containers import _library
 from .source_loc import loc_of_def
 
 _MISSING = object()
 
 
-class _Scope:
-    """What Snapshot reads of a frame, made from a function that has not run yet."""
-
-    def __init__(self, fn: types.FunctionType) -> None:
-        self.f_code = fn.__code__
-        self.f_globals = fn.__globals__
-        self.f_locals = _cells(fn)
+_GLOBAL_READS = frozenset({dis.opmap[op] for op in ("LOAD_GLOBAL", "LOAD_NAME") if op in dis.opmap})
+MAX_FUNCTIONS = 200
 
 
-def _cells(fn: types.FunctionType) -> dict[str, Any]:
-    out = {}
-    for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            out[name] = c.cell_contents
-        except ValueError:
-            pass
-    return out
-
-
-class _Watched(Snapshot):
-    """A Snapshot that also remembers the bindings of every module namespace and closure cell it reached
-    (a rebinding of a number is not a change of any container it compares)."""
+class _Watched:
+    """The bindings of every module namespace and closure cell of the kernel and of the functions it reaches
+    through the globals it loads and its closure cells (helpers, @asc.jit sub-kernels, methods of classes)."""
 
     def __init__(self, fn: types.FunctionType) -> None:
         self.namespaces: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
         self.cells: list[tuple[types.CellType, Any, str, types.FunctionType]] = []
         self.functions: list[types.FunctionType] = []
-        self._note(fn)
-        super().__init__(_Scope(fn))      # type: ignore[arg-type]
+        seen: set[int] = set()
+        todo = [fn]
+        while todo and len(self.functions) < MAX_FUNCTIONS:
+            f = todo.pop()
+            if id(f.__code__) in seen or _library(f.__globals__.get("__name__")):
+                continue
+            seen.add(id(f.__code__))
+            self._note(f)
+            g = f.__globals__
+            reached = [g[n] for n in _loaded(f.__code__) if n in g]
+            reached += list(_cells(f).values())
+            for v in reached:
+                v = getattr(v, "__asc_jit_fn__", v)
+                if isinstance(v, types.MethodType):
+                    v = v.__func__
+                if isinstance(v, type) and not _library(v.__module__):
+                    todo += [m for m in vars(v).values() if isinstance(m, types.FunctionType)]
+                elif isinstance(v, types.FunctionType):
+                    todo.append(v)
 
     def _note(self, fn: types.FunctionType) -> None:
         self.functions.append(fn)
@@ -76,12 +79,6 @@ class _Watched(Snapshot):
                 self.cells.append((c, c.cell_contents, name, fn))
             except ValueError:
                 self.cells.append((c, _MISSING, name, fn))
-
-    def _add_function(self, fn: types.FunctionType) -> None:
-        if id(fn.__code__) not in self._codes and len(self._codes) <= 200 and \
-                not _library(fn.__globals__.get("__name__")):
-            self._note(fn)
-        super()._add_function(fn)
 
     def rebound(self) -> tuple[str, str] | None:
         """(the name, what it is) of the first global or closure cell the trace rebound, or None."""
@@ -144,6 +141,26 @@ def _store_line(functions: list[types.FunctionType], var: str) -> SourceLoc | No
                                      ins.positions.col_offset if ins.positions.col_offset is not None else -1,
                                      ins.positions.end_col_offset if ins.positions.end_col_offset is not None else -1)
     return None
+
+
+@lru_cache(maxsize=2048)
+def _loaded(code: types.CodeType) -> frozenset[str]:
+    """The global names a code object and the code nested in it load (not attribute names)."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opcode in _GLOBAL_READS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _loaded(c)
+    return frozenset(names)
+
+
+def _cells(fn: types.FunctionType) -> dict[str, Any]:
+    out = {}
+    for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = c.cell_contents
+        except ValueError:
+            pass
+    return out
 
 
 def _codes(code: types.CodeType):
