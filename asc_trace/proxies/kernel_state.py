@@ -1,25 +1,25 @@
-"""A kernel whose Python changes state that outlives it is refused while it is traced.
+"""A kernel whose Python rebinds state that outlives it, at every run, is refused while it is traced.
 
 A kernel's Python runs when it is traced: once per compilation on sim, cpp, cpu_debug and the NPU
 (where nothing of the Python is left), but eager traces it and then runs it again on every core of
-every launch. A kernel (or a helper it calls) that doubles a module global, appends to a list made
-outside it, or rebinds a `nonlocal` of the function that made it would therefore leave different
-Python state, and compute with different values, on eager than elsewhere - silently. Runtime regions
-already refuse this for their bodies (proxies/python_state.py); this is the same rule for the kernel's
-Python as a whole, for rebinding: a module global of the kernel or of any function it reaches, or a
-closure cell of one of them, that the trace rebinds is a TraceError, on every backend alike.
+every launch. A kernel (or a helper it calls) that doubles a module global or rebinds a `nonlocal` of
+the function that made it would therefore leave different Python state, and compute with different
+values, on eager than elsewhere - silently. Runtime regions already refuse this for their bodies
+(proxies/python_state.py); this is the same rule for the kernel's Python as a whole, for rebinding: a
+module global of the kernel or of any function it reaches (through the globals it loads and its closure
+cells), or a closure cell of one of them, that the trace rebinds is a TraceError on every backend alike,
+at the line that stores it.
+
+Except when it changes nothing more the next time: a helper that binds a global on its first call
+(`if _TABLE is None: _TABLE = build()`) gives every later run, eager's included, the same values. So a
+trace that rebound something is run once more (only then: a kernel that rebinds nothing pays one copy of
+its modules' namespaces and one comparison, about 10 us), and the kernel is refused only when that second
+trace rebinds something again; its graph is the one kept, since it saw the state every later run sees.
 
 Not refused (yet): a list, dict or object made outside the kernel that its Python mutates in place
 (`seen.append(n)`): tests and users use exactly that to look at trace-time values, and refusing it broke
-them; such a container grows once per compilation on sim and cpp and once per core and launch on eager
-(docs/control-flow.md says so).
-
-Except when it changes nothing more the next time: a helper that fills a cache or binds a global on its
-first call (`if _TABLE is None: _TABLE = build()`) gives every later run,
-eager's included, the same values. So a trace that changed something is run once more (only then, so a
-kernel that changes nothing pays one snapshot and one comparison), and the kernel is refused only when
-that second trace changes something again; its graph is the one kept, since it saw the state every later
-run sees.
+them; such a container changes once per compilation on sim and cpp and once per core and launch on eager
+(docs/control-flow.md, docs/known-gaps.md).
 """
 from __future__ import annotations
 
@@ -35,8 +35,6 @@ from .python_containers import _library
 from .source_loc import loc_of_def
 
 _MISSING = object()
-
-
 _GLOBAL_READS = frozenset({dis.opmap[op] for op in ("LOAD_GLOBAL", "LOAD_NAME") if op in dis.opmap})
 MAX_FUNCTIONS = 200
 
