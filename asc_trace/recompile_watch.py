@@ -5,7 +5,8 @@ the same. A global that changes at every launch, a value the fingerprint cannot 
 matches), or a ConstExpr fed a new value each time makes every launch trace, schedule and prepare the
 kernel again: correct, but far off the warm path, and silent. This module counts the compilations that
 launches cause for one kernel and one set of argument kinds and dtypes (ConstExpr values left out), and
-at the RECOMPILE_LIMIT-th recompilation warns once, at the launch's line, with what changed.
+at the RECOMPILE_LIMIT-th recompilation because something the kernel reads changed (or the
+CONSTEXPR_LIMIT-th new ConstExpr value) warns once, at the launch's line, with what changed.
 """
 from __future__ import annotations
 
@@ -20,9 +21,14 @@ from .fingerprint import Unstable
 from .graph.signature import Signature
 from .graph.source_loc import SourceLoc
 
-# As torch._dynamo's cache_size_limit: a few recompilations are a sweep over configurations; this many,
-# for the same argument dtypes, are usually a value that changes at every launch.
+# As torch._dynamo's cache_size_limit: this many recompilations because something the kernel reads changed
+# (a global, a value that cannot be compared), for the same argument dtypes, are usually a value that
+# changes at every launch.
 RECOMPILE_LIMIT = 8
+# A new asc.ConstExpr value is a new specialization, cached beside the others: a sweep over configurations
+# (a test's parameters, an autotune) makes dozens on purpose, so only this many, for the same argument
+# dtypes, are taken as a ConstExpr fed a value that changes at every launch (a loop counter, a size).
+CONSTEXPR_LIMIT = 64
 
 
 @dataclass(slots=True)
@@ -32,6 +38,7 @@ class _History:
     deps: tuple
     consts: dict[str, Any]
     recompiles: int = 0
+    specializations: int = 0            # of the recompiles, those where only ConstExpr values differed
     reasons: Counter = field(default_factory=Counter)
     warned: bool = False
 
@@ -59,11 +66,15 @@ class RecompileWatch:
         if h is None:
             self.seen[dk] = _History(deps, consts)
             return
-        for reason in _reasons(h.deps, deps, h.consts, consts):
+        reasons = _reasons(h.deps, deps, h.consts, consts)
+        for reason in reasons:
             h.reasons[reason] += 1
         h.recompiles += 1
+        if reasons and all(r.startswith("asc.ConstExpr ") for r in reasons):
+            h.specializations += 1
         h.deps, h.consts = deps, consts
-        if h.recompiles >= RECOMPILE_LIMIT and not h.warned:
+        if not h.warned and (h.recompiles - h.specializations >= RECOMPILE_LIMIT
+                             or h.specializations >= CONSTEXPR_LIMIT):
             h.warned = True
             _warn(self.name, h, loc)
 
@@ -74,6 +85,9 @@ def _warn(name: str, h: _History, loc: SourceLoc | None) -> None:
            f"launches are not reusing the compiled kernel (each costs a full compilation): {shown}. Keep that "
            "value fixed between launches, pass a changing number as a runtime int/float argument instead of a "
            "global or an asc.ConstExpr, or bind the global to a value asc_trace can compare (docs/caching.md)")
+    if h.specializations >= CONSTEXPR_LIMIT:
+        msg += ("; a deliberate sweep over ConstExpr values (each compiled once and cached) may ignore this, e.g. "
+                "warnings.filterwarnings('ignore', 'traced and scheduled again', asc.AscTraceWarning)")
     if loc is not None and loc.line > 0:
         warnings.warn_explicit(AscTraceWarning(msg), AscTraceWarning, loc.file, loc.line)
     else:

@@ -104,16 +104,20 @@ def test_a_value_that_cannot_be_compared_names_the_global():
     assert "cannot be compared" in str(w.message) and "Generator" in str(w.message), str(w.message)
 
 
-def test_a_constexpr_changed_at_every_launch_is_named():
+def test_a_constexpr_changed_at_every_launch_is_named(monkeypatch):
+    monkeypatch.setattr(recompile_watch, "CONSTEXPR_LIMIT", 12)      # a sweep of 8 stays quiet, 12 warns
     k = asc.jit(tiled, backend="sim")
     x = rand(64 * 16, np.float32, 3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for tile in range(1, LIMIT + 2):
+        for tile in range(1, 14):
             z = np.zeros_like(x)
             k[1](x, z, tile)
             np.testing.assert_array_equal(z[:tile * 8], x[:tile * 8] + np.float32(1.0))
+            if tile == 12:
+                assert not _ours(caught), "a ConstExpr sweep warned at the limit of global changes"
     (w,) = _ours(caught)
+    assert "again 12 times" in str(w.message)
     assert "asc.ConstExpr tile changed" in str(w.message), str(w.message)
 
 
