@@ -5,7 +5,7 @@ traces again when they differ. The fingerprint captures (docs/caching.md):
 
 - the code of the kernel and of every function, method and @asc.jit sub-kernel it reaches, with their
   default arguments and closure cells;
-- every global those functions name, by value: numbers (bit for bit, so -0.0 is not 0.0), strings,
+- every global those functions load (a name used only as an attribute, `asc.add`, is not one), by value: numbers (bit for bit, so -0.0 is not 0.0), strings,
   NumPy scalars and arrays (their bytes), and the elements of tuples, lists, sets and dicts;
 - the attributes that the code names (`cfg.tile`, `Config.TILE`, `mod.TILE`, `ns.field`) of user
   objects, classes, SimpleNamespaces and user modules, recursively, including properties and the
@@ -19,6 +19,7 @@ traced again at every launch instead of being reused.
 """
 from __future__ import annotations
 
+import dis
 import enum
 import functools
 import operator
@@ -59,11 +60,28 @@ class Unstable:
 @lru_cache(maxsize=2048)
 def global_names(code: types.CodeType) -> tuple[str, ...]:
     """Names a code object (and the functions and comprehensions nested in it) may read: globals and
-    attribute names alike (both live in co_names)."""
+    attribute names alike (both live in co_names). The attribute part is what an object's `_attrs` looks
+    at; which globals a function reads is `loaded_globals`."""
     names = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             names.update(global_names(c))
+    return tuple(sorted(names))
+
+
+# The instructions that read a module global by name. LOAD_NAME is a class body's (or module code's) read,
+# which falls back to the globals. co_names alone would also hold every attribute name (`asc.add` puts
+# `add` there), so a module global that merely shares an attribute's name would enter the fingerprint.
+_GLOBAL_READS = frozenset({dis.opmap[op] for op in ("LOAD_GLOBAL", "LOAD_NAME") if op in dis.opmap})
+
+
+@lru_cache(maxsize=2048)
+def loaded_globals(code: types.CodeType) -> tuple[str, ...]:
+    """The global names a code object (and the functions, classes and comprehensions nested in it) loads."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opcode in _GLOBAL_READS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names.update(loaded_globals(c))
     return tuple(sorted(names))
 
 
@@ -74,15 +92,18 @@ def fingerprint(fn: types.FunctionType, seen: set[int] | None = None) -> tuple:
     names = global_names(code)
     g = fn.__globals__
     items: list[Any] = [code]
-    for name in names:
+    for name in loaded_globals(code):
         if name in g:
             items.append((name, value_key(g[name], seen, names)))
+    # every part after the code is (label, key): a global's name, or <...> for the parts with no name, so a
+    # recompilation can say which one changed (recompile_watch.py)
     if fn.__closure__:
-        items.append(tuple(value_key(_cell(c), seen, names) for c in fn.__closure__))
+        items += ((f"<free {v}>", value_key(_cell(c), seen, names)) for v, c in zip(code.co_freevars, fn.__closure__))
     if fn.__defaults__:
-        items.append(tuple(value_key(d, seen, names) for d in fn.__defaults__))
+        items.append(("<defaults>", tuple(value_key(d, seen, names) for d in fn.__defaults__)))
     if fn.__kwdefaults__:
-        items.append(tuple((k, value_key(d, seen, names)) for k, d in sorted(fn.__kwdefaults__.items())))
+        items.append(("<kwdefaults>",
+                      tuple((k, value_key(d, seen, names)) for k, d in sorted(fn.__kwdefaults__.items()))))
     return tuple(items)
 
 
@@ -240,7 +261,7 @@ def _immutable_bindings(fn: types.FunctionType) -> tuple | None:
         return None
     g = fn.__globals__
     items = []
-    for name in global_names(fn.__code__):
+    for name in loaded_globals(fn.__code__):
         v = g.get(name, _MISSING)
         if not (v is _MISSING or isinstance(v, _IMMUTABLE)
                 or (isinstance(v, types.ModuleType) and _is_library(v.__name__))):

@@ -23,6 +23,7 @@ from .proxies.context import active
 from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
+from .recompile_watch import RecompileWatch
 from .runtime import LaunchJob, get_runtime
 from .kernel_options import KernelOptions
 from .options import DEFAULT_OPTIONS, describe as describe_options, make as make_options
@@ -106,6 +107,7 @@ class JitFunction:
         self.specs = param_specs(fn)
         self._cache: dict[tuple, tuple[tuple, "CompiledKernel"]] = {}
         self._bind = ArgBinder(self.name, self.specs)
+        self._recompiles = RecompileWatch(self.name)
         # the options are frozen: their part of the cache key is made once
         self._options_key = tuple(sorted((k, repr(v)) for k, v in self.options.items()))
         functools.update_wrapper(self, fn)
@@ -139,8 +141,10 @@ class JitFunction:
         return self.options["backend"] or config.backend_from_env()
 
     # -- compilation and the cache ----------------------------------------------------------------
-    def compiled(self, signature: Signature, sig_key: tuple | None = None) -> "CompiledKernel":
-        """The kernel traced and scheduled for `signature` (`sig_key`: its `_sig_key`, when known)."""
+    def compiled(self, signature: Signature, sig_key: tuple | None = None,
+                 launch_loc: SourceLoc | None = None) -> "CompiledKernel":
+        """The kernel traced and scheduled for `signature` (`sig_key`: its `_sig_key`, when known).
+        `launch_loc`: the user's launch line when a launch asks, so that repeated recompilations warn there."""
         key = (sig_key or _sig_key(signature), self._options_key)
         deps = launch_fingerprint(self.fn)
         hit = self._cache.get(key)
@@ -148,6 +152,8 @@ class JitFunction:
             return hit[1]
         ck = CompiledKernel(self, signature)
         self._cache[key] = (deps, ck)
+        if launch_loc is not None and not self.options["always_compile"]:
+            self._recompiles.compiled(key, deps, signature, launch_loc)
         return ck
 
     def __repr__(self) -> str:
@@ -303,7 +309,7 @@ def _launch(jitfn: JitFunction, ck: CompiledKernel | None, core_num: int, stream
     rt = get_runtime(hooks.backend_for(jitfn.backend))
     bound = jitfn._bind(args, kwargs, loc, device_ok=rt.name == "npu")
     if ck is None:
-        ck = jitfn.compiled(_apart(bound.signature), jitfn._bind.sig_key(bound.signature))
+        ck = jitfn.compiled(_apart(bound.signature), jitfn._bind.sig_key(bound.signature), loc)
     elif bound.signature is not ck.signature and \
             _sig_key(bound.signature, sharing=False) != _sig_key(ck.signature, sharing=False):
         raise LaunchError(f"{ck.name} was compiled for {ck.signature} but called with {bound.signature}", loc,

@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("asc_trace.toolchain",),
     ("asc_trace.lower",),
     ("asc_trace.runtime",),
-    ("asc_trace.options", "asc_trace.fingerprint", "asc_trace.jit_function"),
+    ("asc_trace.options", "asc_trace.fingerprint", "asc_trace.recompile_watch", "asc_trace.jit_function"),
     ("asc_trace.tuning", "asc_trace.vendor_judge", "asc_trace.torch_library"),
     ("asc_trace.lib", "asc_trace.cli"),
     ("asc_trace", "asc_trace.__main__"),

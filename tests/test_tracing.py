@@ -167,9 +167,6 @@ def test_runtime_value_where_python_needs_an_int():
     assert_points_at(ei.value, "MARK-listcomp-runtime")
 
 
-COUNTER = 0
-
-
 def _helper_offsets(n_tiles, tile):
     return [i * tile for i in range(n_tiles)]   # a plain helper: Python's range
 
@@ -188,8 +185,6 @@ class _Recorder(contextlib.AbstractContextManager):
 def test_python_constructs_on_trace_time_values():
     @asc.jit
     def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
-        global COUNTER
-        COUNTER += 1
         xg, zg = _gm(x), _gm(z)
         tiles = [asc.LocalTensor(F32, asc.TPosition.VECIN, k * 256, 64) for k in range(4)]   # comprehension
         scale = (lambda v: v * 2.0)(1.5)                                                       # lambda
@@ -214,9 +209,7 @@ def test_python_constructs_on_trace_time_values():
 
     x = rand(256, np.float32)
     z = np.zeros_like(x)
-    before = COUNTER
-    k[1](x, z)
-    assert COUNTER == before + 1                     # `global` wrote the module's variable
+    k[1](x, z)       # (a kernel rebinding a module global at every run is refused: tests/test_kernel_python_state.py)
     assert _Recorder.entered >= 1
     want = x * np.float32(4.0)
     want[64:128] = 0                                 # tile 1 was skipped by `continue`

@@ -14,6 +14,7 @@ from ..graph.signature import Param, Signature
 from ..graph.source_loc import SourceLoc
 from .context import TRACE_LOCK, Context, OpenRegion, use
 from .control import trace_cond, trace_while
+from .kernel_state import changed_any, check_unchanged, watch
 from .loops import SymbolicRange, intercepting_range
 from .scalar import Scalar, to_expr
 from .source_loc import is_internal, loc_of_def, loc_of_frame
@@ -176,6 +177,19 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
     Raises:
         TraceError (or another AscTraceError): the kernel cannot be traced; the message names the line.
     """
+    held = watch(fn)
+    graph = _trace_once(fn, signature, options, name, core_type)
+    if changed_any(held):
+        # the kernel's Python changed state that outlives it: acceptable only if running it again (as eager
+        # does on every core) changes nothing more (proxies/kernel_state.py)
+        held = watch(fn)
+        graph = _trace_once(fn, signature, options, name, core_type)
+        check_unchanged(held, fn, graph.name)
+    return graph
+
+
+def _trace_once(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None,
+                name: str | None, core_type: str | None) -> KernelGraph:
     graph = KernelGraph(name or fn.__name__, signature, options)
     ctx = TraceContext(graph)
     if core_type is not None:      # what asc.ascend_is_aic() answers (proxies/core_type.py)

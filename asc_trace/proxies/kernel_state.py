@@ -1,0 +1,168 @@
+"""A kernel whose Python rebinds state that outlives it, at every run, is refused while it is traced.
+
+A kernel's Python runs when it is traced: once per compilation on sim, cpp, cpu_debug and the NPU
+(where nothing of the Python is left), but eager traces it and then runs it again on every core of
+every launch. A kernel (or a helper it calls) that doubles a module global or rebinds a `nonlocal` of
+the function that made it would therefore leave different Python state, and compute with different
+values, on eager than elsewhere - silently. Runtime regions already refuse this for their bodies
+(proxies/python_state.py); this is the same rule for the kernel's Python as a whole, for rebinding: a
+module global of the kernel or of any function it reaches (through the globals it loads and its closure
+cells), or a closure cell of one of them, that the trace rebinds is a TraceError on every backend alike,
+at the line that stores it.
+
+Except when it changes nothing more the next time: a helper that binds a global on its first call
+(`if _TABLE is None: _TABLE = build()`) gives every later run, eager's included, the same values. So a
+trace that rebound something is run once more (only then: a kernel that rebinds nothing pays one copy of
+its modules' namespaces and one comparison, about 10 us), and the kernel is refused only when that second
+trace rebinds something again; its graph is the one kept, since it saw the state every later run sees.
+
+Not refused (yet): a list, dict or object made outside the kernel that its Python mutates in place
+(`seen.append(n)`): tests and users use exactly that to look at trace-time values, and refusing it broke
+them; such a container changes once per compilation on sim and cpp and once per core and launch on eager
+(docs/control-flow.md, docs/known-gaps.md).
+"""
+from __future__ import annotations
+
+import dis
+import linecache
+import types
+from functools import lru_cache
+from typing import Any
+
+from ..errors import TraceError
+from ..graph.source_loc import SourceLoc
+from .python_containers import _library
+from .source_loc import loc_of_def
+
+_MISSING = object()
+_GLOBAL_READS = frozenset({dis.opmap[op] for op in ("LOAD_GLOBAL", "LOAD_NAME") if op in dis.opmap})
+MAX_FUNCTIONS = 200
+
+
+class _Watched:
+    """The bindings of every module namespace and closure cell of the kernel and of the functions it reaches
+    through the globals it loads and its closure cells (helpers, @asc.jit sub-kernels, methods of classes)."""
+
+    def __init__(self, fn: types.FunctionType) -> None:
+        self.namespaces: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
+        self.cells: list[tuple[types.CellType, Any, str, types.FunctionType]] = []
+        self.functions: list[types.FunctionType] = []
+        seen: set[int] = set()
+        todo = [fn]
+        while todo and len(self.functions) < MAX_FUNCTIONS:
+            f = todo.pop()
+            if id(f.__code__) in seen or _library(f.__globals__.get("__name__")):
+                continue
+            seen.add(id(f.__code__))
+            self._note(f)
+            g = f.__globals__
+            reached = [g[n] for n in _loaded(f.__code__) if n in g]
+            reached += list(_cells(f).values())
+            for v in reached:
+                v = getattr(v, "__asc_jit_fn__", v)
+                if isinstance(v, types.MethodType):
+                    v = v.__func__
+                if isinstance(v, type) and not _library(v.__module__):
+                    todo += [m for m in vars(v).values() if isinstance(m, types.FunctionType)]
+                elif isinstance(v, types.FunctionType):
+                    todo.append(v)
+
+    def _note(self, fn: types.FunctionType) -> None:
+        self.functions.append(fn)
+        g = fn.__globals__
+        if id(g) not in self.namespaces:
+            self.namespaces[id(g)] = (g, dict(g), str(g.get("__name__", "?")))
+        for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                self.cells.append((c, c.cell_contents, name, fn))
+            except ValueError:
+                self.cells.append((c, _MISSING, name, fn))
+
+    def rebound(self) -> tuple[str, str] | None:
+        """(the name, what it is) of the first global or closure cell the trace rebound, or None."""
+        for g, before, module in self.namespaces.values():
+            for name in sorted(set(before) | set(g)):
+                if name.startswith("__") or g.get(name, _MISSING) is before.get(name, _MISSING):
+                    continue
+                if isinstance(before.get(name), types.ModuleType) or isinstance(g.get(name), types.ModuleType):
+                    continue        # an import the kernel's module makes lazily (`global np; import numpy`) is no state
+                return name, f"a global of module {module}"
+        for c, old, name, fn in self.cells:
+            try:
+                now = c.cell_contents
+            except ValueError:
+                now = _MISSING
+            if now is not old:
+                return name, f"a variable of the function that made {fn.__qualname__} (a closure cell)"
+        return None
+
+
+def watch(fn: Any) -> _Watched | None:
+    """The state a kernel function's trace must leave as it found (None: not a plain Python function)."""
+    return _Watched(fn) if isinstance(fn, types.FunctionType) else None
+
+
+def changed_any(held: _Watched | None) -> bool:
+    return held is not None and held.rebound() is not None
+
+
+def check_unchanged(held: _Watched | None, fn: Any, name: str) -> None:
+    """Refuse the kernel when its second trace changed Python state made before it again (see the module
+    docstring)."""
+    if held is None:
+        return
+    found = held.rebound()
+    if found is not None:
+        var, what = found
+        loc = _store_line(held.functions, var) or loc_of_def(fn)
+        _refuse(name, f"rebinds `{var}` ({what})", loc, var)
+
+
+def _refuse(name: str, change: str, loc: SourceLoc | None, var: str) -> None:
+    raise TraceError(f"kernel {name}'s Python {change} at every run (traced twice, it changed it both times): a "
+                     "kernel's Python runs once per compilation on sim, cpp and the NPU, but on every core of every "
+                     "launch on eager, so the backends would see different values", loc,
+                     hint=f"compute `{var}` outside the kernel and pass what the kernel needs as an argument "
+                          "(a runtime int/float, or an asc.ConstExpr), or keep the state local to the kernel")
+
+
+def _store_line(functions: list[types.FunctionType], var: str) -> SourceLoc | None:
+    """Where one of the traced functions stores `var` as a global or a cell (the user's line to show)."""
+    for fn in functions:
+        for code in _codes(fn.__code__):
+            for ins in dis.get_instructions(code):
+                if ins.opname in ("STORE_GLOBAL", "STORE_DEREF", "DELETE_GLOBAL") and ins.argval == var \
+                        and ins.positions is not None and ins.positions.lineno is not None:
+                    line = ins.positions.lineno
+                    text = linecache.getline(code.co_filename, line).rstrip("\n")
+                    return SourceLoc(code.co_filename, line, code.co_name, text,
+                                     ins.positions.col_offset if ins.positions.col_offset is not None else -1,
+                                     ins.positions.end_col_offset if ins.positions.end_col_offset is not None else -1)
+    return None
+
+
+@lru_cache(maxsize=2048)
+def _loaded(code: types.CodeType) -> frozenset[str]:
+    """The global names a code object and the code nested in it load (not attribute names)."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opcode in _GLOBAL_READS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _loaded(c)
+    return frozenset(names)
+
+
+def _cells(fn: types.FunctionType) -> dict[str, Any]:
+    out = {}
+    for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = c.cell_contents
+        except ValueError:
+            pass
+    return out
+
+
+def _codes(code: types.CodeType):
+    yield code
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield from _codes(c)
