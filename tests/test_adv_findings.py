@@ -446,7 +446,7 @@ def gelu_no_pipe(x: asc.GlobalAddress, z: asc.GlobalAddress):
 
 @pytest.mark.parametrize("backend", [b if getattr(b, "values", (b,))[0] != "cpu_debug" else pytest.param(
     "cpu_debug", marks=[*b.marks, pytest.mark.xfail(
-        strict=True, raises=asc.OutOfBoundsError,
+        strict=True, raises=asc.UBOverflowError,
         reason="the vendor's Gelu without a temp buffer takes its scratch from the TPipe's free UB; with no TPipe "
                "the API refuses it ('params.stackSize must > 0'), while sim and eager run it on scratch of their "
                "own: the scratch placement is not modeled (the scheduler and simulator do not see it)")])
