@@ -20,6 +20,10 @@ from matmul_cube import BASE_K, BASE_M, BASE_N, Tiles, smin, up16
 
 HALF = BASE_M // 2                     # rows of a tile per vector core
 TILE = BASE_M * BASE_N                 # fp32 elements of one workspace slot
+# Gelu's scratch, given explicitly: without it the vendor's Gelu takes the UB after the TPipe's buffers
+# (PopStackBuffer), and this kernel's LocalTensors are placed in one buffer over the whole usable UB, so the
+# vendor's API would find none ("params.stackSize must > 0"); the size at which it runs in one pass
+GELU_TMP = asc.adv.get_gelu_max_min_tmp_size([HALF * BASE_N], 4)[0]
 
 
 def smax0(a):
@@ -37,6 +41,7 @@ def matmul_bias_gelu_mix(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.G
     x = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, HALF * BASE_N)
     y = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, HALF * BASE_N * 4, HALF * BASE_N)
     brow = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 2 * HALF * BASE_N * 4, BASE_N)
+    tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, (2 * HALF + 1) * BASE_N * 4, GELU_TMP)
     m_tiles = (m + BASE_M - 1) // BASE_M
     n_tiles = (n + BASE_N - 1) // BASE_N
     full_k = k // BASE_K
@@ -64,7 +69,7 @@ def matmul_bias_gelu_mix(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.G
                               asc.DataCopyPadExtParams(False, 0, 0, 0))
             for r in range(rows):
                 asc.add(x[r * BASE_N:], x[r * BASE_N:], brow, BASE_N)
-            asc.adv.gelu(y, x, rows * BASE_N)
+            asc.adv.gelu(y, x, rows * BASE_N, tmp)
             gap = (BASE_N * 4 - (cur_n * 4 + 31) // 32 * 32) // 32
             asc.data_copy_pad(gc[(row + r0) * n + col:], y, asc.DataCopyExtParams(rows, cur_n * 4, gap,
                                                                                   (n - cur_n) * 4, 0))
