@@ -60,3 +60,28 @@ def test_a_too_small_temp_buffer_is_a_ub_overflow_everywhere(backend, kernel, n,
         asc.jit(kernel, backend=backend)[1](x, y, 32)
     assert_points_at(ei.value, mark, __file__)
     assert not y.any()                      # refused before anything was written
+
+
+# -- the same gap without a TPipe: pyasc's insert_sync softmax test (LocalTensorAuto, no temp buffer) ----------
+
+def auto_softmax(x: asc.GlobalAddress, y: asc.GlobalAddress):
+    xg, yg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, R * C)
+    yg.set_global_buffer(y, R * C)
+    src = asc.LocalTensorAuto(asc.float32, R * C)
+    sm = asc.LocalTensorAuto(asc.float32, R * 8)
+    mx = asc.LocalTensorAuto(asc.float32, R * 8)
+    asc.data_copy(src, xg, R * C)
+    asc.adv.softmax(src, sm, mx, src, asc.adv.SoftmaxTiling(), shape=(R, C))
+    asc.data_copy(yg, src, R * C)
+
+
+@pytest.mark.xfail(strict=True, reason="a kernel without a TPipe of its own: the emitted kernel places its tensors in "
+                   "one TBuf over the whole usable UB, so the vendor's SoftMax finds no PopStackBuffer scratch and "
+                   "refuses the call on cpu_debug (UBOverflowError), while sim and eager run it on scratch they do "
+                   "not model (same root as test_adv_findings.py's gelu xfail; pyasc's "
+                   "test/kernels/insert_sync/test_softmax.py is this pattern)")
+def test_softmax_without_temp_buffer_and_no_tpipe_is_refused_on_sim_as_on_the_vendors_api():
+    x = np.random.default_rng(0).standard_normal(R * C).astype(np.float32)
+    with pytest.raises(asc.UBOverflowError):
+        asc.jit(auto_softmax, backend="sim")[1](x, np.zeros_like(x))
