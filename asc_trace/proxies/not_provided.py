@@ -40,6 +40,12 @@ NOT_PROVIDED: dict[str, tuple[str, str]] = {
                          "keep scores and indices in their own tensors and sort them with asc.sort32"),
     "scatter": ("Scatter is not supported on Atlas A2 (asc-devkit dav_c220 ScatterImpl reports it unsupported)",
                 "write each element with its own destination, or gather the other way round with asc.gather"),
+    # A2 has it (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_bilinearinterpolation_impl.h); not modelled
+    # yet: pyasc's test/kernels/test_bilinear_interpolation.py stopped at a bare AttributeError
+    "bilinear_interpolation": ("BilinearInterpolation (16-element blocks gathered by offset, scaled per block or "
+                               "per repeat and summed across horizontal repeats) is not modelled yet",
+                               "gather the blocks with asc.gather, scale them with asc.mul or asc.muls and sum them "
+                               "with asc.add"),
     "dump_acc_chk_point": ("DumpAccChkPoint (a dump at an accumulated offset) is not provided",
                            "asc.dump_tensor(tensor[offset:], desc, count) prints the same elements"),
 }

@@ -329,6 +329,10 @@ def _api_error_class(text: str, source: str) -> type[AscTraceError]:
     # 196608" is a TPipe message, but the error is the UB's, as sim / eager / cpp report it)
     if "max len" in low or "ub size" in low or str(config.UB_BYTES) in low:
         return UBOverflowError
+    # a high-level call's scratch below its minimum ("softmax need min tmpbuffer is not enough"): sim, eager
+    # and cpp report a too-small temporary buffer (given, or the UB PopStackBuffer finds) as the UB's overflow
+    if "tmpbuffer" in low or "tmp buffer" in low or "stacksize" in low:
+        return UBOverflowError
     # TBuf::Get past its buffer ("len is 2048, max buffer len is 1024"): a bounds error, as sim / eager / cpp say
     if "max buffer len" in low:
         return OutOfBoundsError
