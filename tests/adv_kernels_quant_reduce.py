@@ -126,6 +126,9 @@ def suite() -> list:
         out.append(asc.compile(k, (np.ones(32, np.int32), np.ones(16, sdt), np.zeros(32, ddt))))
     out.append(asc.compile(dequant_kernel(2, 16, 8, "float32", "float32", scalar=0.5, with_tmp=False),
                            (np.ones(32, np.int32), np.ones(16, np.float32), np.zeros(32, np.float32))))
+    # the size form without a temp buffer: AscendDequant(dst, src, scale), the vendor's 3-argument overload
+    out.append(asc.compile(dequant_kernel(2, 16, 16, "float32", "float32", form="size", with_tmp=False),
+                           (np.ones(32, np.int32), np.ones(16, np.float32), np.zeros(32, np.float32))))
     for name, acc, with_tmp in (("sum", None, True), ("sum", None, False), ("mean", asc.float32, True),
                                 ("mean", None, False)):
         out.append(asc.compile(reduce_kernel(name, 2, 320, 300, np.float16, with_tmp=with_tmp, acc=acc),

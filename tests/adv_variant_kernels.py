@@ -90,12 +90,13 @@ def batchnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, wit
         xg, gg, bg, zg, mg, vg = (asc.GlobalTensor() for _ in range(6))
         for t, a in ((xg, x), (gg, g), (bg, be), (zg, z), (mg, mean), (vg, var)):
             t.set_global_buffer(a)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
-        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, bp)
-        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 33792, bp)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 34816, n)
-        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 67584, mv)
-        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 67584 + 8192, mv)
+        lt = UbTensors(with_tmp)       # a TPipe when the call takes its scratch from the stack
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, n)
+        gl = lt(x.dtype, asc.TPosition.VECIN, 32768, bp)
+        bl = lt(x.dtype, asc.TPosition.VECIN, 33792, bp)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 34816, n)
+        ml = lt(x.dtype, asc.TPosition.VECOUT, 67584, mv)
+        vl = lt(x.dtype, asc.TPosition.VECOUT, 67584 + 8192, mv)
         asc.data_copy(xl, xg, n)
         asc.data_copy(gl, gg, bp)
         asc.data_copy(bl, bg, bp)
@@ -124,13 +125,14 @@ def deepnorm_kernel(b: int, s: int, h: int, tmp_bytes: int, type_size: int, with
         gts = [asc.GlobalTensor() for _ in range(7)]
         for t, a in zip(gts, (x, gx, be, g, z, mean, var)):
             t.set_global_buffer(a)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, n)
-        gxl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 24576, n)
-        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 49152, h)
-        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 49152 + 4096, h)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 57344, n)
-        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 81920, rp)
-        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 81920 + 2048, rp)
+        lt = UbTensors(with_tmp)       # a TPipe when the call takes its scratch from the stack
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, n)
+        gxl = lt(x.dtype, asc.TPosition.VECIN, 24576, n)
+        bl = lt(x.dtype, asc.TPosition.VECIN, 49152, h)
+        gl = lt(x.dtype, asc.TPosition.VECIN, 49152 + 4096, h)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 57344, n)
+        ml = lt(x.dtype, asc.TPosition.VECOUT, 81920, rp)
+        vl = lt(x.dtype, asc.TPosition.VECOUT, 81920 + 2048, rp)
         for dst, src, cnt in ((xl, gts[0], n), (gxl, gts[1], n), (bl, gts[2], h), (gl, gts[3], h)):
             asc.data_copy(dst, src, cnt)
         if with_tmp:
@@ -157,12 +159,13 @@ def groupnorm_kernel(n: int, c: int, hw: int, g: int, tmp_bytes: int, type_size:
         gts = [asc.GlobalTensor() for _ in range(6)]
         for t, a in zip(gts, (x, ga, be, z, mean, var)):
             t.set_global_buffer(a)
-        xl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, size)
-        gl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768, cp)
-        bl = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 32768 + 2048, cp)
-        zl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 36864, size)
-        ml = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 69632, gp)
-        vl = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 69632 + 2048, gp)
+        lt = UbTensors(with_tmp)       # a TPipe when the call takes its scratch from the stack
+        xl = lt(x.dtype, asc.TPosition.VECIN, 0, size)
+        gl = lt(x.dtype, asc.TPosition.VECIN, 32768, cp)
+        bl = lt(x.dtype, asc.TPosition.VECIN, 32768 + 2048, cp)
+        zl = lt(x.dtype, asc.TPosition.VECOUT, 36864, size)
+        ml = lt(x.dtype, asc.TPosition.VECOUT, 69632, gp)
+        vl = lt(x.dtype, asc.TPosition.VECOUT, 69632 + 2048, gp)
         for dst, src, cnt in ((xl, gts[0], size), (gl, gts[1], cp), (bl, gts[2], cp)):
             asc.data_copy(dst, src, cnt)
         if with_tmp:
