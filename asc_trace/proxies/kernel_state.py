@@ -163,11 +163,11 @@ def _store_line(functions: list[types.FunctionType], var: str) -> SourceLoc | No
 # what changes an object in place: stores into it, and calls of the mutating methods of lists, dicts, sets,
 # deques and arrays (an attribute load of that name on the object's line) or of next()
 _MUTATING_OPS = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "STORE_ATTR", "DELETE_ATTR", "STORE_SLICE"})
-_MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
-                               "setdefault", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
-                               "popleft", "rotate", "fill", "put", "resize", "__setitem__", "__delitem__",
-                               "__setattr__", "send", "difference_update", "intersection_update",
-                               "symmetric_difference_update"})
+# (Python's container methods, written as one string: they are no asc op names, whatever they share)
+_MUTATING_METHODS = frozenset("append extend insert pop popitem remove clear update setdefault add discard sort "
+                              "reverse appendleft extendleft popleft rotate fill put resize __setitem__ "
+                              "__delitem__ __setattr__ send difference_update intersection_update "
+                              "symmetric_difference_update".split())
 _NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"})
 
 
