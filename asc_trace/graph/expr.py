@@ -85,6 +85,15 @@ class Var(Expr):
     def __hash__(self) -> int:
         return self._h or _cached_hash(self, ("v", self.kind, self.key, self.name, self.vtype))
 
+    def __eq__(self, other: object) -> bool:
+        # (the dataclass's own compares two new tuples: this runs for every leaf of every Bin compared)
+        if self is other:
+            return True
+        if other.__class__ is not Var:
+            return False
+        return (self.key == other.key and self.kind == other.kind  # type: ignore[union-attr]
+                and self.name == other.name and self.vtype == other.vtype)  # type: ignore[union-attr]
+
     @property
     def type(self) -> str:  # type: ignore[override]
         return self.vtype
