@@ -132,16 +132,23 @@ def test_misuse_is_refused_at_the_users_line(body, cls, words):
 
 
 def test_get_store_atomic_config_reads_the_register_while_tracing():
-    seen = []
-
+    # the kernel writes what it read into x (a list outside the kernel that it appends to is refused)
     def body(g, a, n):
-        seen.append(asc.get_store_atomic_config())
-        asc.set_atomic_add(asc.float16)
-        seen.append(asc.get_store_atomic_config())
-        asc.set_store_atomic_config(asc.AtomicDtype.ATOMIC_BF16, asc.AtomicOp.ATOMIC_SUM)
-        seen.append(asc.get_store_atomic_config())
-        asc.set_atomic_none()
-        seen.append(asc.get_store_atomic_config())
+        at = [0]
 
-    _kernel(body)[1](np.zeros(N, np.float32), 2)
-    assert seen == [(0, 0), (2, 0), (6, 0), (0, 0)]
+        def record():
+            dtype, op = asc.get_store_atomic_config()
+            g.set_value(at[0], dtype)
+            g.set_value(at[0] + 1, op)
+            at[0] += 2
+        record()
+        asc.set_atomic_add(asc.float16)
+        record()
+        asc.set_store_atomic_config(asc.AtomicDtype.ATOMIC_BF16, asc.AtomicOp.ATOMIC_SUM)
+        record()
+        asc.set_atomic_none()
+        record()
+
+    x = np.full(N, -1, np.float32)
+    _kernel(body)[1](x, 2)
+    assert list(x[:8]) == [0, 0, 2, 0, 6, 0, 0, 0]

@@ -105,19 +105,21 @@ def test_hand_synchronised_on_reserved_ids_runs_everywhere(backend, auto):
 
 
 def test_fetch_returns_the_first_unreserved_id():
-    seen = []
-
+    # the kernel writes the ids into z (a list outside the kernel that it appends to is refused)
     @asc.jit
-    def k():
+    def k(z: asc.GlobalAddress):
+        zg = asc.GlobalTensor()
+        zg.set_global_buffer(z, 4)
         pipe = asc.TPipe()
-        seen.append(pipe.fetch_event_id(EV.V_S))
+        zg.set_value(0, pipe.fetch_event_id(EV.V_S))
         e = asc.get_tpipe_ptr().alloc_event_id()           # pyasc's default event: V_S
-        seen.append(e)
-        seen.append(asc.get_tpipe_ptr().fetch_event_id(event=EV.V_S))
+        zg.set_value(1, e)
+        zg.set_value(2, asc.get_tpipe_ptr().fetch_event_id(event=EV.V_S))
         pipe.release_event_id(id=e)
-        seen.append(pipe.fetch_event_id(EV.V_S))
-    k[1]()
-    assert seen[-4:] == [0, 0, 1, 0]
+        zg.set_value(3, pipe.fetch_event_id(EV.V_S))
+    z = np.full(4, -1, np.int32)
+    k[1](z)
+    assert list(z) == [0, 0, 1, 0]
 
 
 @asc.jit

@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
+from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import rand
 
 F32 = asc.float32
 VECIN = asc.TPosition.VECIN
-BACKENDS = ["sim", "eager", "cpp"]
+BACKENDS = ["sim", "eager", "cpp", pytest.param("cpu_debug", marks=pytest.mark.skipif(
+    headers_if_configured() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME"))]
 
 G = 1.5
 LOG: list = []
@@ -83,13 +85,21 @@ def test_a_helper_doubling_a_global_is_refused_at_its_line(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_counter_on_an_outside_object_is_not_refused_yet(backend):
-    # containers and objects mutated in place are trace-time probes in tests (`seen.append(...)`); not refused
-    # (docs/control-flow.md): the count differs per backend, which this pins down so a change is deliberate
+def test_a_counter_on_an_outside_object_is_refused_at_its_line(backend):
     COUNTER.n = 0
-    x, z = _run(_scaled(_count), backend)
-    assert z.tobytes() == (x * np.float32(2.0)).tobytes()
-    assert COUNTER.n == {"eager": 2}.get(backend, 1)
+    with pytest.raises(asc.TraceError, match=r"changes `COUNTER.n` in place \(its value; `COUNTER` is a Python "
+                                             r"object made outside the kernel, reached through `_count`\)") as e:
+        _run(_scaled(_count), backend)
+    assert e.value.loc.file == __file__ and e.value.loc.line == _count.__code__.co_firstlineno + 1
+    assert "eager" in str(e.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_appended_to_by_a_helper_is_refused(backend):
+    LOG.clear()
+    with pytest.raises(asc.TraceError, match=r"changes `LOG` in place \(its length") as e:
+        _run(_scaled(_append), backend)
+    assert e.value.loc.line == _append.__code__.co_firstlineno + 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

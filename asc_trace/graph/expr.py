@@ -58,7 +58,7 @@ class Const(Expr):
         return a == b
 
     def __hash__(self) -> int:
-        return _cached_hash(self, ("c", *self.key()))
+        return self._h or _cached_hash(self, ("c", *self.key()))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -83,7 +83,16 @@ class Var(Expr):
     _h: int = field(default=0, init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, ("v", self.kind, self.key, self.name, self.vtype))
+        return self._h or _cached_hash(self, ("v", self.kind, self.key, self.name, self.vtype))
+
+    def __eq__(self, other: object) -> bool:
+        # (the dataclass's own compares two new tuples: this runs for every leaf of every Bin compared)
+        if self is other:
+            return True
+        if other.__class__ is not Var:
+            return False
+        return (self.key == other.key and self.kind == other.kind  # type: ignore[union-attr]
+                and self.name == other.name and self.vtype == other.vtype)  # type: ignore[union-attr]
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -105,12 +114,35 @@ class Bin(Expr):
     a: Expr
     b: Expr
     _h: int = field(default=0, init=False, repr=False, compare=False)
+    _t: str = field(default="", init=False, repr=False, compare=False)
+    _fv: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, ("b", self.op, self.a, self.b))
+        return self._h or _cached_hash(self, ("b", self.op, self.a, self.b))
+
+    def __eq__(self, other: object) -> bool:
+        # the memos of the scheduler and the proof compare many equal-looking index expressions: two
+        # hashes already computed and different settle it without walking both trees
+        if self is other:
+            return True
+        if other.__class__ is not Bin:
+            return False
+        h, k = self._h, other._h  # type: ignore[union-attr]
+        if h and k and h != k:
+            return False
+        return self.op == other.op and self.a == other.a and self.b == other.b  # type: ignore[union-attr]
 
     @property
     def type(self) -> str:  # type: ignore[override]
+        # cached: the type of a deep index expression recurses through all of it, and the proof and
+        # linearize ask it again for every subexpression
+        t = self._t
+        if not t:
+            t = self._type()
+            object.__setattr__(self, "_t", t)
+        return t
+
+    def _type(self) -> str:
         if self.op in _CMP:
             return "bool"
         if self.op == "/":
@@ -125,9 +157,10 @@ class Un(Expr):
     op: str   # "neg", "not", "abs", "int", "float"
     a: Expr
     _h: int = field(default=0, init=False, repr=False, compare=False)
+    _fv: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, ("u", self.op, self.a))
+        return self._h or _cached_hash(self, ("u", self.op, self.a))
 
     @property
     def type(self) -> str:  # type: ignore[override]
@@ -208,19 +241,26 @@ def unop(op: str, a: Expr) -> Expr:
 
 
 def free_vars(e: Expr) -> set[Var]:
-    out: set[Var] = set()
-    _collect(e, out)
-    return out
+    """The variables of `e` (a new set, the caller's to change)."""
+    return set(_free(e))
 
 
-def _collect(e: Expr, out: set[Var]) -> None:
-    if isinstance(e, Var):
-        out.add(e)
-    elif isinstance(e, Bin):
-        _collect(e.a, out)
-        _collect(e.b, out)
-    elif isinstance(e, Un):
-        _collect(e.a, out)
+_NO_VARS: frozenset = frozenset()
+
+
+def _free(e: Expr) -> frozenset:
+    """The variables of `e`, kept on each Bin / Un: a dozen passes ask for the same expressions' variables
+    (producers, verification, loop analysis, lowering), and each walked the whole tree again."""
+    c = e.__class__
+    if c is Var:
+        return frozenset((e,))
+    if c is Bin or c is Un:
+        f = e._fv
+        if f is None:
+            f = _free(e.a) | _free(e.b) if c is Bin else _free(e.a)
+            object.__setattr__(e, "_fv", f)
+        return f
+    return _NO_VARS
 
 
 def depends_on(e: Expr, kinds: set[str] | frozenset[str]) -> bool:

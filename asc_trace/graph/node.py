@@ -98,8 +98,23 @@ def exprs_in(args: Any) -> Iterator[Expr]:
             yield a.offset
         elif isinstance(a, (tuple, list)):
             yield from exprs_in(a)
-        elif dataclasses.is_dataclass(a) and not isinstance(a, type):
-            yield from exprs_in(tuple(getattr(a, f.name) for f in dataclasses.fields(a)))
+        else:
+            names = _field_names(a.__class__)
+            if names:
+                yield from exprs_in(tuple(getattr(a, n) for n in names))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The field names of a dataclass operand type (() for other types), per class: every pass walks the
+    operands of every node, and dataclasses.fields builds its answer anew at each call."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)) \
+            if dataclasses.is_dataclass(cls) and cls is not type else ()
+    return names
 
 
 def make_attrs(**kw: Any) -> tuple[tuple[str, Any], ...]:

@@ -16,22 +16,26 @@ trace that rebound something is run once more (only then: a kernel that rebinds 
 its modules' namespaces and one comparison, about 10 us), and the kernel is refused only when that second
 trace rebinds something again; its graph is the one kept, since it saw the state every later run sees.
 
-Not refused (yet): a list, dict or object made outside the kernel that its Python mutates in place
-(`seen.append(n)`): tests and users use exactly that to look at trace-time values, and refusing it broke
-them; such a container changes once per compilation on sim and cpp and once per core and launch on eager
-(docs/control-flow.md, docs/known-gaps.md).
+The same holds for mutating in place a list, dict, set, array, iterator or user object made outside the
+kernel and reached from it (through the globals it and its helpers name, or their closure cells):
+`seen.append(n)`, `scale[0] *= 2`, `d.update(...)`, `next(it)`, `COUNTER.n += 1` change once per compilation
+on sim and cpp but once per core and launch on eager. Compared by value snapshots
+(proxies/python_containers.py); refused by the same two-trace rule, at the line that mutates it, so a
+cache a helper fills on its first call (`_CACHE.setdefault(key, build())`) stays allowed. Objects the
+kernel makes itself (a list of tensors it builds) are new at every run and not watched.
 """
 from __future__ import annotations
 
 import dis
 import linecache
+import re
 import types
 from functools import lru_cache
 from typing import Any
 
 from ..errors import TraceError
 from ..graph.source_loc import SourceLoc
-from .python_containers import _library
+from .python_containers import Snapshot, _library
 from .source_loc import loc_of_def
 
 _MISSING = object()
@@ -47,6 +51,7 @@ class _Watched:
         self.namespaces: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
         self.cells: list[tuple[types.CellType, Any, str, types.FunctionType]] = []
         self.functions: list[types.FunctionType] = []
+        self.contents = Snapshot.of_function(fn)
         seen: set[int] = set()
         todo = [fn]
         while todo and len(self.functions) < MAX_FUNCTIONS:
@@ -96,6 +101,11 @@ class _Watched:
                 return name, f"a variable of the function that made {fn.__qualname__} (a closure cell)"
         return None
 
+    def mutated(self) -> tuple[str, str, str] | None:
+        """(the path, what changed, through which function) of the first object made outside the kernel
+        that the trace mutated in place, or None."""
+        return self.contents.changed()
+
 
 def watch(fn: Any) -> _Watched | None:
     """The state a kernel function's trace must leave as it found (None: not a plain Python function)."""
@@ -103,7 +113,7 @@ def watch(fn: Any) -> _Watched | None:
 
 
 def changed_any(held: _Watched | None) -> bool:
-    return held is not None and held.rebound() is not None
+    return held is not None and (held.rebound() is not None or held.mutated() is not None)
 
 
 def check_unchanged(held: _Watched | None, fn: Any, name: str) -> None:
@@ -116,6 +126,15 @@ def check_unchanged(held: _Watched | None, fn: Any, name: str) -> None:
         var, what = found
         loc = _store_line(held.functions, var) or loc_of_def(fn)
         _refuse(name, f"rebinds `{var}` ({what})", loc, var)
+    mutated = held.mutated()
+    if mutated is not None:
+        path, what, where = mutated
+        root = re.match(r"[A-Za-z_]\w*", path)
+        var = root.group(0) if root else path
+        via = f", reached through `{where.removeprefix('seen by ')}`" if where else ""
+        loc = _mutation_line(held.functions, var) or loc_of_def(fn)
+        _refuse(name, f"changes `{path}` in place ({what}; `{var}` is a Python object made outside the kernel"
+                      f"{via})", loc, var)
 
 
 def _refuse(name: str, change: str, loc: SourceLoc | None, var: str) -> None:
@@ -139,6 +158,48 @@ def _store_line(functions: list[types.FunctionType], var: str) -> SourceLoc | No
                                      ins.positions.col_offset if ins.positions.col_offset is not None else -1,
                                      ins.positions.end_col_offset if ins.positions.end_col_offset is not None else -1)
     return None
+
+
+# what changes an object in place: stores into it, and calls of the mutating methods of lists, dicts, sets,
+# deques and arrays (an attribute load of that name on the object's line) or of next()
+_MUTATING_OPS = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "STORE_ATTR", "DELETE_ATTR", "STORE_SLICE"})
+# (Python's container methods, written as one string: they are no asc op names, whatever they share)
+_MUTATING_METHODS = frozenset("append extend insert pop popitem remove clear update setdefault add discard sort "
+                              "reverse appendleft extendleft popleft rotate fill put resize __setitem__ "
+                              "__delitem__ __setattr__ send difference_update intersection_update "
+                              "symmetric_difference_update".split())
+_NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"})
+
+
+def _mutation_line(functions: list[types.FunctionType], var: str) -> SourceLoc | None:
+    """The line of one of the traced functions that loads `var` (a global or a cell) and mutates something
+    on that line (the user's line to show); failing that, the first line that loads it."""
+    first: tuple[types.CodeType, dis.Instruction] | None = None
+    for fn in functions:
+        for code in _codes(fn.__code__):
+            by_line: dict[int, list[dis.Instruction]] = {}
+            for ins in dis.get_instructions(code):
+                if ins.positions is not None and ins.positions.lineno is not None:
+                    by_line.setdefault(ins.positions.lineno, []).append(ins)
+            for line, group in by_line.items():
+                loads = [i for i in group if i.opname in _NAME_LOADS and i.argval == var]
+                if not loads:
+                    continue
+                first = first or (code, loads[0])
+                if any(i.opname in _MUTATING_OPS or (i.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                                                     and i.argval in _MUTATING_METHODS)
+                       or (i.opname == "LOAD_GLOBAL" and i.argval == "next") for i in group):
+                    return _loc(code, loads[0])
+    return _loc(*first) if first is not None else None
+
+
+def _loc(code: types.CodeType, ins: dis.Instruction) -> SourceLoc:
+    p = ins.positions
+    line = p.lineno
+    text = linecache.getline(code.co_filename, line).rstrip("\n")
+    return SourceLoc(code.co_filename, line, code.co_name, text,
+                     p.col_offset if p.col_offset is not None else -1,
+                     p.end_col_offset if p.end_col_offset is not None else -1)
 
 
 @lru_cache(maxsize=2048)

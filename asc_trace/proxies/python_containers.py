@@ -53,13 +53,23 @@ def _is_proxy(v: Any) -> bool:
 class Snapshot:
     """Value tokens of every object reachable from a region's roots, taken before the region runs."""
 
-    def __init__(self, frame: types.FrameType) -> None:
+    def __init__(self, frame: types.FrameType | None) -> None:
         self.roots: list[tuple[str, str, Any]] = []
         self._ids: set[int] = set()
         self.alive: list[Any] = []          # keeps compared objects alive, so their ids stay theirs
         self._codes: set[int] = set()
-        self._add_scope(frame.f_locals, frame.f_globals, frame.f_code, "")
+        if frame is not None:
+            self._add_scope(frame.f_locals, frame.f_globals, frame.f_code, "")
         self.tokens = [self._token(v) for _, _, v in self.roots]
+
+    @classmethod
+    def of_function(cls, fn: types.FunctionType) -> Snapshot:
+        """The objects a whole kernel could mutate that outlive it: its closure cells, the globals it names,
+        and those of the functions it reaches (its own locals are made at every run, so they are free)."""
+        snap = cls(None)
+        snap._add_function(fn)
+        snap.tokens = [snap._token(v) for _, _, v in snap.roots]
+        return snap
 
     # -- the roots --------------------------------------------------------------------------------
     def _add_scope(self, local: dict[str, Any], glob: dict[str, Any], code: types.CodeType, where: str) -> None:
