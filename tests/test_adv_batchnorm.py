@@ -41,7 +41,11 @@ def test_within_tolerance_of_float64(b, s, hb, half, tmp_kb, seed):
     mu, var = xr.mean(0), xr.var(0)
     want = (xr - mu) / np.sqrt(var + 1e-5) * g.astype(np.float64)[:, None] + be.astype(np.float64)[:, None]
     rtol, atol = REGISTRY["adv_batchnorm"].tolerance(np.dtype(dt).name)
-    np.testing.assert_allclose(z.reshape(b, s * h), want, rtol=rtol, atol=atol * 4)
+    # x - mean cancels: x and the mean are each rounded to dt (half an ulp of |x|), and that error, divided by the
+    # standard deviation, is in the result whatever the algorithm (two close rows: |x| / |x - mean| ~ 500 seen)
+    cond = np.finfo(dt).eps * (np.abs(xr) + np.abs(mu)) / np.sqrt(var + 1e-5) * np.abs(g.astype(np.float64))[:, None]
+    err = np.abs(z.reshape(b, s * h).astype(np.float64) - want)
+    assert (err <= rtol * np.abs(want) + atol * 4 + cond).all(), (err.max(), np.argmax(err))
     np.testing.assert_allclose(m, mu, rtol=rtol, atol=atol)
     np.testing.assert_allclose(v, var, rtol=rtol, atol=atol * 4)
 
