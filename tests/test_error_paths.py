@@ -403,9 +403,7 @@ def _mask_form_past_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress, rep: int)
 
 @pytest.mark.parametrize("backend", ["sim", "eager", "cpp", pytest.param("cpu_debug", marks=[
     pytest.mark.skipif(headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)"),
-    pytest.mark.xfail(strict=True, reason="cpu_debug bounds a mask / repeat form by the UB only: its API check hooks "
-                                          "(toolchain/stub/src/api_hooks.cpp) accept those forms and the instruction "
-                                          "layer checks addresses against the UB, not against the LocalTensor")])])
+])])
 def test_a_mask_form_past_its_tensor_inside_the_ub_is_out_of_bounds(backend):
     z = np.zeros(1024, np.float16)
     with pytest.raises(OutOfBoundsError, match="512"):

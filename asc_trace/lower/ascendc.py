@@ -38,6 +38,9 @@ PRELUDE = """\
 #ifndef ASC_TRACE_NODE
 #define ASC_TRACE_NODE(n)
 #endif
+#ifndef ASC_TRACE_API_TENSORS
+#define ASC_TRACE_API_TENSORS(dst, src0, src1) static_cast<void>(0)
+#endif
 """
 
 def c_type(dt: DataType) -> str:

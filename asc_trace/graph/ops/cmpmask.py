@@ -137,11 +137,15 @@ def emit_form(ctx: Any, n: Any) -> str:
         mode = CMPMODE(n.attr("cmp_mode")).name
         return (f"AscendC::Compare({ctx.ref(a[1])}, {ctx.ref(a[2])}, AscendC::CMPMODE::{mode}, {ctx.mask(n, a[3])}, "
                 f"{params});")
+    # the register forms of Select pass no parameter check that sees their tensors (nor do Get / SetCmpMask):
+    # ASC_TRACE_API_TENSORS hands them to cpu_debug's stub layer, to bound the operands by (a no-op elsewhere)
     if form == "sel_reg":
-        return (f"AscendC::Select<{dt.c_name}, AscendC::SELMODE::VSEL_CMPMASK_SPR>({ctx.ref(a[0])}, {ctx.ref(a[2])}, "
+        return (f"ASC_TRACE_API_TENSORS({ctx.ref(a[0])}, {ctx.ref(a[2])}, {ctx.ref(a[3])}); "
+                f"AscendC::Select<{dt.c_name}, AscendC::SELMODE::VSEL_CMPMASK_SPR>({ctx.ref(a[0])}, {ctx.ref(a[2])}, "
                 f"{ctx.ref(a[3])}, {repeat}, {params});")
     if form == "sel_reg_scalar":
-        return f"AscendC::Select({ctx.ref(a[0])}, {ctx.ref(a[1])}, {ctx.ref(a[2])}, {repeat}, {params});"
+        return (f"ASC_TRACE_API_TENSORS({ctx.ref(a[0])}, {ctx.ref(a[2])}, {ctx.ref(a[2])}); "
+                f"AscendC::Select({ctx.ref(a[0])}, {ctx.ref(a[1])}, {ctx.ref(a[2])}, {repeat}, {params});")
     mode = SELMODE(n.attr("sel_mode")).name
     s1 = ctx.ref(a[3]) if isinstance(a[3], TensorRef) else ctx.scalar(a[3], dt)
     return (f"AscendC::Select({ctx.ref(a[0])}, {ctx.ref(a[1])}, {ctx.ref(a[2])}, {s1}, AscendC::SELMODE::{mode}, "
@@ -163,11 +167,11 @@ _NO_CPP = NA("the cpp backend's C++ API model has no CMPMASK register; sim, eage
 
 register(
     OpDef("get_cmp_mask", "vec_cmpmask", Pipe.V, "GetCmpMask", arity=0, cost=_COST, writes=(0,),
-          accesses=_one("get_cmp_mask"), emit="AscendC::GetCmpMask({dst});",
+          accesses=_one("get_cmp_mask"), emit="ASC_TRACE_API_TENSORS({dst}, {dst}, {dst}); AscendC::GetCmpMask({dst});",
           emit_fields=lambda ctx, n: {"dst": ctx.ref(n.args[0])}, cpp_model=_NO_CPP, printer="args",
           declared={"GetCmpMask/1": (f"{_I}:96", f"{_C}:97")}),
     OpDef("set_cmp_mask", "vec_cmpmask", Pipe.V, "SetCmpMask", arity=1, cost=_COST, writes=(),
-          accesses=_one("set_cmp_mask"), emit="AscendC::SetCmpMask({src});",
+          accesses=_one("set_cmp_mask"), emit="ASC_TRACE_API_TENSORS({src}, {src}, {src}); AscendC::SetCmpMask({src});",
           emit_fields=lambda ctx, n: {"src": ctx.ref(n.args[0])}, cpp_model=_NO_CPP, printer="args",
           declared={"SetCmpMask/1": (f"{_I}:99", f"{_C}:100")}),
 )

@@ -31,16 +31,20 @@ def _local_tensor(ctx, n) -> str:
         # pyasc's `asc.LocalTensor(dtype)`: a tensor with no memory yet (a depth-0 queue binds it); the API's
         # checks refuse a constructed tensor of 0 elements, so it is the default-constructed one
         return f"AscendC::LocalTensor<{ct}> asct_t{n.id};"
-    # A constant length is emitted in whole 32-byte blocks: the API's CPU-debug build refuses any other
-    # (CreateTensor's check); asc_trace's own checks still hold accesses to the real size.
+    # A constant length is made in whole 32-byte blocks: the API's CPU-debug build refuses any other
+    # (CreateTensor's check). SetSize then gives the tensor its real length (no such check there), so that
+    # the API's checks (cpu_debug) and the C++ model (cpp) bound its operands by it, as the simulator does.
     per = 32 // dt.itemsize
+    real = None
     if isinstance(size, Const) and size.value % per:
-        size = Const(-(-size.value // per) * per)
+        real, size = size, Const(-(-size.value // per) * per)
     if ctx.pipe.placement:     # both CANN generations (lower/ascendc_pipe.py)
-        return (f"AscendC::LocalTensor<{ct}> asct_t{n.id} = {ctx.placement}.GetWithOffset<{ct}>("
+        decl = (f"AscendC::LocalTensor<{ct}> asct_t{n.id} = {ctx.placement}.GetWithOffset<{ct}>("
                 f"{ctx.cast(size, 'uint32_t')}, {ctx.cast(addr, 'uint32_t')});")
-    return (f"AscendC::LocalTensor<{ct}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
-            f"{ctx.cast(addr, 'uint32_t')}, {ctx.cast(size, 'uint32_t')});")
+    else:
+        decl = (f"AscendC::LocalTensor<{ct}> asct_t{n.id}(AscendC::TPosition::{pos.name}, "
+                f"{ctx.cast(addr, 'uint32_t')}, {ctx.cast(size, 'uint32_t')});")
+    return decl if real is None else f"{decl}\n    asct_t{n.id}.SetSize({ctx.cast(real, 'uint32_t')});"
 
 
 def _tpipe(ctx, n) -> str:

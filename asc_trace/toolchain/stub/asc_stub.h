@@ -133,6 +133,12 @@ void vec_brcb(void* dst, const void* src, size_t size, uint32_t dstBlk, uint32_t
 // simulator's tensor bounds), then forgets them. A null pointer: that operand is not checked.
 void api_extents(const void* dst, uint64_t dst_bytes, const void* src, uint64_t src_bytes, const void* off,
                  uint64_t off_bytes);
+// The LocalTensors the API's parameter check of a mask / repeat form (check::CheckFuncVecBinaryImpl with a
+// mask, ...) saw for the element-wise instruction about to run: it bounds each operand's reach, the
+// last byte its enabled lanes touch, by its tensor, as the simulator does, then forgets them. A null pointer:
+// that operand is not checked. An instruction whose operand does not start where the tensor does ignores it.
+void vec_extents(const void* dst, uint64_t dst_bytes, const void* src0, uint64_t src0_bytes, const void* src1,
+                 uint64_t src1_bytes);
 // SetModelGatherbSrc0Tensor: the gather source's host address (the instruction's own 32-bit field cannot hold it).
 void gather_source(uint64_t addr);
 // vgather (Gather): lane e of repeat r (the vector mask's lanes) takes the element at byte offset[r * lanes + e]

@@ -28,6 +28,18 @@ template <typename T> inline uint64_t bits(T v)
 
 // The emitted statements' node markers (runtime/cpp.py instrument): a failure names the user's line.
 #define ASC_TRACE_NODE(n) asc_stub::set_node(n)
+// The LocalTensors of an API call whose own parameter check does not see them (GetCmpMask, SetCmpMask, the
+// register forms of Select; graph/ops/cmpmask.py emits this before the call): the instruction bounds its
+// operands by them, as the simulator bounds them by their tensors (asc_stub::vec_extents).
+namespace asc_stub {
+template <typename D, typename S0, typename S1> inline void api_tensors(const D& d, const S0& s0, const S1& s1)
+{
+    vec_extents(d.GetPhyAddr(), static_cast<uint64_t>(d.GetSize()) * sizeof(*d.GetPhyAddr()), s0.GetPhyAddr(),
+                static_cast<uint64_t>(s0.GetSize()) * sizeof(*s0.GetPhyAddr()), s1.GetPhyAddr(),
+                static_cast<uint64_t>(s1.GetSize()) * sizeof(*s1.GetPhyAddr()));
+}
+}  // namespace asc_stub
+#define ASC_TRACE_API_TENSORS(dst, src0, src1) asc_stub::api_tensors((dst), (src0), (src1))
 
 // ---- events, barriers, block index ----------------------------------------------------------------
 inline void set_flag(pipe_t src, pipe_t dst, int64_t event) { asc_stub::set_flag(src, dst, static_cast<int>(event)); }

@@ -2,8 +2,9 @@
 // parameter checks `check::CheckFunc*Impl` (called before every vector instruction; a `false`
 // makes the API log and abort) and the process lock of the fixpipe / group-barrier paths.
 // Compiled against the headers (it needs their parameter structs). The count forms are checked
-// here as the simulator checks them: `count` elements must fit each operand's LocalTensor; every
-// other form is left to the intrinsic model (src/*.cpp), which checks addresses element by element.
+// here as the simulator checks them: `count` elements must fit each operand's LocalTensor; the mask /
+// repeat forms hand their LocalTensors to the intrinsic model (src/vector.cpp), which bounds each
+// operand's reach by them; every other form is left to the model's element-by-element UB checks.
 #include "kernel_operator.h"   // first: the precompiled header applies only then
 
 #include <initializer_list>
@@ -32,6 +33,7 @@ struct Extent {
 // `count` elements must fit every operand, as the simulator checks a count form.
 bool counts_fit(const char* api, uint32_t count, std::initializer_list<Extent> operands)
 {
+    asc_stub::vec_extents(nullptr, 0, nullptr, 0, nullptr, 0);   // no mask form's tensors linger past this API
     for (const Extent& o : operands)
         if (static_cast<uint64_t>(count) * o.bytes > o.size)
             asc_stub::fail("bounds", "%s of %u elements: %s has only %llu from there", api, count, o.what,
@@ -92,6 +94,55 @@ bool CheckFuncGatherImpl(VecGatherApiParams& p, const uint64_t, const char*) { r
 bool CheckFuncGatherImpl(VecGatherApiParams& p, const uint64_t[], const char*) { return gather_extents(p); }
 bool CheckFuncGatherImpl(VecGatherApiParams& p, const char*) { return gather_extents(p); }
 
+// The mask / repeat forms: their LocalTensors, for the element-wise instruction to bound each operand's reach by
+// (asc_stub::vec_extents), as the simulator bounds it; the API's own checks of these forms bound only the UB.
+namespace {
+bool binary_tensors(const VecBinaryApiParams& p)
+{
+    asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, ptr(p.src0Addr), p.src0Size, ptr(p.src1Addr), p.src1Size);
+    return true;
+}
+bool scalar_tensors(const VecBinaryScalarApiParams& p)
+{
+    asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, ptr(p.src0Addr), p.src0Size, nullptr, 0);
+    return true;
+}
+bool select_tensors(const VecSelectApiParams& p)
+{
+    asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, ptr(p.src0Addr), p.src0Size, ptr(p.src1Addr), p.src1Size);
+    return true;
+}
+}  // namespace
+bool CheckFuncVecBinaryImplForMaskArray(VecBinaryApiParams& p, const uint64_t[], const char*) { return binary_tensors(p); }
+bool CheckFuncVecBinaryImpl(VecBinaryApiParams& p, const uint64_t, const char*) { return binary_tensors(p); }
+bool CheckFunVecBinaryScalarImplForMaskArray(VecBinaryScalarApiParams& p, const uint64_t[], const char*)
+{
+    return scalar_tensors(p);
+}
+bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams& p, const uint64_t, const char*) { return scalar_tensors(p); }
+bool CheckFunDupImplForMaskArray(VecDupApiParams& p, const uint64_t[], const char*)
+{
+    asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, nullptr, 0, nullptr, 0);
+    return true;
+}
+bool CheckFunDupImpl(VecDupApiParams& p, const uint64_t, const char*)
+{
+    asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, nullptr, 0, nullptr, 0);
+    return true;
+}
+bool CheckFuncVecSelectImplForMaskArray(VecSelectApiParams& p, const uint64_t[], const char*) { return select_tensors(p); }
+bool CheckFuncVecSelectImpl(VecSelectApiParams& p, const uint64_t, const char*) { return select_tensors(p); }
+bool CheckFuncVecCmpRgtImplForMaskArray(VecCmpRgtApiParams& p, const uint64_t[], const char*)
+{
+    asc_stub::vec_extents(nullptr, 0, ptr(p.src0Addr), p.src0Size, ptr(p.src1Addr), p.src1Size);
+    return true;
+}
+bool CheckFuncVecCmpRgtImpl(VecCmpRgtApiParams& p, const uint64_t, const char*)
+{
+    asc_stub::vec_extents(nullptr, 0, ptr(p.src0Addr), p.src0Size, ptr(p.src1Addr), p.src1Size);
+    return true;
+}
+
 #define ASC_STUB_ACCEPT(NAME, ...) \
     bool NAME(__VA_ARGS__) { return true; }
 ASC_STUB_ACCEPT(CheckFuncMmadImpl, MmadApiParams&, const char*)
@@ -107,17 +158,11 @@ ASC_STUB_ACCEPT(CheckFuncCopyImpl, CopyApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopyImpl, DataCopyApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopyPadImpl, DataCopyPadApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopySliceImpl, DataCopySliceApiParams&, const char*)
-ASC_STUB_ACCEPT(CheckFuncVecBinaryImplForMaskArray, VecBinaryApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFuncVecBinaryImpl, VecBinaryApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImplForMaskArray, VecBinaryApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const uint64_t, const char*)
-ASC_STUB_ACCEPT(CheckFunVecBinaryScalarImplForMaskArray, VecBinaryScalarApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFunVecBinaryScalarImpl, VecBinaryScalarApiParams&, const uint64_t, const char*)
-ASC_STUB_ACCEPT(CheckFunDupImplForMaskArray, VecDupApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFunDupImpl, VecDupApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const char*)
@@ -131,11 +176,7 @@ ASC_STUB_ACCEPT(CheckFunReduceOtherImplForMaskArray, VecReduceApiParams&, const 
 ASC_STUB_ACCEPT(CheckFunReduceOtherImpl, VecReduceApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImplForMaskArray, VecReduceWhlApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFunReduceOtherWhlImpl, VecReduceWhlApiParams&, const uint64_t, const char*)
-ASC_STUB_ACCEPT(CheckFuncVecSelectImplForMaskArray, VecSelectApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFuncVecSelectImpl, VecSelectApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecGatherMaskImpl, VecGatherMaskApiParams&, const uint32_t, const char*)
-ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImplForMaskArray, VecCmpRgtApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFuncVecCmpRgtImpl, VecCmpRgtApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncBilinearInterpolationImpl, VecBilinearInterpolationApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncBilinearInterpolationImpl, VecBilinearInterpolationApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFunTransposeImpl, VecTransposeApiParams&, const char*)

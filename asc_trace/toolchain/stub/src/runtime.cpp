@@ -198,14 +198,26 @@ void set_pad_value(uint64_t bits)
 }
 uint64_t& ctrl() { return S().ctrl; }
 
+// The 16 bytes at `p` must lie in the tensor ASC_TRACE_API_TENSORS gave (when it is this operand's), as the
+// simulator bounds them; the tensors are then forgotten.
+static void check_cmpmask_operand(const void* p, State::Extent& x, const char* what)
+{
+    const State::Extent t = x;
+    S().api_dst = S().api_src = S().api_src1 = S().api_off = State::Extent{};
+    if (t.lo != nullptr && t.lo == p && t.bytes < 16)
+        fail("bounds", "%s needs 16 bytes but its tensor has only %llu", what, static_cast<unsigned long long>(t.bytes));
+}
+
 void set_cmpmask_from(const void* src)
 {
+    check_cmpmask_operand(src, S().api_src, "src");
     check_ub(src, 16, 1, "set_cmpmask's source");
     std::memcpy(S().cmpmask, src, 16);
 }
 
 void get_cmpmask_to(void* dst)
 {
+    check_cmpmask_operand(dst, S().api_dst, "dst");
     check_ub(dst, 16, 1, "get_cmpmask's destination");
     std::memcpy(dst, S().cmpmask, 16);
 }

@@ -39,7 +39,9 @@ struct State {
         const uint8_t* lo = nullptr;
         uint64_t bytes = 0;
     };
-    Extent api_dst, api_src, api_off;   // api_extents: the next Brcb / Gather(b)'s LocalTensors
+    // the LocalTensors the API's check saw for the instruction about to run: Brcb / Gather(b) (api_extents: dst,
+    // src, offsets) or a mask / repeat form (vec_extents: dst, src0 in api_src, src1)
+    Extent api_dst, api_src, api_off, api_src1;
     const uint8_t* gather_src = nullptr;   // gather_source
 };
 State& S();

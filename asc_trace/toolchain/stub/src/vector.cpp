@@ -1,6 +1,7 @@
 // The vector instructions (PIPE_V) under the CPU-debug stub layer: every element the vector mask
 // enables, addressed by block and repeat strides, computed with asc_trace's element arithmetic
 // (asc_trace_numerics.h, the definitions the simulator uses).
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -56,11 +57,58 @@ template <typename T> T scalar_op(VOp op, T a, T s)
 
 uint32_t per_repeat(DT a, DT b) { return static_cast<uint32_t>(256 / std::max(size_of(a), size_of(b))); }
 
+// Forgets the extents of api_extents / vec_extents once the instruction they were for has run.
+struct ExtentsUsed {
+    ~ExtentsUsed() { S().api_dst = S().api_src = S().api_off = S().api_src1 = State::Extent{}; }
+};
+
+// The LocalTensor vec_extents gave for the operand named `what`, or null.
+const State::Extent* tensor_of(const char* what)
+{
+    State& s = S();
+    if (std::strcmp(what, "dst") == 0) return &s.api_dst;
+    if (std::strcmp(what, "src0") == 0 || std::strcmp(what, "src") == 0) return &s.api_src;
+    if (std::strcmp(what, "src1") == 0) return &s.api_src1;
+    return nullptr;
+}
+
+// A mask / repeat form's operand must not reach past its LocalTensor, even inside the UB. Its reach is the
+// simulator's: the last element any enabled lane of any repeat touches, placed by the block and repeat strides
+// (runtime/executors_ops.py masked_index; here addr_of over for_active, the lanes the instruction then runs).
+// Checked before any lane runs, so that a refused instruction writes nothing, as on the simulator.
+void check_reach(const Operand& o, uint32_t per, uint32_t repeat, const char* what)
+{
+    const State::Extent* x = tensor_of(what);
+    if (x == nullptr || x->lo == nullptr || x->lo != o.base) return;   // not given, or not this operand's tensor
+    const size_t size = size_of(o.dt);
+    uint64_t end = 0;
+    for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+        end = std::max<uint64_t>(end, static_cast<uint64_t>(addr_of(o, size, r, e) - x->lo) + size);
+    });
+    if (end > x->bytes)
+        fail("bounds", "%s needs %llu x %s elements but its tensor has only %llu", what,
+             static_cast<unsigned long long>(end / size), name_of(o.dt),
+             static_cast<unsigned long long>(x->bytes / size));
+}
+
 }  // namespace
+
+void vec_extents(const void* dst, uint64_t dst_bytes, const void* src0, uint64_t src0_bytes, const void* src1,
+                 uint64_t src1_bytes)
+{
+    State& s = S();
+    s.api_dst = {static_cast<const uint8_t*>(dst), dst_bytes};
+    s.api_src = {static_cast<const uint8_t*>(src0), src0_bytes};
+    s.api_src1 = {static_cast<const uint8_t*>(src1), src1_bytes};
+    s.api_off = State::Extent{};
+}
 
 void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src0"), check_base(b, "src1");
+    const uint32_t per = static_cast<uint32_t>(256 / size_of(dst.dt));
+    check_reach(a, per, repeat, "src0"), check_reach(b, per, repeat, "src1"), check_reach(dst, per, repeat, "dst");
     by_type(dst.dt, [&](auto tag) {
         using T = decltype(tag);
         for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
@@ -73,7 +121,10 @@ void vec_binary(VOp op, const Operand& dst, const Operand& a, const Operand& b, 
 
 void vec_unary(VOp op, const Operand& dst, const Operand& a, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src");
+    const uint32_t per = static_cast<uint32_t>(256 / size_of(dst.dt));
+    check_reach(a, per, repeat, "src"), check_reach(dst, per, repeat, "dst");
     by_type(dst.dt, [&](auto tag) {
         using T = decltype(tag);
         for_active(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t e) {
@@ -84,7 +135,12 @@ void vec_unary(VOp op, const Operand& dst, const Operand& a, uint32_t repeat)
 
 void vec_scalar(VOp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src");
+    {
+        const uint32_t per = op == VOp::Axpy ? per_repeat(dst.dt, a.dt) : static_cast<uint32_t>(256 / size_of(dst.dt));
+        check_reach(a, per, repeat, "src"), check_reach(dst, per, repeat, "dst");
+    }
     if (op == VOp::Axpy) {                     // dst += src * scalar; dst may be wider than src
         by_type(dst.dt, [&](auto dtag) {
             by_type(a.dt, [&](auto stag) {
@@ -110,7 +166,9 @@ void vec_scalar(VOp op, const Operand& dst, const Operand& a, uint64_t scalar, u
 
 void vec_dup(const Operand& dst, uint64_t scalar, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst");
+    check_reach(dst, static_cast<uint32_t>(256 / size_of(dst.dt)), repeat, "dst");
     by_type(dst.dt, [&](auto tag) {
         using T = decltype(tag);
         const T s = load<T>(&scalar);
@@ -120,7 +178,10 @@ void vec_dup(const Operand& dst, uint64_t scalar, uint32_t repeat)
 
 void vec_copy(const Operand& dst, const Operand& a, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src");
+    check_reach(a, static_cast<uint32_t>(256 / size_of(dst.dt)), repeat, "src");
+    check_reach(dst, static_cast<uint32_t>(256 / size_of(dst.dt)), repeat, "dst");
     const size_t size = size_of(dst.dt);
     for_active(static_cast<uint32_t>(256 / size), repeat, [&](uint32_t r, uint32_t e) {
         uint8_t* d = addr_of(dst, size, r, e);
@@ -140,11 +201,6 @@ void check_extent(const State::Extent& x, const void* p, uint64_t n, uint32_t al
         fail("bounds", "%s: %s reaches byte %lld of its tensor, which has %llu bytes", api, what,
              static_cast<long long>(q + n - x.lo), static_cast<unsigned long long>(x.bytes));
 }
-
-// Forgets the extents of api_extents once the instruction they were for has run.
-struct ExtentsUsed {
-    ~ExtentsUsed() { S().api_dst = S().api_src = S().api_off = State::Extent{}; }
-};
 
 // The source address of byte offset `v` of a gather: a multiple of `unit` inside the source tensor (the
 // simulator's runtime/executors_vec_more.py _offsets_to_index, with its words).
@@ -175,6 +231,7 @@ void api_extents(const void* dst, uint64_t dst_bytes, const void* src, uint64_t 
     s.api_dst = {static_cast<const uint8_t*>(dst), dst_bytes};
     s.api_src = {static_cast<const uint8_t*>(src), src_bytes};
     s.api_off = {static_cast<const uint8_t*>(off), off_bytes};
+    s.api_src1 = State::Extent{};
 }
 
 void gather_source(uint64_t addr) { S().gather_src = reinterpret_cast<const uint8_t*>(addr); }
@@ -241,7 +298,9 @@ void vec_gatherb(void* dst, const uint32_t* off, size_t size, uint32_t dstBlk, u
 
 void vec_conv(const Operand& dst, const Operand& a, int round, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src");
+    check_reach(a, per_repeat(dst.dt, a.dt), repeat, "src"), check_reach(dst, per_repeat(dst.dt, a.dt), repeat, "dst");
     by_type(dst.dt, [&](auto dtag) {
         by_type(a.dt, [&](auto stag) {
             using D = decltype(dtag);
@@ -295,7 +354,10 @@ void vec_cmp(Cmp op, const Operand& dst, const Operand& a, const Operand& b, uin
 
 void vec_cmp_reg(Cmp op, const Operand& a, const Operand& b)
 {
+    ExtentsUsed done;
     check_base(a, "src0"), check_base(b, "src1");
+    check_reach(a, static_cast<uint32_t>(256 / size_of(a.dt)), 1, "src0");
+    check_reach(b, static_cast<uint32_t>(256 / size_of(a.dt)), 1, "src1");
     by_type(a.dt, [&](auto tag) {
         using T = decltype(tag);
         const uint32_t per = 256 / sizeof(T);
@@ -321,7 +383,13 @@ void vec_cmp_scalar(Cmp op, const Operand& dst, const Operand& a, uint64_t scala
 
 void vec_select(int mode, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(dst, "dst"), check_base(a, "src0");
+    {
+        const uint32_t per = static_cast<uint32_t>(256 / size_of(dst.dt));
+        check_reach(a, per, repeat, "src0"), check_reach(dst, per, repeat, "dst");
+        if (mode != 1) check_reach(b, per, repeat, "src1");
+    }
     const uint8_t* reg = S().cmpmask;
     by_type(dst.dt, [&](auto tag) {
         using T = decltype(tag);
