@@ -23,6 +23,7 @@ from ..expr import Const
 from ..node import Pipe
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_fields, adv_record, operands, register_adv
 from .adv_math import TOL_STEPS
+from .opdef import CppModel
 
 FLOAT_BLOCK = 8             # floats in one 32-byte block
 FLOAT_REPEAT = 64           # floats in one 256-byte repeat
@@ -272,5 +273,6 @@ register_adv(
                        distinct=()),
                _emit_quant, FLOATS,
                DECLARED_QUANT, {"float16": (0.0, 1.0), "float32": (0.0, 1.0)},
-               header="quantization/ascend_quant.h"),
+               header="quantization/ascend_quant.h",
+               cpp_model=CppModel(header="AscendQuant (toolchain/include/asc_trace_adv.h)")),
 )
