@@ -1,6 +1,7 @@
 """The cpp backend's model of the asc.adv calls the example families use (toolchain/include/asc_trace_adv.h):
-SwiGLU, GeGLU and AscendQuant give the simulator's bits (the vendor's steps, each rounded as the simulator
-rounds it), on half and float, edge values included, in each overload; and the examples run on cpp."""
+SwiGLU, GeGLU, AscendQuant, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
+rounded as the simulator rounds it, the row sums in the vendor's order), on half and float, in each overload
+and each of SoftMax's row-sum paths; and the examples of those families run on cpp with the simulator's bits."""
 from __future__ import annotations
 
 import importlib
@@ -11,7 +12,9 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
-from adv_kernels import N, activation_kernel, quant_kernel
+from adv_kernels import N, activation_kernel, quant_kernel, rmsnorm_kernel
+from test_adv_layernorm import _run as layernorm_run
+from test_adv_norm import _softmax
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
@@ -57,7 +60,79 @@ def test_quant_cpp_equals_sim_to_the_bit(dt, with_tmp, config):
     assert out["cpp"].min() == -128 and out["cpp"].max() == 127
 
 
-CPP_EXAMPLES = ["adv_swiglu", "adv_quant"]
+# k below 64 (one tree), 64..511 with a tail (blocks onto the first, then 64 -> 8 -> 1), 512 on (one tree)
+@pytest.mark.parametrize("m, k, dt", [(3, 48, np.float16), (5, 200, np.float32), (4, 208, np.float16),
+                                      (2, 64, np.float32), (2, 1040, np.float16), (3, 520, np.float32)])
+@pytest.mark.parametrize("host_tiling, float_stats, with_tmp", [(True, False, True), (False, True, True),
+                                                                (True, True, False)])
+def test_softmax_cpp_equals_sim_to_the_bit(m, k, dt, host_tiling, float_stats, with_tmp):
+    if with_tmp is False and m * k > 2048:
+        pytest.skip("the form without a buffer takes its scratch from the UB the TPipe leaves: small shapes")
+    float_stats = float_stats and dt == np.float16
+    kw = dict(host_tiling=host_tiling, float_stats=float_stats)
+    outs = {}
+    for backend in ("sim", "cpp"):
+        if with_tmp:
+            outs[backend] = _softmax(m, k, dt, backend=backend, seed=m + k, **kw)[1:]
+        else:
+            outs[backend] = _softmax_stack(m, k, dt, backend, float_stats)
+    for got, want in zip(outs["cpp"], outs["sim"]):
+        _same_bits(got, want)
+
+
+def _softmax_stack(m, k, dt, backend, float_stats):
+    from adv_kernels import softmax_kernel
+    x = (np.random.default_rng(k).standard_normal((m, k)) * 3).astype(dt)
+    per = 32 // np.dtype(dt).itemsize
+    sdt = np.float32 if float_stats else dt
+    z, mx, sm = np.zeros_like(x), np.zeros(m * per, sdt), np.zeros(m * per, sdt)
+    softmax_kernel(m, k, float_stats, with_tmp=False, type_size=np.dtype(dt).itemsize, backend=backend)[1](x, z, mx, sm)
+    return z, mx, sm
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+def test_softmax_cpp_equals_sim_with_inf_and_nan_rows(dt):
+    from adv_kernels import softmax_kernel
+    m, k = 4, 64
+    x = np.random.default_rng(1).standard_normal((m, k)).astype(dt)
+    x[0, 5], x[1, 7], x[2, 9] = np.inf, np.nan, -np.inf
+    per = 32 // np.dtype(dt).itemsize
+    outs = {}
+    for backend in ("sim", "cpp"):
+        z, mx, sm = np.zeros_like(x), np.zeros(m * per, dt), np.zeros(m * per, dt)
+        with np.errstate(all="ignore"):
+            softmax_kernel(m, k, type_size=np.dtype(dt).itemsize, backend=backend)[1](x, z, mx, sm)
+        outs[backend] = (z, mx, sm)
+    for got, want in zip(outs["cpp"], outs["sim"]):
+        _same_bits(got, want)
+    assert np.isnan(outs["cpp"][0][0]).all() and np.isfinite(outs["cpp"][0][3]).all()
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+@pytest.mark.parametrize("bs, h, oh, with_tmp", [(6, 64, 60, True), (3, 160, 160, True), (2, 48, 41, False),
+                                                 (12, 16, 16, True)])
+def test_rmsnorm_cpp_equals_sim_to_the_bit(dt, bs, h, oh, with_tmp):
+    rng = np.random.default_rng(bs * h)
+    x, g = (rng.standard_normal(bs * h) * 4).astype(dt), rng.standard_normal(h).astype(dt)
+    outs = {}
+    for backend in ("sim", "cpp"):
+        z = np.zeros_like(x)
+        rmsnorm_kernel(bs, 1, h, oh, 16 * 1024, np.dtype(dt).itemsize, with_tmp=with_tmp, backend=backend)[1](x, g, z)
+        outs[backend] = z
+    _same_bits(outs["cpp"], outs["sim"])
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+@pytest.mark.parametrize("b, s, h, with_tmp", [(2, 3, 80, True), (1, 4, 64, True), (2, 2, 208, True),
+                                               (1, 3, 32, False)])
+def test_layernorm_cpp_equals_sim_to_the_bit(dt, b, s, h, with_tmp):
+    _ins, want = layernorm_run(b, s, h, dt, 16 * 1024, backend="sim", seed=h, with_tmp=with_tmp)
+    _ins, got = layernorm_run(b, s, h, dt, 16 * 1024, backend="cpp", seed=h, with_tmp=with_tmp)
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+
+
+CPP_EXAMPLES = ["adv_swiglu", "adv_quant", "adv_softmax", "adv_rmsnorm", "adv_layernorm"]
 
 
 def _tuple(v):

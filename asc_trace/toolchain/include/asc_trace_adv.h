@@ -171,3 +171,234 @@ inline void AscendQuant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& sr
     detail::quant_all(dst, src, scale, offset, count);
 }
 }  // namespace AscendC
+
+// -- the row-wise calls: SoftMax, RmsNorm, LayerNorm ----------------------------------------------------
+// Their tiling structs as the emitted kernel declares them (at global scope: CANN 8.1 declares them there,
+// asc-devkit in AscendC::tiling with a global using). Only the fields the values depend on are read: the
+// split the vendor's kernel takes from the rest changes where it computes, not what.
+struct SoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
+             splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
+             tailReduceSize = 0;
+};
+struct RmsNormTiling {
+    uint32_t bLength = 0, sLength = 0, hLength = 0, originalHLength = 0;
+    float reciprocalOfHLength = 0.0f;
+    uint32_t mainBshLength = 0, mainBsLength = 0, mainBsLengthAlign = 0, loopRound = 0, inputTailPos = 0,
+             tailBshLength = 0, tailBsLength = 0;
+};
+struct LayerNormTiling {
+    uint32_t bLength = 0, sLength = 0, hLength = 0, originalHLength = 0, inputXSize = 0, meanVarSize = 0,
+             numberOfTmpBuf = 0, meanTmpTensorPos = 0, meanTmpTensorSize = 0, varianceTmpTensorPos = 0,
+             varianceTmpTensorSize = 0, tmpBufSize = 0, oneTmpSize = 0, firstTmpStartPos = 0, secondTmpStartPos = 0,
+             thirdTmpStartPos = 0, loopRound = 0, inputRoundSize = 0, inputTailSize = 0, inputTailPos = 0,
+             meanVarRoundSize = 0, meanVarTailSize = 0, meanVarTailPos = 0, bshCurLength = 0, bsCurLength = 0;
+    float lastDimValueBack = 0.0f;
+};
+
+namespace AscendC {
+struct SoftMaxShapeInfo {
+    uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
+};
+
+namespace detail {
+constexpr uint32_t FLOAT_REPEAT = 64;       // floats in one 256-byte repeat
+constexpr uint32_t FLOAT_BLOCK = 8;         // floats in one 32-byte block
+
+template <typename T> inline std::vector<float> widen_row(const T* p, uint32_t n)
+{
+    std::vector<float> out(n);
+    for (uint32_t i = 0; i < n; ++i) out[i] = widen_(p[i]);
+    return out;
+}
+
+// the row max (np.max: a NaN wins; the first of equal values is kept, so a row whose max is +0.0 and -0.0
+// at once may keep the other zero than NumPy's reduction does)
+inline float row_max_(const float* x, uint32_t n)
+{
+    float best = x[0];
+    for (uint32_t i = 0; i < n; ++i) {
+        if (std::isnan(x[i])) return x[i];
+        if (x[i] > best) best = x[i];
+    }
+    return best;
+}
+
+// NewReduceSumLastNDImpl (v220), graph/ops/adv_norm.py softmax_row_sum: the 64-float blocks added onto the
+// first in turn, the tail onto its first lanes, then BlockReduceSum 64 -> 8 -> 1; a row below 64 or from 512
+// floats on is one repeat-wise tree
+inline float softmax_row_sum_(const std::vector<float>& e)
+{
+    const uint32_t k = static_cast<uint32_t>(e.size());
+    if (k < FLOAT_REPEAT || k >= 512) return tree_sum(e, FLOAT_REPEAT);
+    const uint32_t blocks = k / FLOAT_REPEAT;
+    std::vector<float> acc(e.begin(), e.begin() + FLOAT_REPEAT);
+    for (uint32_t b = 1; b < blocks; ++b)
+        for (uint32_t i = 0; i < FLOAT_REPEAT; ++i) acc[i] = wrap_add(acc[i], e[b * FLOAT_REPEAT + i]);
+    for (uint32_t i = 0; i < k - blocks * FLOAT_REPEAT; ++i) acc[i] = wrap_add(acc[i], e[blocks * FLOAT_REPEAT + i]);
+    std::vector<float> eight(FLOAT_BLOCK);
+    for (uint32_t b = 0; b < FLOAT_BLOCK; ++b)
+        eight[b] = tree_sum(std::vector<float>(acc.begin() + b * FLOAT_BLOCK, acc.begin() + (b + 1) * FLOAT_BLOCK),
+                            FLOAT_BLOCK);
+    return tree_sum(eight, FLOAT_BLOCK);
+}
+
+// LayerNormReduceSumImpl: block b added onto block 0 (the block first: Add(dst, src[64], dst)), the tail onto
+// the first lanes, one WholeReduceSum of the (up to) 64 lanes
+inline float layernorm_row_sum_(const std::vector<float>& x)
+{
+    const uint32_t h = static_cast<uint32_t>(x.size());
+    if (h <= FLOAT_REPEAT) return tree_sum(x, FLOAT_REPEAT);
+    const uint32_t blocks = h / FLOAT_REPEAT;
+    std::vector<float> acc(x.begin(), x.begin() + FLOAT_REPEAT);
+    for (uint32_t b = 1; b < blocks; ++b)
+        for (uint32_t i = 0; i < FLOAT_REPEAT; ++i) acc[i] = wrap_add(x[b * FLOAT_REPEAT + i], acc[i]);
+    for (uint32_t i = 0; i < h - blocks * FLOAT_REPEAT; ++i) acc[i] = wrap_add(x[blocks * FLOAT_REPEAT + i], acc[i]);
+    return tree_sum(acc, FLOAT_REPEAT);
+}
+
+// SoftMaxGenericNDImpl (graph/ops/adv_norm.py _softmax): in float; x - max; Exp; the row sum; x / sum; a half
+// result narrowed with A2's CAST_ROUND; the row max and sum written over reduceK elements of each row
+template <typename T, typename U>
+inline void softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                     const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+{
+    const uint32_t m = shape.srcM, k = shape.srcK;
+    if (m == 0 || k == 0) return;
+    // reduceK: the host tiling's from sizeof(T); a zero tiling is recomputed in the kernel from sizeof(U)
+    const uint32_t width = (tiling.srcM != 0 && tiling.srcK != 0) ? 32 / sizeof(T) : 32 / sizeof(U);
+    const T* ps = src.span(m * k, "src");
+    T* pd = dst.span(m * k, "dst");
+    U* psum = sum.span(m * width, "sum");
+    U* pmax = max.span(m * width, "max");
+    const int narrow = std::is_same<T, half>::value ? ROUND : NONE;
+    const int narrow_stat = std::is_same<U, half>::value ? ROUND : NONE;
+    std::vector<T> out(static_cast<size_t>(m) * k);
+    std::vector<U> sums(static_cast<size_t>(m) * width), maxes(static_cast<size_t>(m) * width);
+    for (uint32_t r = 0; r < m; ++r) {
+        std::vector<float> w = widen_row(ps + static_cast<size_t>(r) * k, k);
+        const float mx = row_max_(w.data(), k);
+        for (auto& v : w) v = exp_(wrap_sub(v, mx));
+        const float s = softmax_row_sum_(w);
+        for (uint32_t i = 0; i < k; ++i) out[static_cast<size_t>(r) * k + i] = cast1<T, float>(div(w[i], s), narrow);
+        for (uint32_t j = 0; j < width; ++j) {
+            sums[static_cast<size_t>(r) * width + j] = cast1<U, float>(s, narrow_stat);
+            maxes[static_cast<size_t>(r) * width + j] = cast1<U, float>(mx, narrow_stat);
+        }
+    }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+    std::memcpy(psum, sums.data(), sums.size() * sizeof(U));
+    std::memcpy(pmax, maxes.data(), maxes.size() * sizeof(U));
+}
+
+// RmsNormCompute (graph/ops/adv_norm.py _rmsnorm): in float; the sum of the first originalHLength squares of
+// a row (RepeatReduceSum levels); * reciprocalOfHLength; + epsilon; exp(-0.5 ln(.)); x * that * gamma
+template <typename T>
+inline void rmsnorm_(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma, T epsilon,
+                     const ::RmsNormTiling& t)
+{
+    const uint32_t rows = t.bLength * t.sLength, h = t.hLength, oh = t.originalHLength;
+    if (rows == 0 || h == 0) return;
+    const T* ps = src.span(rows * h, "src");
+    const T* pg = gamma.span(h, "gamma");
+    T* pd = dst.span(rows * h, "dst");
+    const std::vector<float> g = widen_row(pg, h);
+    const float eps = widen_(epsilon);
+    std::vector<T> out(static_cast<size_t>(rows) * h);
+    for (uint32_t r = 0; r < rows; ++r) {
+        const std::vector<float> x = widen_row(ps + static_cast<size_t>(r) * h, h);
+        std::vector<float> sq(oh);
+        for (uint32_t i = 0; i < oh; ++i) sq[i] = wrap_mul(x[i], x[i]);
+        const float v = wrap_add(wrap_mul(tree_sum(sq, FLOAT_REPEAT), t.reciprocalOfHLength), eps);
+        const float f = exp_(wrap_mul(ln_(v), -0.5f));
+        for (uint32_t i = 0; i < h; ++i)
+            out[static_cast<size_t>(r) * h + i] = narrow_<T>(wrap_mul(wrap_mul(x[i], f), g[i]));
+    }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+}
+
+// LayerNormExe (graph/ops/adv_norm.py / adv_layernorm.py _layernorm): in float; mean of x * (1 / originalH);
+// d = x - mean; variance of d * d * (1 / originalH); y = 1 / sqrt(variance + epsilon) * d * gamma + beta
+template <typename T>
+inline void layernorm_(const LocalTensor<T>& dst, const LocalTensor<T>& mean, const LocalTensor<T>& variance,
+                       const LocalTensor<T>& src, const LocalTensor<T>& gamma, const LocalTensor<T>& beta, T epsilon,
+                       const ::LayerNormTiling& t)
+{
+    const uint32_t rows = t.bLength * t.sLength, h = t.hLength;
+    if (rows == 0 || h == 0) return;
+    const T* ps = src.span(rows * h, "inputX");
+    const std::vector<float> g = widen_row(gamma.span(h, "gamma"), h), be = widen_row(beta.span(h, "beta"), h);
+    T* pd = dst.span(rows * h, "output");
+    T* pm = mean.span(rows, "outputMean");
+    T* pv = variance.span(rows, "outputVariance");
+    const float inv = t.lastDimValueBack, eps = widen_(epsilon);
+    std::vector<T> out(static_cast<size_t>(rows) * h), means(rows), vars(rows);
+    for (uint32_t r = 0; r < rows; ++r) {
+        const std::vector<float> x = widen_row(ps + static_cast<size_t>(r) * h, h);
+        std::vector<float> tmp(h), d(h);
+        for (uint32_t i = 0; i < h; ++i) tmp[i] = wrap_mul(x[i], inv);
+        const float mu = layernorm_row_sum_(tmp);
+        for (uint32_t i = 0; i < h; ++i) {
+            d[i] = wrap_sub(x[i], mu);
+            tmp[i] = wrap_mul(wrap_mul(d[i], d[i]), inv);
+        }
+        const float var = layernorm_row_sum_(tmp);
+        const float rs = div(1.0f, sqrt_(wrap_add(var, eps)));
+        for (uint32_t i = 0; i < h; ++i)
+            out[static_cast<size_t>(r) * h + i] = narrow_<T>(wrap_add(wrap_mul(wrap_mul(rs, d[i]), g[i]), be[i]));
+        means[r] = narrow_<T>(mu);
+        vars[r] = narrow_<T>(var);
+    }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+    std::memcpy(pm, means.data(), means.size() * sizeof(T));
+    std::memcpy(pv, vars.data(), vars.size() * sizeof(T));
+}
+}  // namespace detail
+
+// the vendor's overloads, with and without the shared temporary buffer (the model needs no scratch); the
+// statistics' type U is deduced (T, or float with a half source)
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                    const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& shape)
+{
+    (void)tmp;
+    detail::softmax_(dst, sum, max, src, tiling, shape);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                    const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+{
+    detail::softmax_(dst, sum, max, src, tiling, shape);
+}
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma,
+                    const LocalTensor<uint8_t>& tmp, const T epsilon, const ::RmsNormTiling& tiling)
+{
+    (void)tmp;
+    detail::rmsnorm_(dst, src, gamma, epsilon, tiling);
+}
+template <typename T, bool isBasicBlock = false>
+inline void RmsNorm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma,
+                    const T epsilon, const ::RmsNormTiling& tiling)
+{
+    detail::rmsnorm_(dst, src, gamma, epsilon, tiling);
+}
+template <typename T, bool isReuseSource = false>
+inline void LayerNorm(const LocalTensor<T>& dst, const LocalTensor<T>& mean, const LocalTensor<T>& variance,
+                      const LocalTensor<T>& src, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
+                      const LocalTensor<uint8_t>& tmp, const T epsilon, ::LayerNormTiling& tiling)
+{
+    (void)tmp;
+    detail::layernorm_(dst, mean, variance, src, gamma, beta, epsilon, tiling);
+}
+template <typename T, bool isReuseSource = false>
+inline void LayerNorm(const LocalTensor<T>& dst, const LocalTensor<T>& mean, const LocalTensor<T>& variance,
+                      const LocalTensor<T>& src, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
+                      const T epsilon, ::LayerNormTiling& tiling)
+{
+    detail::layernorm_(dst, mean, variance, src, gamma, beta, epsilon, tiling);
+}
+}  // namespace AscendC
