@@ -1,5 +1,5 @@
 """The cpp backend's model of the asc.adv calls the example families use (toolchain/include/asc_trace_adv.h):
-SwiGLU, GeGLU, AscendQuant, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
+SwiGLU, GeGLU, AscendQuant, AscendDequant, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
 rounded as the simulator rounds it, the row sums in the vendor's order), on half and float, in each overload
 and each of SoftMax's row-sum paths; and the examples of those families run on cpp with the simulator's bits."""
 from __future__ import annotations
@@ -130,6 +130,35 @@ def test_layernorm_cpp_equals_sim_to_the_bit(dt, b, s, h, with_tmp):
     _ins, got = layernorm_run(b, s, h, dt, 16 * 1024, backend="cpp", seed=h, with_tmp=with_tmp)
     for g, w in zip(got, want):
         _same_bits(g, w)
+
+
+# AscendDequant: each form (params, calCount, all of src, a scalar scale), each dst / scale type pair A2 takes,
+# single-row folding ({1, k c, c} -> {k, c, c}) and the multi-row mode, a calCount below n, padded dst rows
+@pytest.mark.parametrize("m, n, cal, dst_dt, scale_dt, kw", [
+    (3, 24, 20, "float32", "float32", {}),
+    (1, 64, 16, "float16", "uint64", {}),
+    (3, 24, 20, "float16", "uint64", {"mode": "multi"}),
+    (2, 40, 40, "bfloat16", "bfloat16", {}),
+    (2, 32, 32, "bfloat16", "float32", {"form": "count", "count": 48}),
+    (4, 16, 16, "float32", "bfloat16", {"form": "size"}),
+    (2, 16, 16, "float32", "float32", {"form": "size", "with_tmp": False}),
+    (2, 24, 24, "float16", "uint64", {"form": "count"}),
+    (2, 16, 12, "float32", "float32", {"scalar": 0.37}),
+    (1, 32, 16, "bfloat16", "float32", {"scalar": -1.5, "with_tmp": False}),
+])
+def test_dequant_cpp_equals_sim_to_the_bit(m, n, cal, dst_dt, scale_dt, kw):
+    from test_adv_dequant import _run, _scale_array
+    kw = dict(kw)
+    if kw.get("mode") == "multi":
+        kw["mode"] = asc.adv.DeQuantMode.DEQUANT_WITH_MULTI_ROW
+    rng = np.random.default_rng(m * n + cal)
+    x = rng.integers(-2 ** 31, 2 ** 31 - 1, m * n, dtype=np.int64).astype(np.int32)
+    x[:4] = [0, -1, 2 ** 31 - 1, -2 ** 31]
+    s = _scale_array(rng.uniform(-2, 2, n) * np.float32(2.0) ** rng.integers(-20, 10, n), scale_dt)
+    with np.errstate(all="ignore"):
+        want = _run(m, n, cal, dst_dt, scale_dt, x, s, **kw)
+        got = _run(m, n, cal, dst_dt, scale_dt, x, s, backend="cpp", **kw)
+    _same_bits(got, want)
 
 
 CPP_EXAMPLES = ["adv_swiglu", "adv_quant", "adv_softmax", "adv_rmsnorm", "adv_layernorm"]

@@ -401,4 +401,123 @@ inline void LayerNorm(const LocalTensor<T>& dst, const LocalTensor<T>& mean, con
 {
     detail::layernorm_(dst, mean, variance, src, gamma, beta, epsilon, tiling);
 }
+// -- AscendDequant (ascend_dequant_common_impl.h, graph/ops/adv_dequant.py) ---------------------------------
+enum class DeQuantMode { DEQUANT_WITH_SINGLE_ROW = 0, DEQUANT_WITH_MULTI_ROW };
+struct DequantParams {
+    uint32_t m;
+    uint32_t n;
+    uint32_t calCount;
+};
+
+namespace detail {
+template <typename S> inline float dequant_scale_(S v)
+{
+    if constexpr (std::is_same<S, uint64_t>::value) {     // GatherMask of the even words: the low 32 bits as a float
+        const uint32_t low = static_cast<uint32_t>(v & 0xFFFFFFFFull);
+        float f;
+        std::memcpy(&f, &low, 4);
+        return f;
+    } else {
+        return static_cast<float>(v);                       // float as it is, bfloat16 widened (exact)
+    }
+}
+
+// CastSrc (int32 -> float), DequantMul (only the first calCount columns of each row of n: the vendor's
+// behaviour), CastDst (float: Adds 0, half: CAST_NONE, bfloat16: CAST_RINT), row r of n written at r x pitch,
+// the pitch n rounded up to a 32-byte block of dst. `scale` null: the scalar form's one value.
+template <typename D, typename S>
+inline void dequant_(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>* scale,
+                     float scalar, uint32_t m, uint32_t n, uint32_t cal, uint32_t total, bool single_row)
+{
+    const uint32_t per = 32 / sizeof(D);
+    if (single_row && m == 1 && cal % per == 0 && n % cal == 0) {   // UpdateDequantParams
+        m = n / cal;
+        n = cal;
+    }
+    if (total == 0 || n == 0) return;
+    const uint32_t pitch = (n + per - 1) / per * per;
+    const uint32_t last = total - 1;
+    const int32_t* ps = src.span(total, "srcTensor");
+    D* pd = dst.span(last / n * pitch + last % n + 1, "dstTensor");
+    std::vector<float> sc(cal, scalar);
+    if (scale != nullptr) {
+        const S* pc = scale->span(cal, "deqScale");
+        for (uint32_t j = 0; j < cal; ++j) sc[j] = dequant_scale_(pc[j]);
+    }
+    for (uint32_t i = 0; i < total; ++i) {
+        const uint32_t col = i % n;
+        float f = cast1<float, int32_t>(ps[i], NONE);
+        if (col < cal) f = f * sc[col];
+        D y;
+        if constexpr (std::is_same<D, float>::value) y = wrap_add(f, 0.0f);
+        else if constexpr (std::is_same<D, bfloat16_t>::value) y = cast1<D, float>(f, RINT);
+        else y = cast1<D, float>(f, NONE);
+        pd[i / n * pitch + col] = y;
+    }
+}
+}  // namespace detail
+
+#define ASC_MODEL_DEQUANT_TEMPLATE                                                                             \
+    template <typename D, typename S, DeQuantMode mode = DeQuantMode::DEQUANT_WITH_SINGLE_ROW>
+#define ASC_MODEL_SINGLE (mode == DeQuantMode::DEQUANT_WITH_SINGLE_ROW)
+// the vendor's overloads: DequantParams; calCount (the scales are deqScale.GetSize() columns); all of src; and
+// a scalar scale with DequantParams, each with or without the shared temporary buffer (unused here)
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
+                          const LocalTensor<uint8_t>& tmp, DequantParams p)
+{
+    (void)tmp;
+    detail::dequant_(dst, src, &deqScale, 0.0f, p.m, p.n, p.calCount, p.m * p.n, ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
+                          DequantParams p)
+{
+    detail::dequant_(dst, src, &deqScale, 0.0f, p.m, p.n, p.calCount, p.m * p.n, ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
+                          const LocalTensor<uint8_t>& tmp, const uint32_t calCount)
+{
+    (void)tmp;
+    const uint32_t n = deqScale.GetSize();
+    detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, calCount, ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
+                          const uint32_t calCount)
+{
+    const uint32_t n = deqScale.GetSize();
+    detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, calCount, ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
+                          const LocalTensor<uint8_t>& tmp)
+{
+    (void)tmp;
+    const uint32_t n = deqScale.GetSize();
+    detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, src.GetSize(), ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale)
+{
+    const uint32_t n = deqScale.GetSize();
+    detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, src.GetSize(), ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const S deqScale,
+                          const LocalTensor<uint8_t>& tmp, DequantParams p)
+{
+    (void)tmp;
+    detail::dequant_<D, S>(dst, src, nullptr, static_cast<float>(deqScale), p.m, p.n, p.calCount, p.m * p.n,
+                           ASC_MODEL_SINGLE);
+}
+ASC_MODEL_DEQUANT_TEMPLATE
+inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const S deqScale, DequantParams p)
+{
+    detail::dequant_<D, S>(dst, src, nullptr, static_cast<float>(deqScale), p.m, p.n, p.calCount, p.m * p.n,
+                           ASC_MODEL_SINGLE);
+}
+#undef ASC_MODEL_SINGLE
+#undef ASC_MODEL_DEQUANT_TEMPLATE
 }  // namespace AscendC
