@@ -1,5 +1,5 @@
 """The cpp backend's model of the asc.adv calls the example families use (toolchain/include/asc_trace_adv.h):
-SwiGLU, GeGLU, AscendQuant, AscendDequant, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
+SwiGLU, GeGLU, AscendQuant, AscendDequant, Sum, Mean, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
 rounded as the simulator rounds it, the row sums in the vendor's order), on half and float, in each overload
 and each of SoftMax's row-sum paths; and the examples of those families run on cpp with the simulator's bits."""
 from __future__ import annotations
@@ -161,7 +161,27 @@ def test_dequant_cpp_equals_sim_to_the_bit(m, n, cal, dst_dt, scale_dt, kw):
     _same_bits(got, want)
 
 
-CPP_EXAMPLES = ["adv_swiglu", "adv_quant", "adv_softmax", "adv_rmsnorm", "adv_layernorm"]
+@pytest.mark.parametrize("name", ["sum", "mean"])
+@pytest.mark.parametrize("outter, inner, n, dt, acc, with_tmp", [
+    (3, 48, 40, np.float16, None, True), (5, 320, 300, np.float32, None, True), (4, 2048, 2000, np.float16, None, True),
+    (2, 160, 160, np.float16, "float", True), (6, 16, 16, np.float32, None, False), (3, 64, 64, np.float16, None, False)])
+def test_sum_and_mean_cpp_equal_sim_to_the_bit(name, outter, inner, n, dt, acc, with_tmp):
+    from adv_kernels_quant_reduce import reduce_kernel
+    if acc and name == "sum":
+        pytest.skip("Sum has no accumulator type")
+    acc_dt = asc.float32 if acc else None
+    x = (np.random.default_rng(outter * n).standard_normal(outter * inner) * 4).astype(dt)
+    per = 32 // np.dtype(dt).itemsize
+    outs = {}
+    for backend in ("sim", "cpp"):
+        z = np.full(-(-outter // per) * per, 7, dt)
+        with np.errstate(all="ignore"):
+            reduce_kernel(name, outter, inner, n, dt, with_tmp=with_tmp, acc=acc_dt, backend=backend)[1](x, z)
+        outs[backend] = z
+    _same_bits(outs["cpp"], outs["sim"])
+
+
+CPP_EXAMPLES = ["adv_swiglu", "adv_quant", "adv_dequant", "adv_softmax", "adv_rmsnorm", "adv_layernorm"]
 
 
 def _tuple(v):

@@ -520,4 +520,63 @@ inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>&
 }
 #undef ASC_MODEL_SINGLE
 #undef ASC_MODEL_DEQUANT_TEMPLATE
+// -- Sum and Mean (sum_common_impl.h, mean_common_impl.h; graph/ops/adv_reduce.py) --------------------------
+struct SumParams {
+    uint32_t outter;
+    uint32_t inner;
+    uint32_t n;
+};
+struct MeanParams {
+    uint32_t outter;
+    uint32_t inner;
+    uint32_t n;
+};
+namespace detail {
+// per row (rows `inner` apart, the first n read): RepeatReduceSum levels in A; Mean then * (1.0f / n) as an
+// A, or (half source, float accumulator) in float, narrowed with CAST_NONE
+template <typename T, typename A, bool is_mean>
+inline void reduce_rows_(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t outter, uint32_t inner,
+                         uint32_t n)
+{
+    if (outter == 0 || n == 0) return;
+    const T* ps = src.span((outter - 1) * inner + n, "srcTensor");
+    T* pd = dst.span(outter, "dstTensor");
+    const float inv = 1.0f / static_cast<float>(n);
+    std::vector<T> out(outter);
+    for (uint32_t r = 0; r < outter; ++r) {
+        std::vector<A> row(n);
+        for (uint32_t i = 0; i < n; ++i) row[i] = cast1<A, T>(ps[static_cast<size_t>(r) * inner + i], NONE);
+        const A sum = tree_sum(row, 256 / sizeof(A));
+        if constexpr (!is_mean) out[r] = cast1<T, A>(sum, NONE);
+        else out[r] = cast1<T, A>(wrap_mul(sum, cast1<A, float>(inv, NONE)), NONE);
+    }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+}
+}  // namespace detail
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                const SumParams& p)
+{
+    (void)tmp;
+    detail::reduce_rows_<T, T, false>(dst, src, p.outter, p.inner, p.n);
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& p)
+{
+    detail::reduce_rows_<T, T, false>(dst, src, p.outter, p.inner, p.n);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
+          int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                 const MeanParams& p)
+{
+    (void)tmp;
+    detail::reduce_rows_<T, accType, true>(dst, src, p.outter, p.inner, p.n);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
+          int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const MeanParams& p)
+{
+    detail::reduce_rows_<T, accType, true>(dst, src, p.outter, p.inner, p.n);
+}
 }  // namespace AscendC
