@@ -118,5 +118,6 @@ register_adv(
                "AscendC::SwiGLU({dst}, {src0}, {src1}, {scalar_value}, {tmp_arg}{count});", FLOATS,
                {"SwiGLU/6": ("include/adv_api/activation/swiglu.h:109", "lib/activation/swiglu.h:95"),
                 "SwiGLU/5": ("include/adv_api/activation/swiglu.h:86", "lib/activation/swiglu.h:73")},
-               TOL_STEPS, header="activation/swiglu.h"),
+               TOL_STEPS, header="activation/swiglu.h",
+               cpp_model=CppModel(header="SwiGLU (toolchain/include/asc_trace_adv.h)")),
 )

@@ -24,6 +24,7 @@ from ...dtypes import bf16_to_f32, bfloat16, float16, float32, int32
 from ..expr import Const
 from ..numerics import cast_values
 from .adv_common import AdvSpec, Steps, adv_fields, adv_record, register_adv
+from .opdef import CppModel
 
 FLOAT_PER_BLOCK = 8
 FLOAT_PER_REPEAT = 64
@@ -147,14 +148,16 @@ DST_TYPES = frozenset({"float16", "float32", "bfloat16"})
 # exact: one int -> float conversion, one float multiplication, one rounding to dst, as the vendor does
 TOL = {"float16": (0.0, 0.0), "float32": (0.0, 0.0), "bfloat16": (0.0, 0.0)}
 
+_CPP = CppModel(header="AscendDequant (toolchain/include/asc_trace_adv.h)")
+
 register_adv(
     adv_record("adv_dequant", "AscendDequant",
                AdvSpec(("dst",), ("src", "scale", "dst_in"), _dequant, _min_tmp, _max_tmp, extent=_extent,
                        distinct=(("dst", "src"), ("dst", "scale"))),
-               _emit, DST_TYPES, DECLARED, TOL, header="quantization/ascend_dequant.h"),
+               _emit, DST_TYPES, DECLARED, TOL, header="quantization/ascend_dequant.h", cpp_model=_CPP),
     adv_record("adv_dequant_scalar", "AscendDequant",
                AdvSpec(("dst",), ("src", "dst_in"), _dequant, _min_tmp, _max_tmp, scalars=("scale",),
                        extent=_extent, distinct=(("dst", "src"),)),
-               _emit, DST_TYPES, {}, TOL, header="quantization/ascend_dequant.h"),
+               _emit, DST_TYPES, {}, TOL, header="quantization/ascend_dequant.h", cpp_model=_CPP),
 )
 __all__ = ["dst_inner", "update_params", "dequant_tmp", "dst_extent"]

@@ -15,6 +15,7 @@ import numpy as np
 from ...dtypes import float16, float32
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_record, register_adv
 from .adv_math import TOL_STEPS
+from .opdef import CppModel
 
 FLOATS = frozenset({"float16", "float32"})
 GEGLU_C0 = -0.0713548162726
@@ -65,12 +66,13 @@ def _reglu_tmp(node, n) -> tuple[int, int]:
     return lo, max(lo, int(n or 0) * 6 * 2)
 
 
-def _glu(name: str, c_name: str, algo, tmp, decl: dict, same_size: tuple = ()) -> object:
+def _glu(name: str, c_name: str, algo, tmp, decl: dict, same_size: tuple = (), modelled: bool = False) -> object:
     return adv_record(f"adv_{name}", c_name,
                       AdvSpec(("dst",), ("src0", "src1"), algo, lambda nd, n: tmp(nd, n)[0],
                               lambda nd, n: tmp(nd, n)[1], same_size=same_size),
                       f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{tmp_arg}}{{count}});", FLOATS, decl,
-                      TOL_STEPS, header=f"activation/{name}.h")
+                      TOL_STEPS, header=f"activation/{name}.h",
+                      cpp_model=CppModel(header=f"{c_name} (toolchain/include/asc_trace_adv.h)") if modelled else None)
 
 
 register_adv(
@@ -82,7 +84,7 @@ register_adv(
     _glu("geglu", "GeGLU", _geglu, _geglu_tmp,
          {"GeGLU/5": ("include/adv_api/activation/geglu.h:48", "lib/activation/geglu.h:34"),
           "GeGLU/4": ("include/adv_api/activation/geglu.h:64", "lib/activation/geglu.h:49")},
-         same_size=(("src0", "src1"),)),      # GeGLUImpl: "Size of src0 ... is not equal to size of src1"
+         same_size=(("src0", "src1"),), modelled=True),      # GeGLUImpl: "Size of src0 ... is not equal to size of src1"
     _glu("reglu", "ReGlu", _reglu, _reglu_tmp,
          {"ReGlu/5": ("include/adv_api/activation/reglu.h:47", "lib/activation/reglu.h:33"),
           "ReGlu/4": ("include/adv_api/activation/reglu.h:67", "lib/activation/reglu.h:49")}),

@@ -22,6 +22,7 @@ from ..numerics import tree_sum
 from .adv_common import AdvSpec, Steps, adv_record, operands, register_adv
 from .adv_math import TOL_STEPS
 from .adv_norm import _struct
+from .opdef import CppModel
 
 FLOAT_REPEAT = 64
 
@@ -122,5 +123,6 @@ register_adv(
                AdvSpec(("dst", "mean", "variance"), ("src", "gamma", "beta"), _layernorm, layernorm_tmp,
                        layernorm_tmp, scalars=("epsilon",), counted=False, extent=_extent,
                        distinct=_DISTINCT),
-               _emit, frozenset({"float16", "float32"}), DECLARED, TOL_STEPS, header="normalization/layernorm.h"),
+               _emit, frozenset({"float16", "float32"}), DECLARED, TOL_STEPS, header="normalization/layernorm.h",
+               cpp_model=CppModel(header="LayerNorm (toolchain/include/asc_trace_adv.h)")),
 )

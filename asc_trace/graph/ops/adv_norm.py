@@ -23,6 +23,7 @@ from ..expr import Const
 from ..node import Pipe
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_fields, adv_record, operands, register_adv
 from .adv_math import TOL_STEPS
+from .opdef import CppModel
 
 FLOAT_BLOCK = 8             # floats in one 32-byte block
 FLOAT_REPEAT = 64           # floats in one 256-byte repeat
@@ -260,17 +261,20 @@ register_adv(
     adv_record("adv_softmax", "SoftMax",
                AdvSpec(("dst", "sum", "max"), ("src",), _softmax, softmax_min_tmp, softmax_max_tmp, counted=False,
                        extent=_softmax_extent, distinct=(("dst", "sum"), ("dst", "max"), ("sum", "max"))),
-               _emit_softmax, FLOATS, DECLARED_SOFTMAX, SOFTMAX_TOL, header="activation/softmax.h"),
+               _emit_softmax, FLOATS, DECLARED_SOFTMAX, SOFTMAX_TOL, header="activation/softmax.h",
+               cpp_model=CppModel(header="SoftMax (toolchain/include/asc_trace_adv.h)")),
     adv_record("adv_rmsnorm", "RmsNorm",
                AdvSpec(("dst",), ("src", "gamma"), _rmsnorm,
                        lambda nd, n: max(rmsnorm_min_tmp(nd), rmsnorm_tiling_tmp(nd)), rmsnorm_tiling_tmp,
                        scalars=("epsilon",), counted=False, extent=_rmsnorm_extent, distinct=()),
                _emit_rmsnorm, FLOATS, DECLARED_RMSNORM, TOL_STEPS, header="normalization/rmsnorm.h",
-               api_sync=_rmsnorm_sync, api_events=(HardEvent.V_S,)),
+               api_sync=_rmsnorm_sync, api_events=(HardEvent.V_S,),
+               cpp_model=CppModel(header="RmsNorm (toolchain/include/asc_trace_adv.h)")),
     adv_record("adv_quant", "AscendQuant",
                AdvSpec(("dst",), ("src",), _quant, quant_min_tmp, quant_max_tmp, scalars=("scale", "offset"),
                        distinct=()),
                _emit_quant, FLOATS,
                DECLARED_QUANT, {"float16": (0.0, 1.0), "float32": (0.0, 1.0)},
-               header="quantization/ascend_quant.h"),
+               header="quantization/ascend_quant.h",
+               cpp_model=CppModel(header="AscendQuant (toolchain/include/asc_trace_adv.h)")),
 )

@@ -20,6 +20,7 @@ import numpy as np
 from ...dtypes import float16, float32
 from ..expr import Const
 from .adv_common import ONE_REPEAT, AdvSpec, Steps, adv_fields, adv_record, register_adv
+from .opdef import CppModel
 
 BLOCK = 32
 FLOATS = frozenset({"float16", "float32"})
@@ -114,9 +115,11 @@ TOL_SUM = {"float16": (4e-3, 4e-3), "float32": (2e-6, 1e-6)}
 register_adv(
     adv_record("adv_sum", "Sum", AdvSpec(("dst",), ("src",), _sum, _sum_tmp, _sum_tmp, counted=False,
                                          extent=_extent),
-               _emit("Sum"), FLOATS, DECLARED, TOL_SUM, header="reduce/sum.h"),
+               _emit("Sum"), FLOATS, DECLARED, TOL_SUM, header="reduce/sum.h",
+               cpp_model=CppModel(header="Sum (toolchain/include/asc_trace_adv.h)")),
     adv_record("adv_mean", "Mean", AdvSpec(("dst",), ("src",), _mean, _mean_tmp, _mean_tmp, counted=False,
                                            extent=_extent),
-               _emit("Mean"), FLOATS, DECLARED_MEAN, TOL_SUM, header="reduce/mean.h"),
+               _emit("Mean"), FLOATS, DECLARED_MEAN, TOL_SUM, header="reduce/mean.h",
+               cpp_model=CppModel(header="Mean (toolchain/include/asc_trace_adv.h)")),
 )
 __all__ = ["sum_tmp", "mean_tmp"]
