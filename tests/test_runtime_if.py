@@ -219,3 +219,47 @@ def test_return_inside_a_runtime_if_keeps_the_old_error():
         asc.duplicate(asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE), 1.0, TILE)
     with pytest.raises(asc.TraceError, match="Python needs a True/False here"):
         k[1](np.zeros(TILE, np.float32), 3)
+
+
+@asc.jit
+def clamp_or(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, single: int):
+    """pyasc's tutorial 04 pattern: `or` of runtime comparisons, and `not`, in `if` tests."""
+    blk = asc.get_block_idx()
+    tail = n - blk * single
+    if tail <= 0 or tail >= single:
+        tail = single
+    scale = 1.0
+    if not (blk % 2 == 0) and n > 0:
+        scale = 2.0
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x + blk * single, tail)
+    zg.set_global_buffer(z + blk * single, tail)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    asc.data_copy(t, xg, tail)
+    asc.muls(t, t, scale, tail)
+    asc.data_copy(zg, t, tail)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [4 * TILE, 2 * TILE + 16])
+def test_or_and_not_in_an_if_test(backend, n):
+    """Core k copies min(TILE, n - k*TILE) elements, or TILE when nothing is left (the tutorial's
+    clamp), times 2 on odd cores."""
+    x = _vec(8 * TILE, 4)
+    z = np.zeros_like(x)
+    asc.jit(clamp_or, backend=backend)[4](x, z, n, TILE)
+    want = np.zeros_like(x)
+    for k in range(4):
+        tail = n - k * TILE
+        tail = TILE if tail <= 0 or tail >= TILE else tail
+        want[k * TILE:k * TILE + tail] = x[k * TILE:k * TILE + tail] * np.float32(2.0 if k % 2 else 1.0)
+    np.testing.assert_array_equal(z, want)
+
+
+def test_and_or_keep_python_values_on_python_operands():
+    """With Python operands the rewritten `and` / `or` are Python's (values, short circuit)."""
+    from asc_trace.proxies import runtime_if as rif
+    calls = []
+    assert rif.or_(lambda: 0, lambda: calls.append(1) or "x") == "x"
+    assert rif.and_(lambda: 0, lambda: calls.append(2)) == 0 and calls == [1]
+    assert rif.not_([]) is True

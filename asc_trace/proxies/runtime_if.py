@@ -44,6 +44,54 @@ def is_runtime(test: Any) -> bool:
     return isinstance(test, Scalar)
 
 
+def _truth_of(v: Scalar) -> Scalar:
+    return v != 0
+
+
+def or_(*thunks: Callable[[], Any]) -> Any:
+    """`a or b or ...` in an `if` test: Python's on Python values; once a runtime value is met, the
+    truth of the rest is `|`-ed (no short circuit: the C code evaluates both sides)."""
+    v = thunks[0]()
+    for t in thunks[1:]:
+        if not isinstance(v, Scalar):
+            if v:
+                return v
+            v = t()
+            continue
+        w = t()
+        if not isinstance(w, Scalar):
+            if w:
+                return True
+            v = _truth_of(v)
+            continue
+        v = _truth_of(v) | _truth_of(w)
+    return v
+
+
+def and_(*thunks: Callable[[], Any]) -> Any:
+    """`a and b and ...` in an `if` test, as `or_` with `&`."""
+    v = thunks[0]()
+    for t in thunks[1:]:
+        if not isinstance(v, Scalar):
+            if not v:
+                return v
+            v = t()
+            continue
+        w = t()
+        if not isinstance(w, Scalar):
+            if not w:
+                return False
+            v = _truth_of(v)
+            continue
+        v = _truth_of(v) & _truth_of(w)
+    return v
+
+
+def not_(v: Any) -> Any:
+    """`not a` in an `if` test: `a == 0` on a runtime value."""
+    return v == 0 if isinstance(v, Scalar) else not v
+
+
 class Unmerged:
     """A name bound on one side of a runtime `if` only (or to objects that cannot merge): using it
     after the `if` is a TraceError naming it."""

@@ -117,6 +117,7 @@ class _IfRewriter(ast.NodeTransformer):
         if _unsupported(node.body + node.orelse):
             return node
         self.changed = True
+        node.test = _TestRewriter().visit(node.test)
         k = next(self.count)
         names = _bound_names(node.body + node.orelse)
         t, then, other = f"__asc_t{k}", f"__asc_then{k}", f"__asc_else{k}"
@@ -146,6 +147,31 @@ class _IfRewriter(ast.NodeTransformer):
         for d in defs:
             d.lineno = d.end_lineno = self.first_line
         return tree.body
+
+
+class _TestRewriter(ast.NodeTransformer):
+    """`and` / `or` / `not` in the test of an `if`: Python's on Python values, on runtime values the
+    `&` / `|` / `== 0` of their truth (proxies/runtime_if.py `or_`, `and_`, `not_`)."""
+
+    def visit_Lambda(self, node):  # noqa: N802
+        return node                     # another function: its own `and` / `or` are its business
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        fn = "or_" if isinstance(node.op, ast.Or) else "and_"
+        thunks = [ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                             body=v) for v in node.values]
+        return ast.copy_location(ast.Call(ast.Attribute(ast.Name(_HELPER, ast.Load()), fn, ast.Load()), thunks, []),
+                                 node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return ast.copy_location(ast.Call(ast.Attribute(ast.Name(_HELPER, ast.Load()), "not_", ast.Load()),
+                                          [node.operand], []), node)
 
 
 def _place(tree: ast.Module, node: ast.If) -> None:
