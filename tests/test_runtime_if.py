@@ -263,3 +263,42 @@ def test_and_or_keep_python_values_on_python_operands():
     assert rif.or_(lambda: 0, lambda: calls.append(1) or "x") == "x"
     assert rif.and_(lambda: 0, lambda: calls.append(2)) == 0 and calls == [1]
     assert rif.not_([]) is True
+
+
+def test_a_carried_name_rebound_in_an_if_in_a_runtime_loop_is_refused():
+    """`s` is carried by the loop (read, then rebound in its body): refused as for any runtime loop."""
+    @asc.jit
+    def k(z: asc.GlobalAddress, n: int):
+        s = 0
+        for i in range(n):
+            if i > 2:
+                s = s + 1
+        asc.duplicate(asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE), s * 1.0, TILE)
+    with pytest.raises(asc.TraceError, match="`s`"):
+        k[1](np.zeros(TILE, np.float32), 5)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_an_if_inside_an_if_with_copies_on_the_sides(backend):
+    """Nested runtime ifs whose sides copy different halves (the scheduler syncs each path)."""
+    @asc.jit
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress, a: int, b: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x, 2 * TILE)
+        zg.set_global_buffer(z, 2 * TILE)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        if a > 0:
+            if b > 0:
+                asc.data_copy(t, xg[TILE:], TILE)
+            else:
+                asc.data_copy(t, xg, TILE)
+                asc.adds(t, t, 10.0, TILE)
+        else:
+            asc.duplicate(t, -1.0, TILE)
+        asc.data_copy(zg, t, TILE)
+    x = _vec(2 * TILE, 5)
+    for a, b, want in ((1, 1, x[TILE:]), (1, 0, x[:TILE] + np.float32(10.0)), (0, 1, np.full(TILE, -1.0, np.float32))):
+        z = np.zeros_like(x)
+        k_ = asc.jit(k, backend=backend)
+        k_[1](x, z, a, b)
+        np.testing.assert_array_equal(z[:TILE], want, err_msg=f"a={a} b={b}")
