@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-import textwrap
 import types
 import weakref
 from typing import Any, Callable
@@ -193,14 +192,19 @@ def _rewrite(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn
     try:
         lines, first = inspect.findsource(code)[0], code.co_firstlineno
-        block = inspect.getblock(lines[first - 1:])
-        tree = ast.parse(textwrap.dedent("".join(block)))
+        block = "".join(inspect.getblock(lines[first - 1:]))
+        # an indented definition (a kernel made in a function) is parsed as the body of an `if`, so that
+        # columns stay the file's (error carets point at the user's text)
+        indented = block[:1] in (" ", "\t")
+        tree = ast.parse("if 1:\n" + block if indented else block)
     except (OSError, TypeError, SyntaxError, IndentationError, IndexError):
         return fn
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != code.co_name:
+    body = tree.body[0].body if indented and tree.body and isinstance(tree.body[0], ast.If) else tree.body
+    if not body or not isinstance(body[0], ast.FunctionDef) or body[0].name != code.co_name:
         return fn
-    ast.increment_lineno(tree, first - 1)
-    fdef = tree.body[0]
+    fdef = body[0]
+    tree = ast.Module(body=[fdef], type_ignores=[])
+    ast.increment_lineno(tree, first - 1 - (1 if indented else 0))
     rw = _IfRewriter(first)
     fdef.body = [s for stmt in fdef.body for s in _as_list(rw.visit(stmt))]
     if not rw.changed:
@@ -222,6 +226,7 @@ def _rewrite(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn
     fcode = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     kcode = next(c for c in fcode.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name)
+    kcode = _named(kcode, code.co_name, code.co_qualname)
     from . import runtime_if
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     cells[_HELPER] = types.CellType(runtime_if)
@@ -233,6 +238,16 @@ def _rewrite(fn: Callable[..., Any]) -> Callable[..., Any]:
     new.__annotations__ = fn.__annotations__
     new.__asc_original__ = fn       # type: ignore[attr-defined]
     return new
+
+
+def _named(code: types.CodeType, name: str, qualname: str) -> types.CodeType:
+    """The branch functions' code objects carry the kernel's name, so that errors and dumps say
+    `in kernel`, not `in __asc_then0`."""
+    consts = tuple(_named(c, name, qualname) if isinstance(c, types.CodeType) and c.co_name.startswith("__asc_")
+                   else c for c in code.co_consts)
+    if code.co_name.startswith("__asc_"):
+        return code.replace(co_consts=consts, co_name=name, co_qualname=qualname)
+    return code.replace(co_consts=consts)
 
 
 def _as_list(x: Any) -> list[ast.stmt]:
