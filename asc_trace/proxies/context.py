@@ -46,8 +46,7 @@ class Context:
 
     def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
         """Call an @asc.jit sub-kernel from inside a kernel."""
-        from .runtime_if_rewrite import kernel_callable
-        fn = kernel_callable(jitfn.fn)
+        fn = jitfn.traced_fn        # its `if`s on runtime values rewritten (proxies/runtime_if.py)
         enter = getattr(self, "enter_function", None)
         if enter is not None:
             enter(fn)

@@ -23,10 +23,17 @@ from ..errors import TraceError
 from ..graph.expr import Const
 from ..graph.node import Node
 from ..graph.source_loc import SourceLoc
+from . import runtime_if_rewrite
 from .context import OpenRegion, current
 from .control import _close, _enter, _guarded, _snapshot, _truth, kind_of
 from .scalar import Scalar, is_scalar_like, to_expr
 from .source_loc import user_loc
+
+
+def kernel_callable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What runs for the kernel or @asc.jit helper `fn`: `fn` with its `if`s rewritten to call this
+    module when their test is a runtime value (proxies/runtime_if_rewrite.py)."""
+    return runtime_if_rewrite.kernel_callable(fn, sys.modules[__name__])
 
 
 class _Unbound:

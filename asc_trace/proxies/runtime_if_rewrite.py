@@ -34,14 +34,14 @@ _cache: "weakref.WeakKeyDictionary[Any, Callable[..., Any]]" = weakref.WeakKeyDi
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def kernel_callable(fn: Callable[..., Any]) -> Callable[..., Any]:
+def kernel_callable(fn: Callable[..., Any], helper: Any) -> Callable[..., Any]:
     """`fn` with its `if` statements rewritten (cached), or `fn` itself when there is nothing to
-    rewrite or its source cannot be read."""
+    rewrite or its source cannot be read; the rewritten code calls `helper` (proxies/runtime_if.py)."""
     try:
         return _cache[fn]
     except (KeyError, TypeError):
         pass
-    out = _rewrite(fn)
+    out = _rewrite(fn, helper)
     try:
         _cache[fn] = out
     except TypeError:
@@ -185,7 +185,7 @@ def _place(tree: ast.Module, node: ast.If) -> None:
         n.col_offset, n.end_col_offset = node.col_offset, node.col_offset + 2
 
 
-def _rewrite(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _rewrite(fn: Callable[..., Any], helper: Any) -> Callable[..., Any]:
     code = getattr(fn, "__code__", None)
     if not isinstance(fn, types.FunctionType) or code is None or code.co_flags & (inspect.CO_GENERATOR
                                                                                   | inspect.CO_COROUTINE):
@@ -227,9 +227,8 @@ def _rewrite(fn: Callable[..., Any]) -> Callable[..., Any]:
     fcode = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     kcode = next(c for c in fcode.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name)
     kcode = _named(kcode, code.co_name, code.co_qualname)
-    from . import runtime_if
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-    cells[_HELPER] = types.CellType(runtime_if)
+    cells[_HELPER] = types.CellType(helper)
     closure = tuple(cells[n] for n in kcode.co_freevars)
     new = types.FunctionType(kcode, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__

@@ -16,7 +16,7 @@ from .context import TRACE_LOCK, Context, OpenRegion, use
 from .control import trace_cond, trace_while
 from .kernel_state import changed_any, check_unchanged, watch
 from .loops import SymbolicRange, intercepting_range
-from .runtime_if_rewrite import kernel_callable
+from .runtime_if import kernel_callable
 from .scalar import Scalar, to_expr
 from .source_loc import is_internal, loc_of_def, loc_of_frame
 from .tensors import GlobalAddress
@@ -122,7 +122,7 @@ class TraceContext(Context):
 
     # -- sub-kernels and module patching ----------------------------------------------------------
     def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
-        fn = kernel_callable(jitfn.fn)
+        fn = jitfn.traced_fn
         self.enter_function(fn)
         return fn(*args, **kwargs)
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import AscTraceError, TraceError
 from ..graph.kernel_graph import KernelGraph
 from ..proxies.context import TRACE_LOCK, use
-from ..proxies.runtime_if_rewrite import kernel_callable
+from ..proxies.runtime_if import kernel_callable
 from ..proxies.tracer import param_proxy, user_loc_of_traceback
 from .base import LaunchJob, Runtime
 from .cube_eager import CubeHazards

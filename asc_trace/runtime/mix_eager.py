@@ -34,7 +34,7 @@ from ..graph.regions import REGION_CLOSE, REGION_OPEN
 from ..graph.source_loc import SourceLoc
 from ..proxies.context import use
 from ..proxies.scalar import Scalar
-from ..proxies.runtime_if_rewrite import kernel_callable
+from ..proxies.runtime_if import kernel_callable
 from ..proxies.tracer import param_proxy, user_loc_of_traceback
 from .base import LaunchJob
 from .cube_exec import memories
