@@ -302,3 +302,17 @@ def test_an_if_inside_an_if_with_copies_on_the_sides(backend):
         k_ = asc.jit(k, backend=backend)
         k_[1](x, z, a, b)
         np.testing.assert_array_equal(z[:TILE], want, err_msg=f"a={a} b={b}")
+
+
+def test_only_the_taken_side_prints(capfd):
+    @asc.jit
+    def k(x: asc.GlobalAddress, n: int):
+        if n > 4:
+            asc.printf("big %d\n", n)
+        else:
+            asc.printf("small %d\n", n)
+    for backend in ("sim", "eager"):
+        for n in (3, 5):
+            asc.jit(k, backend=backend)[1](np.zeros(8, np.float32), n)
+            out = capfd.readouterr().out
+            assert ("big 5" in out) == (n == 5) and ("small 3" in out) == (n == 3), (backend, n, out)
