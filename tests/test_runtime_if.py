@@ -316,3 +316,21 @@ def test_only_the_taken_side_prints(capfd):
             asc.jit(k, backend=backend)[1](np.zeros(8, np.float32), n)
             out = capfd.readouterr().out
             assert ("big 5" in out) == (n == 5) and ("small 3" in out) == (n == 3), (backend, n, out)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_a_chained_comparison_in_an_if_test(backend):
+    @asc.jit
+    def k(z: asc.GlobalAddress, lo: int, hi: int):
+        zg = asc.GlobalTensor()
+        zg.set_global_buffer(z, TILE)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        blk = asc.get_block_idx()
+        v = 0.0
+        if lo <= blk < hi:
+            v = 1.0
+        asc.duplicate(t, v, TILE)
+        asc.data_copy(zg[blk * 8:], t, 8)
+    z = np.zeros(TILE, np.float32)
+    asc.jit(k, backend=backend)[4](z, 1, 3)
+    np.testing.assert_array_equal(z[:32].reshape(4, 8)[:, 0], [0.0, 1.0, 1.0, 0.0])

@@ -165,12 +165,30 @@ class _TestRewriter(ast.NodeTransformer):
         return ast.copy_location(ast.Call(ast.Attribute(ast.Name(_HELPER, ast.Load()), fn, ast.Load()), thunks, []),
                                  node)
 
+    def visit_Compare(self, node: ast.Compare) -> Any:  # noqa: N802
+        """`a < b < c` is `a < b and b < c` with `b` evaluated once; split only when the middle operands
+        are names, constants or attributes of names (evaluating them twice changes nothing)."""
+        self.generic_visit(node)
+        if len(node.ops) < 2 or not all(_plain(c) for c in node.comparators[:-1]):
+            return node
+        left, parts = node.left, []
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(ast.copy_location(ast.Compare(left, [op], [right]), node))
+            left = right
+        return self.visit_BoolOp(ast.copy_location(ast.BoolOp(ast.And(), parts), node))
+
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
         self.generic_visit(node)
         if not isinstance(node.op, ast.Not):
             return node
         return ast.copy_location(ast.Call(ast.Attribute(ast.Name(_HELPER, ast.Load()), "not_", ast.Load()),
                                           [node.operand], []), node)
+
+
+def _plain(e: ast.expr) -> bool:
+    while isinstance(e, ast.Attribute):
+        e = e.value
+    return isinstance(e, (ast.Name, ast.Constant))
 
 
 def _place(tree: ast.Module, node: ast.If) -> None:
