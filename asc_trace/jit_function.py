@@ -20,6 +20,7 @@ from .graph.ub_overlap import refuse_raw_over_pipe_buffers
 from .graph.signature import Signature
 from .graph.source_loc import SourceLoc
 from .proxies.context import active
+from .proxies.runtime_if import kernel_callable
 from .proxies.source_loc import loc_of_def, user_loc
 from .proxies.tensors import GlobalAddress
 from .proxies.tracer import trace
@@ -115,6 +116,12 @@ class JitFunction:
     def with_options(self, **options: Any) -> "JitFunction":
         return JitFunction(self.fn, **{**{k: v for k, v in self.options.items() if v != DEFAULT_OPTIONS[k]},
                                       **options})
+
+    @property
+    def traced_fn(self) -> Callable[..., Any]:
+        """What runs when the kernel is traced or inlined: `fn` with its `if`s on runtime values made
+        runtime branches (proxies/runtime_if.py)."""
+        return kernel_callable(self.fn)
 
     # -- calls ----------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -682,12 +682,28 @@ def test_a_branch_returning_a_tensor():
     assert_points_at(ei.value, "MARK-cf-tensor")
 
 
-def test_python_if_on_a_runtime_value_shows_the_cond_form():
+def test_python_if_on_a_runtime_value_is_a_runtime_branch():
+    """Since issue 21 (tests/test_runtime_if.py): the `if` is an `if` region, `count` merged after it."""
+    @asc.jit(auto_sync=False)
+    def k(x: asc.GlobalAddress, n: int):
+        t = asc.get_block_idx()
+        if t < n:
+            count = 8
+        else:
+            count = n
+        asc.printf("%d", count)
+    ops = [n.op for n in asc.compile(k, (np.zeros(8, np.float32), 3)).graph]
+    assert ops.count("if") == 1 and ops.count("else") == 1
+
+
+def test_python_if_it_cannot_trace_shows_the_cond_form():
+    """A side that returns keeps Python's `if`: the refusal's hint is the asc.cond form and says why."""
     @asc.jit(auto_sync=False)
     def k(x: asc.GlobalAddress, n: int):
         t = asc.get_block_idx()
         if t < n:  # MARK-cf-py-if
             count = 8
+            return
         else:
             count = n
         asc.printf("%d", count)
@@ -695,6 +711,7 @@ def test_python_if_on_a_runtime_value_shows_the_cond_form():
         _trace(k)
     assert_points_at(ei.value, "MARK-cf-py-if")
     assert "count = asc.cond(t < n, lambda: ..., lambda: ...)" in str(ei.value)
+    assert "`return`" in str(ei.value)
 
 
 def test_python_while_and_boolean_operators_show_the_while_loop_form():

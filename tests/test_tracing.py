@@ -100,10 +100,12 @@ def test_nested_loops_and_static_range():
 
 
 def test_if_on_runtime_value_is_a_trace_error():
+    """An `if` the rewrite keeps as Python's (its side returns: tests/test_runtime_if.py has the rest)."""
     @asc.jit
     def k(x: asc.GlobalAddress, n: int):
         if n > 4:  # MARK-if
             asc.printf("big\n")
+            return
 
     with pytest.raises(asc.TraceError) as ei:
         k[1](np.zeros(8, np.float32), 5)
@@ -230,6 +232,7 @@ def test_eager_shows_real_values_and_refuses_what_tracing_refuses(capsys):
     def branchy(x: asc.GlobalAddress, n: int):
         if n > 4:  # MARK-eager-if
             asc.printf("big\n")
+            return
 
     for backend in ("sim", "eager"):       # eager accepts exactly the kernels the other backends accept
         with pytest.raises(asc.TraceError, match="runtime value") as ei:

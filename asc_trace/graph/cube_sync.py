@@ -147,11 +147,11 @@ class _Cube:
             if isinstance(it, Loop):
                 self._mark(it, level, i)
                 self._index(it.body, it.node.id, outer + (level,))
-            elif hasattr(it, "then_body") or hasattr(it, "body"):
+            elif (hasattr(it, "then_body") or hasattr(it, "body")) and not _scalar_only(it):
                 raise NotProvidedError("auto_sync of a cube kernel with asc.cond or asc.while_loop is not provided "
                                        "yet: write its flags, with auto_sync=False", node=it.node)
-            else:
-                self.where.setdefault(it.id, {})[level] = i
+            else:       # an instruction, or a scalar-only branch (its id: the `if` node's)
+                self.where.setdefault(getattr(it, "node", it).id, {})[level] = i
 
     def _mark(self, loop: Loop, level: int | None, i: int) -> None:
         for it in loop.body:
@@ -319,6 +319,15 @@ def _period(var: Var, step: Expr, feet: list[Foot], mod: int) -> int | None:
         if all(lin(substitute(x, moved)) == lin(x) for f in feet for x in (f.lo, f.n)):
             return p
     return None
+
+
+def _scalar_only(item: Any) -> bool:
+    """A branch or loop holding no instruction of any pipe (scalar code only, e.g. a runtime `if`
+    clamping a tail length): it orders nothing, so the cube scheduler can pass over it."""
+    if isinstance(item, Node):
+        return item.pipe is None
+    bodies = [getattr(item, "then_body", ()), getattr(item, "else_body", ()), getattr(item, "body", ())]
+    return all(_scalar_only(x) for body in bodies for x in body)
 
 
 def _moves_data(n: Node) -> bool:

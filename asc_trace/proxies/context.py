@@ -46,7 +46,11 @@ class Context:
 
     def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
         """Call an @asc.jit sub-kernel from inside a kernel."""
-        return jitfn.fn(*args, **kwargs)
+        fn = jitfn.traced_fn        # its `if`s on runtime values rewritten (proxies/runtime_if.py)
+        enter = getattr(self, "enter_function", None)
+        if enter is not None:
+            enter(fn)
+        return fn(*args, **kwargs)
 
     def loop_range(self, start: Any, stop: Any, step: Any, loc: SourceLoc) -> Any:
         """An iterable for a runtime loop."""

@@ -41,7 +41,10 @@ def bool_hint(loc: SourceLoc) -> str:
     return GENERAL
 
 
-_IF_TAIL = "; a choice known while tracing (an asc.ConstExpr parameter, a Python constant) stays a Python `if`"
+_IF_TAIL = ("; a Python `if` on a runtime value is traced as such only in a function whose source can be read and "
+            "when its sides do not `return`, `yield`, `break` / `continue` out of a loop around the `if`, `del` a "
+            "name or declare `global` / `nonlocal`; a chained comparison splits only when its middle operands are names or constants (docs/control-flow.md); a choice known while tracing (an "
+            "asc.ConstExpr parameter, a Python constant) stays a Python `if`")
 _WHILE_TAIL = "; a loop whose trip count is known while tracing can stay a Python loop or use asc.static_range"
 
 

@@ -16,6 +16,7 @@ from .context import TRACE_LOCK, Context, OpenRegion, use
 from .control import trace_cond, trace_while
 from .kernel_state import changed_any, check_unchanged, watch
 from .loops import SymbolicRange, intercepting_range
+from .runtime_if import kernel_callable
 from .scalar import Scalar, to_expr
 from .source_loc import is_internal, loc_of_def, loc_of_frame
 from .tensors import GlobalAddress
@@ -121,8 +122,9 @@ class TraceContext(Context):
 
     # -- sub-kernels and module patching ----------------------------------------------------------
     def inline(self, jitfn: Any, args: tuple, kwargs: dict) -> Any:
-        self.enter_function(jitfn.fn)
-        return jitfn.fn(*args, **kwargs)
+        fn = jitfn.traced_fn
+        self.enter_function(fn)
+        return fn(*args, **kwargs)
 
     def enter_function(self, fn: Callable[..., Any]) -> None:
         self.kernel_codes.add(fn.__code__)
@@ -195,9 +197,10 @@ def _trace_once(fn: Callable[..., Any], signature: Signature, options: dict[str,
     if core_type is not None:      # what asc.ascend_is_aic() answers (proxies/core_type.py)
         ctx.core_type = core_type
     with TRACE_LOCK, use(ctx):
-        ctx.enter_function(fn)
+        run = kernel_callable(fn)          # its `if`s may branch on runtime values (runtime_if_rewrite.py)
+        ctx.enter_function(run)
         try:
-            ret = fn(*[param_proxy(p) for p in signature.params])
+            ret = run(*[param_proxy(p) for p in signature.params])
             ctx.check_pending()
             if ctx.regions:
                 raise TraceError("a runtime loop or branch was never closed", ctx.regions[-1].loc)

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import AscTraceError, TraceError
 from ..graph.kernel_graph import KernelGraph
 from ..proxies.context import TRACE_LOCK, use
+from ..proxies.runtime_if import kernel_callable
 from ..proxies.tracer import param_proxy, user_loc_of_traceback
 from .base import LaunchJob, Runtime
 from .cube_eager import CubeHazards
@@ -86,9 +87,10 @@ class EagerRuntime(Runtime):
                 ctx.auto_places = art.auto_places
                 try:
                     with TRACE_LOCK, use(ctx):
-                        ctx.enter_function(job.fn)
+                        run = kernel_callable(job.fn)
+                        ctx.enter_function(run)
                         try:
-                            job.fn(*proxies)
+                            run(*proxies)
                         except AscTraceError:
                             raise
                         except Exception as exc:  # noqa: BLE001 - a Python error in the kernel body

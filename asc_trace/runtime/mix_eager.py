@@ -34,6 +34,7 @@ from ..graph.regions import REGION_CLOSE, REGION_OPEN
 from ..graph.source_loc import SourceLoc
 from ..proxies.context import use
 from ..proxies.scalar import Scalar
+from ..proxies.runtime_if import kernel_callable
 from ..proxies.tracer import param_proxy, user_loc_of_traceback
 from .base import LaunchJob
 from .cube_exec import memories
@@ -233,9 +234,10 @@ def _core_main(ctx: MixEagerContext, job: LaunchJob) -> Callable[[], None]:
         # a worker thread: the launching thread holds TRACE_LOCK for the whole launch; the context is per thread
         proxies = [param_proxy(p) for p in job.bound.signature.params]
         with use(ctx):
-            ctx.enter_function(job.fn)
+            run = kernel_callable(job.fn)
+            ctx.enter_function(run)
             try:
-                job.fn(*proxies)
+                run(*proxies)
                 ctx.finish()
             except AscTraceError:
                 raise
