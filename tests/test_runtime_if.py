@@ -334,3 +334,45 @@ def test_a_chained_comparison_in_an_if_test(backend):
     z = np.zeros(TILE, np.float32)
     asc.jit(k, backend=backend)[4](z, 1, 3)
     np.testing.assert_array_equal(z[:32].reshape(4, 8)[:, 0], [0.0, 1.0, 1.0, 0.0])
+
+
+def test_a_scalar_only_if_in_a_cube_kernel_with_auto_sync():
+    """The tutorials' clamp in a flag-free cube kernel: the cube scheduler passes over a branch of
+    scalar code only (examples/matmul_cube.py with `if` clamps instead of its smin)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import matmul_cube as mc
+
+    @asc.jit
+    def k(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, n: int, kk_: int):
+        t = mc.Tiles(a, b, c)
+        t.n = n
+        m_tiles = (m + mc.BASE_M - 1) // mc.BASE_M
+        n_tiles = (n + mc.BASE_N - 1) // mc.BASE_N
+        full_k = kk_ // mc.BASE_K
+        tail_k = kk_ - full_k * mc.BASE_K
+        for tile in range(asc.get_block_idx(), m_tiles * n_tiles, asc.get_block_num()):
+            row = tile // n_tiles * mc.BASE_M
+            col = tile % n_tiles * mc.BASE_N
+            cur_m = m - row
+            if cur_m > mc.BASE_M:
+                cur_m = mc.BASE_M
+            cur_n = n - col
+            if cur_n >= mc.BASE_N or cur_n <= 0:
+                cur_n = mc.BASE_N
+            for kk in range(full_k):
+                t.k_step(kk_, kk, cur_m, cur_n, mc.BASE_K, row, col, kk == 0)
+            for _ in range((tail_k + mc.BASE_K - 1) // mc.BASE_K):
+                t.k_step(kk_, full_k, cur_m, cur_n, tail_k, row, col, full_k == 0, zero_pad=True)
+            asc.fixpipe(t.gc[row * n + col:], t.c1,
+                        asc.FixpipeParamsV220(cur_n, cur_m, mc.up16(cur_m), n, asc.QuantModes.F322F16))
+
+    rng = np.random.default_rng(0)
+    m, n, kd = 300, 200, 150
+    a = rng.standard_normal((m, kd)).astype(np.float16)
+    b = rng.standard_normal((kd, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+    k[4](a.ravel(), b.ravel(), c.ravel(), m, n, kd)
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-2)

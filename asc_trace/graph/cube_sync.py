@@ -147,7 +147,7 @@ class _Cube:
             if isinstance(it, Loop):
                 self._mark(it, level, i)
                 self._index(it.body, it.node.id, outer + (level,))
-            elif (hasattr(it, "then_body") or hasattr(it, "body")) and not _scalar_only(it):
+            elif hasattr(it, "body") or (hasattr(it, "then_body") and not _scalar_only(it)):
                 raise NotProvidedError("auto_sync of a cube kernel with asc.cond or asc.while_loop is not provided "
                                        "yet: write its flags, with auto_sync=False", node=it.node)
             else:       # an instruction, or a scalar-only branch (its id: the `if` node's)
@@ -158,8 +158,8 @@ class _Cube:
             if isinstance(it, Loop):
                 self.where.setdefault(it.node.id, {})[level] = i
                 self._mark(it, level, i)
-            else:
-                self.where.setdefault(it.id, {})[level] = i
+            else:       # an instruction, or a scalar-only branch (its `if` node)
+                self.where.setdefault(getattr(it, "node", it).id, {})[level] = i
         self.where.setdefault(loop.node.id, {})[level] = i
 
     # -- dependences -----------------------------------------------------------------------------
@@ -322,8 +322,9 @@ def _period(var: Var, step: Expr, feet: list[Foot], mod: int) -> int | None:
 
 
 def _scalar_only(item: Any) -> bool:
-    """A branch or loop holding no instruction of any pipe (scalar code only, e.g. a runtime `if`
-    clamping a tail length): it orders nothing, so the cube scheduler can pass over it."""
+    """A branch holding no instruction of any pipe (scalar code only, e.g. a runtime `if` clamping a
+    tail length): it orders nothing, so the cube scheduler can pass over it (a while loop is still
+    refused)."""
     if isinstance(item, Node):
         return item.pipe is None
     bodies = [getattr(item, "then_body", ()), getattr(item, "else_body", ()), getattr(item, "body", ())]
@@ -367,16 +368,17 @@ def _vars(e: Any) -> set:
 def _region_ends(g: KernelGraph) -> dict[int, int]:
     stack, out = [], {}
     for n in g:
-        if n.op == "for":
+        if n.op in ("for", "if"):
             stack.append(n.id)
-        elif n.op == "end_for":
+        elif n.op in ("end_for", "end_if"):
             out[stack.pop()] = n.id
     return out
 
 
 def _span(item: Any, ends: dict[int, int]) -> tuple[int, int]:
-    """(first node id, last node id) of a body item: a node, or a loop from its `for` to its `end_for`."""
-    if isinstance(item, Loop):
+    """(first node id, last node id) of a body item: a node, a loop from its `for` to its `end_for`, or a
+    scalar-only branch from its `if` to its `end_if`."""
+    if isinstance(item, Loop) or hasattr(item, "then_body"):
         return item.node.id, ends[item.node.id]
     return item.id, item.id
 
