@@ -60,3 +60,24 @@ def test_info_says_how_to_empty_the_cache(capsys):
     assert main(["info"]) == 0
     line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("cache  ")]
     assert len(line) == 1 and "asc-trace cache clear" in line[0] and "no size limit" in line[0]
+
+
+@asc.jit
+def mask_wider_than_a_repeat(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 256)
+    asc.data_copy(a, gm(x), 256)
+    asc.add(a, a, a, 65, 1, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8))  # MARK-mask-65
+    asc.data_copy(gm(z), a, 256)
+
+
+_NOT_YET = pytest.mark.xfail(strict=True, reason="sim, eager and cpp run a normal-mode mask count past the repeat "
+                                                 "(64 float32 lanes) as the whole repeat, as the intrinsic does; the "
+                                                 "API refuses it in normal mode only, a runtime mode (docs/known-gaps.md)")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("sim", marks=_NOT_YET), pytest.param("eager", marks=_NOT_YET),
+                                     pytest.param("cpp", marks=_NOT_YET), CPU_DEBUG])
+def test_a_mask_count_past_the_repeat_is_refused_in_normal_mode(backend):
+    with pytest.raises(OutOfBoundsError, match="mask") as info:
+        asc.jit(mask_wider_than_a_repeat, backend=backend)[1](np.ones(256, np.float32), np.zeros(256, np.float32))
+    assert_points_at(info.value, "MARK-mask-65")
