@@ -187,3 +187,29 @@ def test_get_and_set_cmp_mask_need_16_bytes_of_their_tensor(backend, dtype, writ
     with pytest.raises(OutOfBoundsError, match=rf"needs (16 bytes|{n} x {dtype} elements)") as info:
         asc.jit(cmp_mask_io, backend=backend)[1](x, got, n - 1, write)
     assert_points_at(info.value, "MARK-set-cmp-mask" if write else "MARK-get-cmp-mask")
+
+
+@asc.jit
+def compare_bits(x: asc.GlobalAddress, z: asc.GlobalAddress, bits: asc.ConstExpr[int], repeat: int):
+    per = 256 // x.dtype.sizeof()
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, per * 4)
+    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECOUT, OUT, bits)
+    whole = asc.LocalTensor(asc.uint8, asc.TPosition.VECOUT, OUT, 128)
+    asc.data_copy(a, gm(x), per * 4)
+    asc.duplicate(whole.reinterpret_cast(asc.int16), 0, 64)
+    asc.compare(m, a, a, asc.CMPMODE.EQ, 7, repeat, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8))  # MARK-cmp-bits
+    asc.data_copy(gm(z), whole, 128)
+
+
+@pytest.mark.parametrize("backend", REG_BACKENDS)
+@pytest.mark.parametrize("dtype, repeat", [("float16", 4), ("float32", 3)])
+def test_compare_bits_need_a_bit_per_lane_of_every_repeat(backend, dtype, repeat):
+    x = (np.arange(4096) % 5).astype(dtype)
+    edge = repeat * (256 // np.dtype(dtype).itemsize) // 8     # whatever the mask: vcmpv compares every lane
+    got, want = np.zeros(128, np.uint8), np.zeros(128, np.uint8)
+    asc.jit(compare_bits, backend=backend)[1](x, got, edge, repeat)
+    asc.jit(compare_bits, backend="sim")[1](x, want, edge, repeat)
+    assert got.tobytes() == want.tobytes() and want.any()
+    with pytest.raises(OutOfBoundsError, match=rf"mask dst needs {edge} (x uint8 elements|bytes)") as info:
+        asc.jit(compare_bits, backend=backend)[1](x, got, edge - 1, repeat)
+    assert_points_at(info.value, "MARK-cmp-bits")

@@ -225,5 +225,7 @@ def render(f: dict[str, Any]) -> str:
     lines.append("  Ascend C headers  " + (hdr["describe"] if hdr["found"] else hdr["why"]))
     lines.append("")
     c = f["cache"]
-    lines.append(f"cache  {c['dir']}: {count_text(c['entries'])}, {size_text(c['bytes'])}")
+    # the cache has no size limit: say how to empty it, where a newcomer sees its size
+    lines.append(f"cache  {c['dir']}: {count_text(c['entries'])}, {size_text(c['bytes'])} "
+                 "(no size limit; `asc-trace cache clear` empties it)")
     return "\n".join(lines)

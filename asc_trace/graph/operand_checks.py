@@ -196,13 +196,16 @@ def _operands(node: Node) -> Iterator[tuple]:
                 yield _count(x) if i == len(a) - 1 else _scalar(node, x)
         if REGISTRY[op].family in _SAME_LENGTH:
             yield from _partial_overlap(a)
-    elif op in _REPEAT_AT or (op == "gather" and node.attr("mask_form")):
+    elif op in _REPEAT_AT or op == "gather":
         # Brcb / Gatherb / Gather's mask form: the repeat time is a uint8_t field, which would wrap on the NPU
-        # and in C (256 -> 0); the rest evaluated in order as below
-        at = _REPEAT_AT.get(op, 6)
+        # and in C (256 -> 0); Gather's src_base_offset is a uint32_t (a negative base would wrap to a huge one
+        # there, or cancel a lane's offset on the simulator); the rest evaluated in order as below
+        at = _REPEAT_AT.get(op, 6) if op != "gather" or node.attr("mask_form") else -1
         for i, x in enumerate(a):
             if i == at:
                 yield _spec(x, 0, U8, f"the repeat_time of asc.{op}")
+            elif op == "gather" and i == 3:
+                yield _spec(x, 0, U32, "the src_base_offset of asc.gather")
             else:
                 for y in exprs_in((x,)):
                     yield _value(y, "an operand")

@@ -82,8 +82,10 @@ def find_toolchain(env: dict[str, str] | None = None) -> Toolchain:
     if home is None and bisheng is not None:
         home = _home_of(bisheng)
     if home is None:
+        names = missing or ["bisheng"]
         raise ToolchainError("no CANN toolkit found: ASCEND_HOME_PATH and ASCEND_TOOLKIT_HOME are not set and "
-                             f"{' and '.join(missing) or 'bisheng'} is not on PATH", None, hint=INSTALL_HINT)
+                             f"{' and '.join(names)} {'are' if len(names) > 1 else 'is'} not on PATH", None,
+                             hint=INSTALL_HINT)
     if missing:
         raise ToolchainError(f"the CANN toolkit at {home} has no {' or '.join(missing)}", None, hint=INSTALL_HINT)
     layout = ascendc_layout(home)

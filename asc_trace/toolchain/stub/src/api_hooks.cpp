@@ -120,6 +120,15 @@ bool CheckFunVecBinaryScalarImplForMaskArray(VecBinaryScalarApiParams& p, const 
     return scalar_tensors(p);
 }
 bool CheckFunVecBinaryScalarImpl(VecBinaryScalarApiParams& p, const uint64_t, const char*) { return scalar_tensors(p); }
+bool CheckFuncVecBinaryCmpImplForMaskArray(VecBinaryApiParams& p, const uint64_t[], const char*)
+{
+    return binary_tensors(p);
+}
+bool CheckFuncVecBinaryCmpImpl(VecBinaryApiParams& p, const uint64_t, const char*) { return binary_tensors(p); }
+bool CheckFuncVecBinaryScalarCmpImpl(VecBinaryScalarApiParams& p, const uint64_t, const char*)
+{
+    return scalar_tensors(p);
+}
 bool CheckFunDupImplForMaskArray(VecDupApiParams& p, const uint64_t[], const char*)
 {
     asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, nullptr, 0, nullptr, 0);
@@ -158,11 +167,8 @@ ASC_STUB_ACCEPT(CheckFuncCopyImpl, CopyApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopyImpl, DataCopyApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopyPadImpl, DataCopyPadApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncDataCopySliceImpl, DataCopySliceApiParams&, const char*)
-ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImplForMaskArray, VecBinaryApiParams&, const uint64_t[], const char*)
-ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryCmpImpl, VecBinaryApiParams&, const char*)
 ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const char*)
-ASC_STUB_ACCEPT(CheckFuncVecBinaryScalarCmpImpl, VecBinaryScalarApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t, const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const uint64_t[], const char*)
 ASC_STUB_ACCEPT(CheckFuncCreateVecIndexImpl, VecCreateVecIndexApiParams&, const char*)

@@ -76,15 +76,20 @@ const State::Extent* tensor_of(const char* what)
 // simulator's: the last element any enabled lane of any repeat touches, placed by the block and repeat strides
 // (runtime/executors_ops.py masked_index; here addr_of over for_active, the lanes the instruction then runs).
 // Checked before any lane runs, so that a refused instruction writes nothing, as on the simulator.
-void check_reach(const Operand& o, uint32_t per, uint32_t repeat, const char* what)
+// `every_lane`: the instruction reads each lane of each repeat whatever the mask (vcmpv / vcmpvs).
+void check_reach(const Operand& o, uint32_t per, uint32_t repeat, const char* what, bool every_lane = false)
 {
     const State::Extent* x = tensor_of(what);
     if (x == nullptr || x->lo == nullptr || x->lo != o.base) return;   // not given, or not this operand's tensor
     const size_t size = size_of(o.dt);
     uint64_t end = 0;
-    for_active(per, repeat, [&](uint32_t r, uint32_t e) {
+    const auto touch = [&](uint32_t r, uint32_t e) {
         end = std::max<uint64_t>(end, static_cast<uint64_t>(addr_of(o, size, r, e) - x->lo) + size);
-    });
+    };
+    if (every_lane && repeat > 0)
+        touch(repeat - 1, per - 1);     // the strides are not negative: the last lane of the last repeat is furthest
+    else if (!every_lane)
+        for_active(per, repeat, touch);
     if (end > x->bytes)
         fail("bounds", "%s needs %llu x %s elements but its tensor has only %llu", what,
              static_cast<unsigned long long>(end / size), name_of(o.dt),
@@ -332,6 +337,12 @@ template <typename T, typename Get> void compare_bits(Cmp op, const Operand& dst
 {
     const uint32_t per = 256 / sizeof(T);
     uint8_t* bits = static_cast<uint8_t*>(dst.base);
+    check_reach(a, per, repeat, "src0", true);
+    const State::Extent& x = S().api_dst;     // the bit mask: one bit per lane, repeats packed
+    if (x.lo != nullptr && x.lo == bits && static_cast<uint64_t>(repeat) * per / 8 > x.bytes)
+        fail("bounds", "the mask dst needs %llu bytes but its tensor has only %llu",
+             static_cast<unsigned long long>(static_cast<uint64_t>(repeat) * per / 8),
+             static_cast<unsigned long long>(x.bytes));
     // vcmpv / vcmpvs compare every lane of each repeat whatever the mask register holds, as the simulator does:
     // the A2 implementation never sets the mask for them (its mask-form VcmpvImpl drops the mask argument, and
     // the count form CompareCompute issues whole repeats without SetMask, which would be wrong after any op that
@@ -345,7 +356,9 @@ template <typename T, typename Get> void compare_bits(Cmp op, const Operand& dst
 
 void vec_cmp(Cmp op, const Operand& dst, const Operand& a, const Operand& b, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(a, "src0"), check_base(b, "src1"), check_ub(dst.base, 0, 32, "the bit mask dst");
+    check_reach(b, static_cast<uint32_t>(256 / size_of(a.dt)), repeat, "src1", true);
     by_type(a.dt, [&](auto tag) {
         using T = decltype(tag);
         compare_bits<T>(op, dst, a, repeat, [&](uint32_t r, uint32_t e) { return *at<T>(b, r, e, "src1"); });
@@ -373,6 +386,7 @@ void vec_cmp_reg(Cmp op, const Operand& a, const Operand& b)
 
 void vec_cmp_scalar(Cmp op, const Operand& dst, const Operand& a, uint64_t scalar, uint32_t repeat)
 {
+    ExtentsUsed done;
     check_base(a, "src0"), check_ub(dst.base, 0, 32, "the bit mask dst");
     by_type(a.dt, [&](auto tag) {
         using T = decltype(tag);
