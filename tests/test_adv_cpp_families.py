@@ -1,5 +1,5 @@
 """The cpp backend's model of the asc.adv calls the example families use (toolchain/include/asc_trace_adv.h):
-SwiGLU, GeGLU, AscendQuant, AscendDequant, Sum, Mean, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
+SwiGLU, GeGLU, AscendQuant, AscendDequant, Sum, Mean, SoftMax, LogSoftMax, SimpleSoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
 rounded as the simulator rounds it, the row sums in the vendor's order), on half and float, in each overload
 and each of SoftMax's row-sum paths; and the examples of those families run on cpp with the simulator's bits."""
 from __future__ import annotations
@@ -106,6 +106,35 @@ def test_softmax_cpp_equals_sim_with_inf_and_nan_rows(dt):
     for got, want in zip(outs["cpp"], outs["sim"]):
         _same_bits(got, want)
     assert np.isnan(outs["cpp"][0][0]).all() and np.isfinite(outs["cpp"][0][3]).all()
+
+
+@pytest.mark.parametrize("m, k, dt", [(3, 48, np.float16), (5, 200, np.float32), (2, 1040, np.float16),
+                                      (4, 64, np.float32)])
+def test_log_softmax_cpp_equals_sim_to_the_bit(m, k, dt):
+    from test_adv_log_softmax import _run
+    _x, want = _run(m, k, dt, seed=k)
+    _x, got = _run(m, k, dt, backend="cpp", seed=k)
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+
+
+# statistics that differ lane by lane (each lane reads its row's block at j % 8), and a small buffer whose
+# split makes the half-src / float-stat path read the vendor's inter-split offsets
+@pytest.mark.parametrize("m, k, dt, float_stats, host_tiling, tmp_bytes, with_tmp", [
+    (4, 64, np.float16, False, True, 32 * 1024, True), (6, 128, np.float16, True, True, 4096, True),
+    (3, 40, np.float32, False, False, 32 * 1024, True), (5, 96, np.float16, True, False, 32 * 1024, True),
+    (2, 32, np.float32, False, True, 32 * 1024, False)])
+def test_simple_softmax_cpp_equals_sim_to_the_bit(m, k, dt, float_stats, host_tiling, tmp_bytes, with_tmp):
+    from test_adv_simple_softmax import N_STAT, _run
+    rng = np.random.default_rng(m * k)
+    x = (rng.standard_normal((m, k)) * 3).astype(dt)
+    sdt = np.float32 if float_stats else dt
+    S = rng.uniform(0.5, 40, N_STAT).astype(sdt)
+    M = rng.uniform(-2, 6, N_STAT).astype(sdt)
+    kw = dict(float_stats=float_stats, tmp_bytes=tmp_bytes, host_tiling=host_tiling, with_tmp=with_tmp)
+    want = _run(x, S, M, **kw)
+    got = _run(x, S, M, backend="cpp", **kw)
+    _same_bits(got, want)
 
 
 @pytest.mark.parametrize("dt", [np.float16, np.float32])

@@ -181,6 +181,11 @@ struct SoftMaxTiling {
              splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
              tailReduceSize = 0;
 };
+struct LogSoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
+             splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
+             tailReduceSize = 0;
+};
 struct RmsNormTiling {
     uint32_t bLength = 0, sLength = 0, hLength = 0, originalHLength = 0;
     float reciprocalOfHLength = 0.0f;
@@ -259,9 +264,11 @@ inline float layernorm_row_sum_(const std::vector<float>& x)
 
 // SoftMaxGenericNDImpl (graph/ops/adv_norm.py _softmax): in float; x - max; Exp; the row sum; x / sum; a half
 // result narrowed with A2's CAST_ROUND; the row max and sum written over reduceK elements of each row
-template <typename T, typename U>
+// `log`: LogSoftMax (logsoftmax_common_impl.h GenericLogNDImpl): then Ln and a Muls by 0.4342944819 (the
+// vendor's log10 e: its LogSoftMax is log10 of the softmax)
+template <typename T, typename U, typename Tiling>
 inline void softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
-                     const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+                     const LocalTensor<T>& src, const Tiling& tiling, const SoftMaxShapeInfo& shape, bool log = false)
 {
     const uint32_t m = shape.srcM, k = shape.srcK;
     if (m == 0 || k == 0) return;
@@ -280,7 +287,11 @@ inline void softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const
         const float mx = row_max_(w.data(), k);
         for (auto& v : w) v = exp_(wrap_sub(v, mx));
         const float s = softmax_row_sum_(w);
-        for (uint32_t i = 0; i < k; ++i) out[static_cast<size_t>(r) * k + i] = cast1<T, float>(div(w[i], s), narrow);
+        for (uint32_t i = 0; i < k; ++i) {
+            float y = div(w[i], s);
+            if (log) y = wrap_mul(ln_(y), coef<float>(0.4342944819));
+            out[static_cast<size_t>(r) * k + i] = cast1<T, float>(y, narrow);
+        }
         for (uint32_t j = 0; j < width; ++j) {
             sums[static_cast<size_t>(r) * width + j] = cast1<U, float>(s, narrow_stat);
             maxes[static_cast<size_t>(r) * width + j] = cast1<U, float>(mx, narrow_stat);
@@ -372,6 +383,66 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const 
                     const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
 {
     detail::softmax_(dst, sum, max, src, tiling, shape);
+}
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false, typename U = T>
+inline void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                       const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::LogSoftMaxTiling& tiling,
+                       const SoftMaxShapeInfo& shape)
+{
+    (void)tmp;
+    detail::softmax_(dst, sum, max, src, tiling, shape, true);
+}
+
+namespace detail {
+// SimpleSoftMaxGenericNDImpl (graph/ops/adv_simple_softmax.py): in float, (exp(x - max) / sum), narrowed with
+// CAST_ROUND; lane j of row r reads the statistics at the row's start + j % 8 (one 32-byte block repeated);
+// a row's start: reduceK a row, except on the half-src / float-stat path with a filled tiling, which advances
+// between splits by reduceM x 8 floats (the vendor's code, as sim models it)
+template <typename T, typename U>
+inline void simple_softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                            const LocalTensor<T>& src, const ::SoftMaxTiling& t, const SoftMaxShapeInfo& shape)
+{
+    const uint32_t m = shape.srcM, k = shape.srcK;
+    if (m == 0 || k == 0) return;
+    const bool filled = t.srcM == m && t.srcK == k;
+    const uint32_t rk = filled ? 32 / sizeof(T) : 32 / sizeof(U);
+    const bool half_float = sizeof(T) == 2 && sizeof(U) == 4;
+    std::vector<uint32_t> start(m);
+    for (uint32_t r = 0; r < m; ++r)
+        start[r] = (filled && half_float && t.splitM != 0) ? (r / t.splitM) * t.reduceM * FLOAT_BLOCK + (r % t.splitM) * rk
+                                                           : r * rk;
+    const uint32_t stat_n = start[m - 1] + rk;
+    const U* ps_sum = sum.span(stat_n, "sumTensor");
+    const U* ps_max = max.span(stat_n, "maxTensor");
+    const T* ps = src.span(m * k, "srcTensor");
+    T* pd = dst.span(m * k, "dstTensor");
+    const int narrow = std::is_same<T, half>::value ? ROUND : NONE;
+    std::vector<T> out(static_cast<size_t>(m) * k);
+    for (uint32_t r = 0; r < m; ++r)
+        for (uint32_t j = 0; j < k; ++j) {
+            const uint32_t at = start[r] + j % FLOAT_BLOCK;
+            const float x = widen_(ps[static_cast<size_t>(r) * k + j]);
+            const float y = div(exp_(wrap_sub(x, widen_(ps_max[at]))), widen_(ps_sum[at]));
+            out[static_cast<size_t>(r) * k + j] = cast1<T, float>(y, narrow);
+        }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+}
+}  // namespace detail
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                          const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
+                          const SoftMaxShapeInfo& shape)
+{
+    (void)tmp;
+    detail::simple_softmax_(dst, sum, max, src, tiling, shape);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                          const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+{
+    detail::simple_softmax_(dst, sum, max, src, tiling, shape);
 }
 template <typename T, bool isBasicBlock = false>
 inline void RmsNorm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma,
