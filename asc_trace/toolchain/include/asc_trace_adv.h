@@ -84,6 +84,17 @@ template <typename T> inline T geglu_(T a, T b)
     t = div(x1, wrap_add(exp_(t), 1.0f));
     return narrow_<T>(wrap_mul(widen_(a), t));
 }
+// reglu_common_impl.h: src0 * max(src1, 0) in float (half widened, narrowed with CAST_NONE)
+template <typename T> inline T reglu_(T a, T b)
+{
+    return narrow_<T>(wrap_mul(widen_(a), max_(widen_(b), 0.0f)));
+}
+// swish_common_impl.h SwishCalcSimplified, in T: x / (exp(x * T(-1.0f * beta)) + 1)
+template <typename T> inline T swish_(T x, T beta)
+{
+    const T neg = cast1<T, float>(wrap_mul(-1.0f, widen_(beta)), NONE);
+    return div(x, wrap_add(exp_(wrap_mul(x, neg)), coef<T>(1.0)));
+}
 // ascend_quant_pre_impl.h AscendQuantIntrinsicsImpl: in half (a float source narrowed first), * scale,
 // + offset, then Cast to int8 with CAST_NONE
 template <typename T> inline int8_t quant_(T x, half scale, half offset)
@@ -130,6 +141,25 @@ inline void GeGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const L
                   const uint32_t count)
 {
     detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::geglu_(a, b); });
+}
+
+template <typename T, bool isReuseSource = false>
+inline void ReGlu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& tmp, const uint32_t count)
+{
+    (void)tmp;
+    detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::reglu_(a, b); });
+}
+template <typename T, bool isReuseSource = false>
+inline void ReGlu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const uint32_t count)
+{
+    detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::reglu_(a, b); });
+}
+template <typename T, bool isReuseSource = false>
+inline void Swish(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, const T beta)
+{
+    detail::unary(dst, src, static_cast<int32_t>(count), [&](T a) { return detail::swish_(a, beta); });
 }
 
 // the split the vendor's per-tensor AscendQuant takes (ascend_quant_utils.h); it changes no value
