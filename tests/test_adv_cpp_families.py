@@ -203,3 +203,24 @@ def test_sum_and_mean_cpp_equal_sim_to_the_bit(name, outter, inner, n, dt, acc, 
             reduce_kernel(name, outter, inner, n, dt, with_tmp=with_tmp, acc=acc_dt, backend=backend)[1](x, z)
         outs[backend] = z
     _same_bits(outs["cpp"], outs["sim"])
+
+
+@pytest.mark.parametrize("make, args", [  # SoftMax without a count (its extent), AscendQuant with one
+    (lambda b: __import__("adv_kernels").softmax_kernel(8, 256, tmp_bytes=1024, host_tiling=False, backend=b),
+     lambda: (np.ones((8, 256), np.float16), np.zeros((8, 256), np.float16), np.zeros(128, np.float16),
+              np.zeros(128, np.float16))),
+    (lambda b: quant_kernel(N, tmp_bytes=256, backend=b), lambda: (np.ones(N, np.float16), np.zeros(N, np.int8))),
+])
+def test_a_temporary_buffer_below_the_minimum_is_refused_on_cpp_as_on_sim(make, args):
+    """The cpp model checks the buffer against the vendor's minimum (known when tracing) before any write: the
+    same UBOverflowError as sim, nothing written."""
+    msgs = {}
+    for backend in ("sim", "cpp"):
+        a = args()
+        before = [x.copy() for x in a]
+        with pytest.raises(asc.UBOverflowError) as e:
+            make(backend)[1](*a)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(a, before))
+        msgs[backend] = str(e.value).splitlines()[0]
+    assert msgs["cpp"].startswith(msgs["sim"])       # cpp adds "(core 0, cpp backend)"
+    assert "the call needs at least" in msgs["cpp"]

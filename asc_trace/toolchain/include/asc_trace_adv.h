@@ -6,8 +6,31 @@
 // the model needs no scratch, and what the vendor leaves in it is unspecified.
 #pragma once
 
+#define ASC_TRACE_ADV_TMP_MIN(need, name, helper) (AscendC::detail::adv_tmp_min() = AscendC::detail::AdvTmpMin{need, name, helper})
+
 namespace AscendC {
 namespace detail {
+// The vendor's minimum temporary buffer of the next adv call (set by the cpp backend's instrumentation,
+// runtime/cpp.py adv_tmp_minimums, when it is known while tracing): the call refuses a smaller buffer before
+// writing anything, as sim and eager do (UBOverflowError). The model itself uses no scratch.
+struct AdvTmpMin {
+    uint32_t need = 0;
+    const char* name = "";
+    const char* helper = "";
+};
+inline AdvTmpMin& adv_tmp_min()
+{
+    static thread_local AdvTmpMin m;
+    return m;
+}
+inline void check_tmp(const LocalTensor<uint8_t>& tmp)
+{
+    AdvTmpMin m = adv_tmp_min();
+    adv_tmp_min() = AdvTmpMin{};
+    if (m.need != 0 && tmp.GetSize() < m.need)
+        fail("ub", "the temporary buffer of asc.adv.%s holds %u bytes; the call needs at least %u (the vendor's "
+             "minimum for this size and type, %s)", m.name, tmp.GetSize(), m.need, m.helper);
+}
 // a coefficient as the vendor's `const T` (rounded once from the decimal, as NumPy's asarray(v, dtype))
 template <typename T> inline T coef(double v) { return from_double<T>(v); }
 
@@ -47,7 +70,7 @@ template <typename T> inline T sigmoid_(T x)
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,   \
                      const uint32_t count)                                                                     \
     {                                                                                                          \
-        (void)tmp;                                                                                             \
+        detail::check_tmp(tmp);                                                                                             \
         detail::unary(dst, src, static_cast<int32_t>(count), [](T a) { return detail::FN(a); });             \
     }                                                                                                          \
     template <typename T, bool F1 = false, bool F2 = false>                                                    \
@@ -120,7 +143,7 @@ template <typename T, bool isReuseSource = false>
 inline void SwiGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                    const float& scalarValue, const LocalTensor<uint8_t>& tmp, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::binary_to(dst, src0, src1, count, [&](T a, T b) { return detail::swiglu_(a, b, scalarValue); });
 }
 template <typename T, bool isReuseSource = false>
@@ -133,7 +156,7 @@ template <typename T, bool isReuseSource = false>
 inline void GeGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                   const LocalTensor<uint8_t>& tmp, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::geglu_(a, b); });
 }
 template <typename T, bool isReuseSource = false>
@@ -147,7 +170,7 @@ template <typename T, bool isReuseSource = false>
 inline void ReGlu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                   const LocalTensor<uint8_t>& tmp, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::reglu_(a, b); });
 }
 template <typename T, bool isReuseSource = false>
@@ -191,7 +214,7 @@ template <typename T, bool isReuseSource = false, const AscendQuantConfig& confi
 inline void AscendQuant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                         const float scale, const float offset, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::quant_all(dst, src, scale, offset, count);
 }
 template <typename T, bool isReuseSource = false, const AscendQuantConfig& config = ASCEND_QUANT_DEFAULT_CFG>
@@ -404,7 +427,7 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const 
                     const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
                     const SoftMaxShapeInfo& shape)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::softmax_(dst, sum, max, src, tiling, shape);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
@@ -419,7 +442,7 @@ inline void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, con
                        const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::LogSoftMaxTiling& tiling,
                        const SoftMaxShapeInfo& shape)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::softmax_(dst, sum, max, src, tiling, shape, true);
 }
 
@@ -464,7 +487,7 @@ inline void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, 
                           const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
                           const SoftMaxShapeInfo& shape)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::simple_softmax_(dst, sum, max, src, tiling, shape);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
@@ -478,7 +501,7 @@ template <typename T, bool isBasicBlock = false>
 inline void RmsNorm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma,
                     const LocalTensor<uint8_t>& tmp, const T epsilon, const ::RmsNormTiling& tiling)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::rmsnorm_(dst, src, gamma, epsilon, tiling);
 }
 template <typename T, bool isBasicBlock = false>
@@ -492,7 +515,7 @@ inline void LayerNorm(const LocalTensor<T>& dst, const LocalTensor<T>& mean, con
                       const LocalTensor<T>& src, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
                       const LocalTensor<uint8_t>& tmp, const T epsilon, ::LayerNormTiling& tiling)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::layernorm_(dst, mean, variance, src, gamma, beta, epsilon, tiling);
 }
 template <typename T, bool isReuseSource = false>
@@ -567,7 +590,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp, DequantParams p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::dequant_(dst, src, &deqScale, 0.0f, p.m, p.n, p.calCount, p.m * p.n, ASC_MODEL_SINGLE);
 }
 ASC_MODEL_DEQUANT_TEMPLATE
@@ -580,7 +603,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp, const uint32_t calCount)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     const uint32_t n = deqScale.GetSize();
     detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, calCount, ASC_MODEL_SINGLE);
 }
@@ -595,7 +618,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     const uint32_t n = deqScale.GetSize();
     detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, src.GetSize(), ASC_MODEL_SINGLE);
 }
@@ -609,7 +632,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const S deqScale,
                           const LocalTensor<uint8_t>& tmp, DequantParams p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::dequant_<D, S>(dst, src, nullptr, static_cast<float>(deqScale), p.m, p.n, p.calCount, p.m * p.n,
                            ASC_MODEL_SINGLE);
 }
@@ -658,7 +681,7 @@ template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool i
 inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                 const SumParams& p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::reduce_rows_<T, T, false>(dst, src, p.outter, p.inner, p.n);
 }
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
@@ -671,7 +694,7 @@ template <typename T, typename accType = T, bool isReuseSource = false, bool isB
 inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                  const MeanParams& p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::reduce_rows_<T, accType, true>(dst, src, p.outter, p.inner, p.n);
 }
 template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
