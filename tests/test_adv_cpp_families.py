@@ -1,12 +1,8 @@
 """The cpp backend's model of the asc.adv calls the example families use (toolchain/include/asc_trace_adv.h):
-SwiGLU, GeGLU, AscendQuant, AscendDequant, Sum, Mean, SoftMax, RmsNorm and LayerNorm give the simulator's bits (the vendor's steps, each
-rounded as the simulator rounds it, the row sums in the vendor's order), on half and float, in each overload
-and each of SoftMax's row-sum paths; and the examples of those families run on cpp with the simulator's bits."""
+SwiGLU, GeGLU, ReGlu, Swish, AscendQuant, AscendDequant, Sum, Mean, SoftMax, LogSoftMax, SimpleSoftMax, RmsNorm
+and LayerNorm give the simulator's bits (the vendor's steps, each rounded as the simulator rounds it, the row
+sums in the vendor's order), on half and float, in each overload and each of SoftMax's row-sum paths (the examples on cpp: tests/test_adv_examples.py)."""
 from __future__ import annotations
-
-import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +11,6 @@ import asc_trace as asc
 from adv_kernels import N, activation_kernel, quant_kernel, rmsnorm_kernel
 from test_adv_layernorm import _run as layernorm_run
 from test_adv_norm import _softmax
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 EDGE = np.array([0.0, -0.0, 1e-3, -1e-3, 5.0, -5.0, 10.0, -10.0, 30.0, -30.0, 1e4, -1e4, np.inf, -np.inf, np.nan])
 
@@ -32,7 +26,8 @@ def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize("dt", [np.float16, np.float32])
-@pytest.mark.parametrize("name, with_tmp", [("swiglu", True), ("swiglu", False), ("geglu", True), ("geglu", False)])
+@pytest.mark.parametrize("name, with_tmp", [("swiglu", True), ("swiglu", False), ("geglu", True), ("geglu", False),
+                                            ("reglu", True), ("reglu", False), ("swish", False)])
 def test_gated_activations_cpp_equal_sim_to_the_bit(name, with_tmp, dt):
     x, y = _inputs(dt, 3), _inputs(dt, 5)
     out = {}
@@ -108,6 +103,35 @@ def test_softmax_cpp_equals_sim_with_inf_and_nan_rows(dt):
     assert np.isnan(outs["cpp"][0][0]).all() and np.isfinite(outs["cpp"][0][3]).all()
 
 
+@pytest.mark.parametrize("m, k, dt", [(3, 48, np.float16), (5, 200, np.float32), (2, 1040, np.float16),
+                                      (4, 64, np.float32)])
+def test_log_softmax_cpp_equals_sim_to_the_bit(m, k, dt):
+    from test_adv_log_softmax import _run
+    _x, want = _run(m, k, dt, seed=k)
+    _x, got = _run(m, k, dt, backend="cpp", seed=k)
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+
+
+# statistics that differ lane by lane (each lane reads its row's block at j % 8), and a small buffer whose
+# split makes the half-src / float-stat path read the vendor's inter-split offsets
+@pytest.mark.parametrize("m, k, dt, float_stats, host_tiling, tmp_bytes, with_tmp", [
+    (4, 64, np.float16, False, True, 32 * 1024, True), (6, 128, np.float16, True, True, 4096, True),
+    (3, 40, np.float32, False, False, 32 * 1024, True), (5, 96, np.float16, True, False, 32 * 1024, True),
+    (2, 32, np.float32, False, True, 32 * 1024, False)])
+def test_simple_softmax_cpp_equals_sim_to_the_bit(m, k, dt, float_stats, host_tiling, tmp_bytes, with_tmp):
+    from test_adv_simple_softmax import N_STAT, _run
+    rng = np.random.default_rng(m * k)
+    x = (rng.standard_normal((m, k)) * 3).astype(dt)
+    sdt = np.float32 if float_stats else dt
+    S = rng.uniform(0.5, 40, N_STAT).astype(sdt)
+    M = rng.uniform(-2, 6, N_STAT).astype(sdt)
+    kw = dict(float_stats=float_stats, tmp_bytes=tmp_bytes, host_tiling=host_tiling, with_tmp=with_tmp)
+    want = _run(x, S, M, **kw)
+    got = _run(x, S, M, backend="cpp", **kw)
+    _same_bits(got, want)
+
+
 @pytest.mark.parametrize("dt", [np.float16, np.float32])
 @pytest.mark.parametrize("bs, h, oh, with_tmp", [(6, 64, 60, True), (3, 160, 160, True), (2, 48, 41, False),
                                                  (12, 16, 16, True)])
@@ -181,17 +205,22 @@ def test_sum_and_mean_cpp_equal_sim_to_the_bit(name, outter, inner, n, dt, acc, 
     _same_bits(outs["cpp"], outs["sim"])
 
 
-CPP_EXAMPLES = ["adv_swiglu", "adv_quant", "adv_dequant", "adv_softmax", "adv_rmsnorm", "adv_layernorm"]
-
-
-def _tuple(v):
-    return v if isinstance(v, tuple) else (v,)
-
-
-@pytest.mark.parametrize("name", CPP_EXAMPLES)
-def test_example_on_cpp_equals_sim(name):
-    mod = importlib.import_module(name)
-    want, _ = mod.run("sim")
-    got, _ = mod.run("cpp")
-    for g, w in zip(_tuple(got), _tuple(want)):
-        _same_bits(g, w)
+@pytest.mark.parametrize("make, args", [  # SoftMax without a count (its extent), AscendQuant with one
+    (lambda b: __import__("adv_kernels").softmax_kernel(8, 256, tmp_bytes=1024, host_tiling=False, backend=b),
+     lambda: (np.ones((8, 256), np.float16), np.zeros((8, 256), np.float16), np.zeros(128, np.float16),
+              np.zeros(128, np.float16))),
+    (lambda b: quant_kernel(N, tmp_bytes=256, backend=b), lambda: (np.ones(N, np.float16), np.zeros(N, np.int8))),
+])
+def test_a_temporary_buffer_below_the_minimum_is_refused_on_cpp_as_on_sim(make, args):
+    """The cpp model checks the buffer against the vendor's minimum (known when tracing) before any write: the
+    same UBOverflowError as sim, nothing written."""
+    msgs = {}
+    for backend in ("sim", "cpp"):
+        a = args()
+        before = [x.copy() for x in a]
+        with pytest.raises(asc.UBOverflowError) as e:
+            make(backend)[1](*a)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(a, before))
+        msgs[backend] = str(e.value).splitlines()[0]
+    assert msgs["cpp"].startswith(msgs["sim"])       # cpp adds "(core 0, cpp backend)"
+    assert "the call needs at least" in msgs["cpp"]

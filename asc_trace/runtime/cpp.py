@@ -108,15 +108,40 @@ def refuse_unmodeled(graph: KernelGraph) -> None:
                                       "vendor's own implementation)")
 
 
-def instrument(source: str) -> str:
+def adv_tmp_minimums(graph: KernelGraph) -> dict[int, str]:
+    """node id -> the C++ arguments of ASC_TRACE_ADV_TMP_MIN for each adv call given a temporary buffer whose
+    vendor minimum is known when tracing (the count a constant, or no count): the model checks the buffer
+    against it, as sim and eager do (runtime/executors_adv.py check_tmp)."""
+    from ..graph.expr import Const
+    from ..graph.ops.adv_common import ADV, extent, operands
+    out = {}
+    for n in graph:
+        if n.op not in ADV or not n.attr("tmp"):
+            continue
+        spec = ADV[n.op]
+        # the size sim checks against: the count, or the first output's extent for a call without one
+        count = operands(n)[3] if spec.counted else extent(n, spec.outs[0])
+        if not isinstance(count, Const) or count.value == 0:
+            continue            # known only at run time (docs/adv.md), or nothing done
+        need = spec.min_tmp(n, count.value)
+        helper = spec.tmp_helper or f"asc.adv.get_{n.op[4:]}_max_min_tmp_size"
+        out[n.id] = f'{int(need)}u, "{n.op[4:]}", "{helper}"'
+    return out
+
+
+def instrument(source: str, graph: KernelGraph | None = None) -> str:
     """Mark every statement with its node (the model reports failures by node), the kernel seen as
-    bisheng sees it (toolchain/sources.host_view)."""
+    bisheng sees it (toolchain/sources.host_view); with the graph, also each adv call's temporary-buffer
+    minimum."""
+    mins = adv_tmp_minimums(graph) if graph is not None else {}
     out = []
     for line in host_view(source).splitlines():
         out.append(line)
         m = NODE_COMMENT.match(line)
         if m:
             out.append(f"{m.group(1)}ASC_TRACE_NODE({m.group(2)});")
+            if int(m.group(2)) in mins:
+                out.append(f"{m.group(1)}ASC_TRACE_ADV_TMP_MIN({mins[int(m.group(2))]});")
     return "\n".join(out) + "\n"
 
 
@@ -273,7 +298,7 @@ class CppRuntime(Runtime):
         refuse_unmodeled(graph)
         from ..graph.mix_split import MixGraph
         from .block_sync_sim import block_launcher, has_block_sync
-        source = instrument(lower(graph)) + (mix_launcher(graph) if isinstance(graph, MixGraph) else
+        source = instrument(lower(graph), graph) + (mix_launcher(graph) if isinstance(graph, MixGraph) else
                                              block_launcher(graph, call_args(graph)) if has_block_sync(graph)
                                              else launcher(graph))
         key = cache_key({"kind": "cpp", "source": source, "header": header_digest(), "cxx": version,

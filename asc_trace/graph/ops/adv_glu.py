@@ -80,12 +80,13 @@ register_adv(
                AdvSpec(("dst",), ("src",), _swish, lambda nd, n: 0, lambda nd, n: 0, scalars=("beta",)),
                "AscendC::Swish({dst}, {src}, {count}, {beta});", FLOATS,
                {"Swish/4": ("include/adv_api/activation/swish.h:48", "lib/activation/swish.h:34")},
-               TOL_STEPS, header="activation/swish.h"),
+               TOL_STEPS, header="activation/swish.h",
+               cpp_model=CppModel(header="Swish (toolchain/include/asc_trace_adv.h)")),
     _glu("geglu", "GeGLU", _geglu, _geglu_tmp,
          {"GeGLU/5": ("include/adv_api/activation/geglu.h:48", "lib/activation/geglu.h:34"),
           "GeGLU/4": ("include/adv_api/activation/geglu.h:64", "lib/activation/geglu.h:49")},
          same_size=(("src0", "src1"),), modelled=True),      # GeGLUImpl: "Size of src0 ... is not equal to size of src1"
     _glu("reglu", "ReGlu", _reglu, _reglu_tmp,
          {"ReGlu/5": ("include/adv_api/activation/reglu.h:47", "lib/activation/reglu.h:33"),
-          "ReGlu/4": ("include/adv_api/activation/reglu.h:67", "lib/activation/reglu.h:49")}),
+          "ReGlu/4": ("include/adv_api/activation/reglu.h:67", "lib/activation/reglu.h:49")}, modelled=True),
 )

@@ -16,6 +16,7 @@ import numpy as np
 from ...dtypes import float16
 from .adv_common import AdvSpec, Steps, adv_record, operands, register_adv
 from .adv_norm import SOFTMAX_FIELDS, SOFTMAX_TOL, _softmax, _softmax_extent, _struct
+from .opdef import CppModel
 
 LOG10_E = 0.4342944819      # SCALAR_NATURE_LOG_10, as the vendor writes it
 
@@ -65,5 +66,6 @@ register_adv(
                        # log_softmax_check_common.h: no two of dst, src, sum, max are one tensor (unlike SoftMax,
                        # dst may not be src)
                        distinct=tuple(itertools.combinations(("dst", "src", "sum", "max"), 2))),
-               _emit, frozenset({"float16", "float32"}), DECLARED, SOFTMAX_TOL, header="activation/logsoftmax.h"),
+               _emit, frozenset({"float16", "float32"}), DECLARED, SOFTMAX_TOL, header="activation/logsoftmax.h",
+               cpp_model=CppModel(header="LogSoftMax (toolchain/include/asc_trace_adv.h)")),
 )

@@ -26,6 +26,7 @@ from ...dtypes import float16, float32
 from ..expr import Const
 from .adv_common import AdvSpec, Steps, operands, register_adv, adv_record
 from .adv_norm import FLOAT_REPEAT, SOFTMAX_FIELDS, SOFTMAX_TOL, _struct
+from .opdef import CppModel
 
 FLOAT_BLOCK = 8
 
@@ -127,5 +128,6 @@ register_adv(
                        # dst.GetSize() == src.GetSize()
                        distinct=(), same_size=(("dst", "src"),),
                        tmp_helper="for a filled tiling, what its split takes; asc.adv.get_softmax_min_tmp_size"),
-               _emit, frozenset({"float16", "float32"}), DECLARED, SOFTMAX_TOL, header="activation/simplesoftmax.h"),
+               _emit, frozenset({"float16", "float32"}), DECLARED, SOFTMAX_TOL, header="activation/simplesoftmax.h",
+               cpp_model=CppModel(header="SimpleSoftMax (toolchain/include/asc_trace_adv.h)")),
 )

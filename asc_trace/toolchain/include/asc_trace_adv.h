@@ -6,8 +6,31 @@
 // the model needs no scratch, and what the vendor leaves in it is unspecified.
 #pragma once
 
+#define ASC_TRACE_ADV_TMP_MIN(need, name, helper) (AscendC::detail::adv_tmp_min() = AscendC::detail::AdvTmpMin{need, name, helper})
+
 namespace AscendC {
 namespace detail {
+// The vendor's minimum temporary buffer of the next adv call (set by the cpp backend's instrumentation,
+// runtime/cpp.py adv_tmp_minimums, when it is known while tracing): the call refuses a smaller buffer before
+// writing anything, as sim and eager do (UBOverflowError). The model itself uses no scratch.
+struct AdvTmpMin {
+    uint32_t need = 0;
+    const char* name = "";
+    const char* helper = "";
+};
+inline AdvTmpMin& adv_tmp_min()
+{
+    static thread_local AdvTmpMin m;
+    return m;
+}
+inline void check_tmp(const LocalTensor<uint8_t>& tmp)
+{
+    AdvTmpMin m = adv_tmp_min();
+    adv_tmp_min() = AdvTmpMin{};
+    if (m.need != 0 && tmp.GetSize() < m.need)
+        fail("ub", "the temporary buffer of asc.adv.%s holds %u bytes; the call needs at least %u (the vendor's "
+             "minimum for this size and type, %s)", m.name, tmp.GetSize(), m.need, m.helper);
+}
 // a coefficient as the vendor's `const T` (rounded once from the decimal, as NumPy's asarray(v, dtype))
 template <typename T> inline T coef(double v) { return from_double<T>(v); }
 
@@ -47,7 +70,7 @@ template <typename T> inline T sigmoid_(T x)
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,   \
                      const uint32_t count)                                                                     \
     {                                                                                                          \
-        (void)tmp;                                                                                             \
+        detail::check_tmp(tmp);                                                                                             \
         detail::unary(dst, src, static_cast<int32_t>(count), [](T a) { return detail::FN(a); });             \
     }                                                                                                          \
     template <typename T, bool F1 = false, bool F2 = false>                                                    \
@@ -84,6 +107,17 @@ template <typename T> inline T geglu_(T a, T b)
     t = div(x1, wrap_add(exp_(t), 1.0f));
     return narrow_<T>(wrap_mul(widen_(a), t));
 }
+// reglu_common_impl.h: src0 * max(src1, 0) in float (half widened, narrowed with CAST_NONE)
+template <typename T> inline T reglu_(T a, T b)
+{
+    return narrow_<T>(wrap_mul(widen_(a), max_(widen_(b), 0.0f)));
+}
+// swish_common_impl.h SwishCalcSimplified, in T: x / (exp(x * T(-1.0f * beta)) + 1)
+template <typename T> inline T swish_(T x, T beta)
+{
+    const T neg = cast1<T, float>(wrap_mul(-1.0f, widen_(beta)), NONE);
+    return div(x, wrap_add(exp_(wrap_mul(x, neg)), coef<T>(1.0)));
+}
 // ascend_quant_pre_impl.h AscendQuantIntrinsicsImpl: in half (a float source narrowed first), * scale,
 // + offset, then Cast to int8 with CAST_NONE
 template <typename T> inline int8_t quant_(T x, half scale, half offset)
@@ -109,7 +143,7 @@ template <typename T, bool isReuseSource = false>
 inline void SwiGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                    const float& scalarValue, const LocalTensor<uint8_t>& tmp, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::binary_to(dst, src0, src1, count, [&](T a, T b) { return detail::swiglu_(a, b, scalarValue); });
 }
 template <typename T, bool isReuseSource = false>
@@ -122,7 +156,7 @@ template <typename T, bool isReuseSource = false>
 inline void GeGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                   const LocalTensor<uint8_t>& tmp, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::geglu_(a, b); });
 }
 template <typename T, bool isReuseSource = false>
@@ -130,6 +164,25 @@ inline void GeGLU(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const L
                   const uint32_t count)
 {
     detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::geglu_(a, b); });
+}
+
+template <typename T, bool isReuseSource = false>
+inline void ReGlu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& tmp, const uint32_t count)
+{
+    detail::check_tmp(tmp);
+    detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::reglu_(a, b); });
+}
+template <typename T, bool isReuseSource = false>
+inline void ReGlu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const uint32_t count)
+{
+    detail::binary_to(dst, src0, src1, count, [](T a, T b) { return detail::reglu_(a, b); });
+}
+template <typename T, bool isReuseSource = false>
+inline void Swish(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, const T beta)
+{
+    detail::unary(dst, src, static_cast<int32_t>(count), [&](T a) { return detail::swish_(a, beta); });
 }
 
 // the split the vendor's per-tensor AscendQuant takes (ascend_quant_utils.h); it changes no value
@@ -161,7 +214,7 @@ template <typename T, bool isReuseSource = false, const AscendQuantConfig& confi
 inline void AscendQuant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                         const float scale, const float offset, const uint32_t count)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::quant_all(dst, src, scale, offset, count);
 }
 template <typename T, bool isReuseSource = false, const AscendQuantConfig& config = ASCEND_QUANT_DEFAULT_CFG>
@@ -177,6 +230,11 @@ inline void AscendQuant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& sr
 // asc-devkit in AscendC::tiling with a global using). Only the fields the values depend on are read: the
 // split the vendor's kernel takes from the rest changes where it computes, not what.
 struct SoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
+             splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
+             tailReduceSize = 0;
+};
+struct LogSoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
              splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
              tailReduceSize = 0;
@@ -259,9 +317,11 @@ inline float layernorm_row_sum_(const std::vector<float>& x)
 
 // SoftMaxGenericNDImpl (graph/ops/adv_norm.py _softmax): in float; x - max; Exp; the row sum; x / sum; a half
 // result narrowed with A2's CAST_ROUND; the row max and sum written over reduceK elements of each row
-template <typename T, typename U>
+// `log`: LogSoftMax (logsoftmax_common_impl.h GenericLogNDImpl): then Ln and a Muls by 0.4342944819 (the
+// vendor's log10 e: its LogSoftMax is log10 of the softmax)
+template <typename T, typename U, typename Tiling>
 inline void softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
-                     const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+                     const LocalTensor<T>& src, const Tiling& tiling, const SoftMaxShapeInfo& shape, bool log = false)
 {
     const uint32_t m = shape.srcM, k = shape.srcK;
     if (m == 0 || k == 0) return;
@@ -280,7 +340,11 @@ inline void softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const
         const float mx = row_max_(w.data(), k);
         for (auto& v : w) v = exp_(wrap_sub(v, mx));
         const float s = softmax_row_sum_(w);
-        for (uint32_t i = 0; i < k; ++i) out[static_cast<size_t>(r) * k + i] = cast1<T, float>(div(w[i], s), narrow);
+        for (uint32_t i = 0; i < k; ++i) {
+            float y = div(w[i], s);
+            if (log) y = wrap_mul(ln_(y), coef<float>(0.4342944819));
+            out[static_cast<size_t>(r) * k + i] = cast1<T, float>(y, narrow);
+        }
         for (uint32_t j = 0; j < width; ++j) {
             sums[static_cast<size_t>(r) * width + j] = cast1<U, float>(s, narrow_stat);
             maxes[static_cast<size_t>(r) * width + j] = cast1<U, float>(mx, narrow_stat);
@@ -363,7 +427,7 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const 
                     const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
                     const SoftMaxShapeInfo& shape)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::softmax_(dst, sum, max, src, tiling, shape);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
@@ -373,11 +437,71 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const 
 {
     detail::softmax_(dst, sum, max, src, tiling, shape);
 }
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false, typename U = T>
+inline void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                       const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::LogSoftMaxTiling& tiling,
+                       const SoftMaxShapeInfo& shape)
+{
+    detail::check_tmp(tmp);
+    detail::softmax_(dst, sum, max, src, tiling, shape, true);
+}
+
+namespace detail {
+// SimpleSoftMaxGenericNDImpl (graph/ops/adv_simple_softmax.py): in float, (exp(x - max) / sum), narrowed with
+// CAST_ROUND; lane j of row r reads the statistics at the row's start + j % 8 (one 32-byte block repeated);
+// a row's start: reduceK a row, except on the half-src / float-stat path with a filled tiling, which advances
+// between splits by reduceM x 8 floats (the vendor's code, as sim models it)
+template <typename T, typename U>
+inline void simple_softmax_(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                            const LocalTensor<T>& src, const ::SoftMaxTiling& t, const SoftMaxShapeInfo& shape)
+{
+    const uint32_t m = shape.srcM, k = shape.srcK;
+    if (m == 0 || k == 0) return;
+    const bool filled = t.srcM == m && t.srcK == k;
+    const uint32_t rk = filled ? 32 / sizeof(T) : 32 / sizeof(U);
+    const bool half_float = sizeof(T) == 2 && sizeof(U) == 4;
+    std::vector<uint32_t> start(m);
+    for (uint32_t r = 0; r < m; ++r)
+        start[r] = (filled && half_float && t.splitM != 0) ? (r / t.splitM) * t.reduceM * FLOAT_BLOCK + (r % t.splitM) * rk
+                                                           : r * rk;
+    const uint32_t stat_n = start[m - 1] + rk;
+    const U* ps_sum = sum.span(stat_n, "sumTensor");
+    const U* ps_max = max.span(stat_n, "maxTensor");
+    const T* ps = src.span(m * k, "srcTensor");
+    T* pd = dst.span(m * k, "dstTensor");
+    const int narrow = std::is_same<T, half>::value ? ROUND : NONE;
+    std::vector<T> out(static_cast<size_t>(m) * k);
+    for (uint32_t r = 0; r < m; ++r)
+        for (uint32_t j = 0; j < k; ++j) {
+            const uint32_t at = start[r] + j % FLOAT_BLOCK;
+            const float x = widen_(ps[static_cast<size_t>(r) * k + j]);
+            const float y = div(exp_(wrap_sub(x, widen_(ps_max[at]))), widen_(ps_sum[at]));
+            out[static_cast<size_t>(r) * k + j] = cast1<T, float>(y, narrow);
+        }
+    std::memcpy(pd, out.data(), out.size() * sizeof(T));
+}
+}  // namespace detail
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                          const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp, const ::SoftMaxTiling& tiling,
+                          const SoftMaxShapeInfo& shape)
+{
+    detail::check_tmp(tmp);
+    detail::simple_softmax_(dst, sum, max, src, tiling, shape);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          typename U = T>
+inline void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<U>& sum, const LocalTensor<U>& max,
+                          const LocalTensor<T>& src, const ::SoftMaxTiling& tiling, const SoftMaxShapeInfo& shape)
+{
+    detail::simple_softmax_(dst, sum, max, src, tiling, shape);
+}
 template <typename T, bool isBasicBlock = false>
 inline void RmsNorm(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& gamma,
                     const LocalTensor<uint8_t>& tmp, const T epsilon, const ::RmsNormTiling& tiling)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::rmsnorm_(dst, src, gamma, epsilon, tiling);
 }
 template <typename T, bool isBasicBlock = false>
@@ -391,7 +515,7 @@ inline void LayerNorm(const LocalTensor<T>& dst, const LocalTensor<T>& mean, con
                       const LocalTensor<T>& src, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
                       const LocalTensor<uint8_t>& tmp, const T epsilon, ::LayerNormTiling& tiling)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::layernorm_(dst, mean, variance, src, gamma, beta, epsilon, tiling);
 }
 template <typename T, bool isReuseSource = false>
@@ -466,7 +590,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp, DequantParams p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::dequant_(dst, src, &deqScale, 0.0f, p.m, p.n, p.calCount, p.m * p.n, ASC_MODEL_SINGLE);
 }
 ASC_MODEL_DEQUANT_TEMPLATE
@@ -479,7 +603,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp, const uint32_t calCount)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     const uint32_t n = deqScale.GetSize();
     detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, calCount, ASC_MODEL_SINGLE);
 }
@@ -494,7 +618,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const LocalTensor<S>& deqScale,
                           const LocalTensor<uint8_t>& tmp)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     const uint32_t n = deqScale.GetSize();
     detail::dequant_(dst, src, &deqScale, 0.0f, src.GetSize() / n, n, n, src.GetSize(), ASC_MODEL_SINGLE);
 }
@@ -508,7 +632,7 @@ ASC_MODEL_DEQUANT_TEMPLATE
 inline void AscendDequant(const LocalTensor<D>& dst, const LocalTensor<int32_t>& src, const S deqScale,
                           const LocalTensor<uint8_t>& tmp, DequantParams p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::dequant_<D, S>(dst, src, nullptr, static_cast<float>(deqScale), p.m, p.n, p.calCount, p.m * p.n,
                            ASC_MODEL_SINGLE);
 }
@@ -557,7 +681,7 @@ template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool i
 inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                 const SumParams& p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::reduce_rows_<T, T, false>(dst, src, p.outter, p.inner, p.n);
 }
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
@@ -570,7 +694,7 @@ template <typename T, typename accType = T, bool isReuseSource = false, bool isB
 inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
                  const MeanParams& p)
 {
-    (void)tmp;
+    detail::check_tmp(tmp);
     detail::reduce_rows_<T, accType, true>(dst, src, p.outter, p.inner, p.n);
 }
 template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
