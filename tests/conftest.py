@@ -92,6 +92,9 @@ MARKED: dict[str, tuple[str, ...]] = {
         "tests/test_atomic.py::test_stores_combine_with_gm",       # draws cpp among the backends
         "tests/test_api_misuse.py::test_a_numpy_matrix_argument_runs_the_same_on_every_backend*",
         "tests/test_api_misuse.py::test_a_local_tensor_address_outside_the_ub_is_an_overflow_on_every_backend*",
+        "tests/test_api_misuse.py::test_a_memmap_output_is_written",
+        "tests/test_api_misuse.py::test_a_numpy_integer_core_count_launches_like_an_int*",
+        "tests/test_lowering.py::test_the_prelude_stands_alone_with_checks_on_or_compiled_out*",
     ),
     # over a second each on their own
     "slow": (
