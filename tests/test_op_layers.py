@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import pytest
-
 import asc_trace as asc
 import suite_framework
 import suite_kernels
@@ -32,9 +30,6 @@ _SETS = (suite_framework.framework_kernels, suite_kernels.extra_kernels, suite_k
          suite_kernels.block_sync_kernels, suite_kernels.adv_variant_kernels, suite_kernels.vec_more_kernels,
          suite_kernels.registry_kernels, suite_kernels.adv_kernels, suite_kernels.example_kernels,
          suite_kernels.random_kernels)
-
-# one worker compiles the kernels for every test of this file (pyproject's --dist loadgroup), not each worker
-pytestmark = pytest.mark.xdist_group("suite_kernels")
 
 
 @lru_cache(maxsize=1)
@@ -127,10 +122,13 @@ def missing_layers(op: OpDef, node: Node, source: str) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
-def test_every_registered_op_reaches_every_layer(name):
-    node, source = _examples()[name]
-    assert missing_layers(REGISTRY[name], node, source) == [], name
+def test_every_registered_op_reaches_every_layer():
+    # one test, not one per op: under xdist each worker running one of them compiled the kernels again
+    # (pytest-xdist 3.8's --dist loadgroup does not group under pytest 9 here); the message names each op
+    examples = _examples()
+    assert REGISTRY.keys() <= examples.keys(), sorted(REGISTRY.keys() - examples.keys())
+    missing = {name: gaps for name in sorted(REGISTRY) if (gaps := missing_layers(REGISTRY[name], *examples[name]))}
+    assert missing == {}
 
 
 def test_a_record_that_lacks_layers_is_caught():
