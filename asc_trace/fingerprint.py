@@ -10,7 +10,8 @@ traces again when they differ. The fingerprint captures (docs/caching.md):
 - the attributes that the code names (`cfg.tile`, `Config.TILE`, `mod.TILE`, `ns.field`) of user
   objects, classes, SimpleNamespaces and user modules, recursively, including properties and the
   methods the code calls (whose own code and `self.x` reads are captured the same way);
-- library modules (numpy, torch, math, asc_trace, ...) by name only: their contents count as API.
+- library modules (numpy, torch, math, asc_trace, ...) by name only: their contents count as API; a
+  library function by its name, closure cells and defaults (not the library state its code reads).
 
 A value that cannot be captured this way (an object of a C extension type that is not a number or
 an array, a structure nested deeper than 32 levels, a name read through `getattr(obj, name_string)`
