@@ -10,7 +10,8 @@ traces again when they differ. The fingerprint captures (docs/caching.md):
 - the attributes that the code names (`cfg.tile`, `Config.TILE`, `mod.TILE`, `ns.field`) of user
   objects, classes, SimpleNamespaces and user modules, recursively, including properties and the
   methods the code calls (whose own code and `self.x` reads are captured the same way);
-- library modules (numpy, torch, math, asc_trace, ...) by name only: their contents count as API.
+- library modules (numpy, torch, math, asc_trace, ...) by name only: their contents count as API; a
+  library function by its name, closure cells and defaults (not the library state its code reads).
 
 A value that cannot be captured this way (an object of a C extension type that is not a number or
 an array, a structure nested deeper than 32 levels, a name read through `getattr(obj, name_string)`
@@ -146,6 +147,8 @@ def value_key(v: Any, seen: set[int], names: tuple[str, ...] = (), depth: int = 
     if jit_fn is not None:
         return ("jit", _fn_key(jit_fn, seen), repr(sorted(v.options.items())))
     if isinstance(v, types.FunctionType):
+        if _is_library(v.__module__):
+            return ("lfn", v.__module__, v.__qualname__, _library_fn_parts(v, seen, d))
         return ("fn", _fn_key(v, seen))
     if isinstance(v, types.MethodType):            # obj.method: its code, and what it reads of obj
         func = v.__func__
@@ -180,6 +183,24 @@ def value_key(v: Any, seen: set[int], names: tuple[str, ...] = (), depth: int = 
         return ("obj", type(v).__module__, type(v).__qualname__, _attrs(v, seen, names, d))
     finally:
         seen.discard(id(v))
+
+
+def _library_fn_parts(fn: types.FunctionType, seen: set[int], depth: int) -> tuple:
+    """A library function (`asc.adv.gelu` held in a kernel's closure or global) by name, like a library
+    module: its code and the globals it reads are API. Walking them instead reached the package's own
+    caches (the source-position cache of proxies/source_loc.py, up to 100,000 entries), a cost that grew
+    with every kernel the process had traced. Its closure cells and defaults still count: they tell apart
+    two functions one library factory made."""
+    if id(fn) in seen:
+        return ("rec",)
+    seen.add(id(fn))
+    try:
+        cells = tuple(value_key(_cell(c), seen, (), depth) for c in fn.__closure__ or ())
+        defaults = tuple(value_key(x, seen, (), depth) for x in fn.__defaults__ or ())
+        kwdefaults = tuple((k, value_key(x, seen, (), depth)) for k, x in sorted((fn.__kwdefaults__ or {}).items()))
+    finally:
+        seen.discard(id(fn))
+    return cells, defaults, kwdefaults
 
 
 def _attrs(obj: Any, seen: set[int], names: tuple[str, ...], depth: int) -> tuple:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_variant_kernels import batchnorm_kernel
@@ -28,7 +29,7 @@ def _run(b, s, h, dt, tmp_bytes=8192, backend="sim", seed=0, eps=1e-5, **kw):
     return (x, g[:b], be[:b]), (z, m, v)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(b=st.integers(1, 9), s=st.integers(1, 3), hb=st.integers(1, 6), half=st.booleans(),
        tmp_kb=st.sampled_from([2, 8, 32]), seed=st.integers(0, 99))
 def test_within_tolerance_of_float64(b, s, hb, half, tmp_kb, seed):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_variant_kernels import deepnorm_kernel
@@ -30,7 +31,7 @@ def _run(b, s, h, dt, tmp_bytes=8192, backend="sim", seed=0, oh=None, alpha=0.8,
     return (x, gx, g, be), (z, m[:b * s], v[:b * s])
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(b=st.integers(1, 3), s=st.integers(1, 4), hb=st.integers(1, 12), half=st.booleans(),
        tmp_kb=st.sampled_from([2, 8, 32]), alpha=st.sampled_from([0.5, 0.8, 1.5]), seed=st.integers(0, 99))
 def test_within_tolerance_of_float64(b, s, hb, half, tmp_kb, alpha, seed):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_variant_kernels import groupnorm_kernel
@@ -37,7 +38,7 @@ def _want(x, ga, be, n, c, hw, g):
     return y.reshape(-1), mu.reshape(-1), var.reshape(-1)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(n=st.integers(1, 3), d=st.integers(1, 3), g=st.integers(1, 4), hwb=st.integers(1, 10), half=st.booleans(),
        tmp_kb=st.sampled_from([4, 16, 64]), seed=st.integers(0, 99))
 def test_within_tolerance_of_float64(n, d, g, hwb, half, tmp_kb, seed):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_kernels import log_softmax_kernel
@@ -23,7 +24,7 @@ def _run(m, k, dt, backend="sim", seed=0, tmp_bytes=16 * 1024):
     return x, (z, mx.reshape(m, per), sm.reshape(m, per))
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(m=st.integers(1, 8), kb=st.integers(1, 16), half=st.booleans(), seed=st.integers(0, 99))
 def test_within_tolerance_of_log10_softmax(m, kb, half, seed):
     dt = np.float16 if half else np.float32

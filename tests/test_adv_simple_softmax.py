@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_variant_kernels import simple_softmax_kernel
@@ -35,7 +36,7 @@ def _run(x, S, M, *, float_stats=False, tmp_bytes=32 * 1024, host_tiling=True, b
     return z
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(m=st.integers(1, 8), kb=st.integers(1, 16), half=st.booleans(), float_stats=st.booleans(),
        host_tiling=st.booleans(), seed=st.integers(0, 99))
 def test_within_tolerance_of_float64(m, kb, half, float_stats, host_tiling, seed):

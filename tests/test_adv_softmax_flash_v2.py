@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from adv_variant_kernels import flash_v2_kernel
@@ -34,7 +35,7 @@ def _stats(rng, per, sdt):
             np.repeat(rng.standard_normal(N // per) * 2, per).astype(sdt))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(m=st.integers(1, 8), kb=st.integers(1, 16), half=st.booleans(), float_stats=st.booleans(),
        update=st.booleans(), seed=st.integers(0, 99))
 def test_within_tolerance_of_float64(m, kb, half, float_stats, update, seed):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.toolchain.real_api import headers_if_configured
@@ -81,7 +82,7 @@ def _reg_inputs(dtype, seed, repeat, ties):
     return x, y, a, b, z0, m0
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.integers(0, 5), st.integers(1, FULL), st.integers(0, FULL),
        st.integers(1, 3), st.integers(0, 999), st.booleans(), st.sampled_from(["sim", "eager"]))
 def test_compare_into_cmpmask_then_select_by_it(dtype, mode, lo, hi, repeat, seed, ties, backend):
@@ -110,7 +111,7 @@ def cmp_dst_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, m: asc.GlobalAddr
     asc.data_copy(gm(m), ml, 64)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.integers(0, 5), st.integers(1, 4), st.integers(0, 12),
        st.integers(0, 999), st.sampled_from(["sim", "eager"]))
 def test_compare_mask_form_compares_every_lane(dtype, mode, repeat, src_rep, seed, backend):
@@ -178,7 +179,7 @@ def sel_reference(s, a, b, z0, m0, mode, count, lo, repeat, scalar):
     return z, m
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.integers(0, 2), st.booleans(), st.integers(1, FULL),
        st.integers(1, 4), st.integers(0, 999), st.sampled_from(["sim", "eager"]))
 def test_select_forms_and_what_they_leave_in_cmpmask(dtype, mode, counted, lo, repeat, seed, backend):

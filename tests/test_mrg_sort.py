@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.graph.ops import REGISTRY
@@ -117,7 +118,7 @@ def random_bytes(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:
     return rng.integers(-9, 9, n).astype(dtype)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.sampled_from([2, 3, 4]), st.lists(st.integers(0, CAP), min_size=4,
        max_size=4), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 999), st.sampled_from(["sim", "eager"]))
 def test_mrg_sort_matches_the_documented_merge(dtype, used, lengths, ties, exhausted, info, seed, backend):
@@ -140,7 +141,7 @@ def test_mrg_sort_matches_the_documented_merge(dtype, used, lengths, ties, exhau
     assert z.tobytes() == bytes(want)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.sampled_from([4, 8, 12]), st.integers(1, 4), st.booleans(),
        st.integers(0, 999), st.sampled_from(["sim", "eager"]))
 def test_mrg_sort_repeats_merge_each_group_of_four(dtype, length, repeat, ties, seed, backend):
@@ -163,7 +164,7 @@ def sort_reference(scores: np.ndarray, idx: np.ndarray, z0: np.ndarray, repeat: 
     return z
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.sampled_from([1, 2, 3, 4, 5, 6, 8, 9, 16, 17]), st.booleans(),
        st.booleans(), st.integers(0, 999), st.sampled_from(["sim", "eager"]))
 def test_sort_matches_the_documented_order(dtype, repeat, full, ties, seed, backend):

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import pytest
-
 import asc_trace as asc
+import suite_framework
 import suite_kernels
 from asc_trace.errors import ToolchainError
 from asc_trace.graph.node import Node, Pipe
@@ -24,13 +23,25 @@ from asc_trace.runtime.cpp import refuse_unmodeled
 from asc_trace.runtime.cube_exec import BINDERS as CUBE_BINDERS
 
 
+# The suite's kernel sets, the cheap ones first: the search stops at the first set after which every
+# registered op has a node, so the fast lane compiles about half of the suite's kernels (the random
+# programs and most examples add no op; test_op_registry checks that every record is emitted by them all).
+_SETS = (suite_framework.framework_kernels, suite_kernels.extra_kernels, suite_kernels.parity_kernels,
+         suite_kernels.block_sync_kernels, suite_kernels.adv_variant_kernels, suite_kernels.vec_more_kernels,
+         suite_kernels.registry_kernels, suite_kernels.adv_kernels, suite_kernels.example_kernels,
+         suite_kernels.random_kernels)
+
+
 @lru_cache(maxsize=1)
 def _examples() -> dict[str, tuple[Node, str]]:
     """op name -> (one node of it, the emitted source of its kernel)."""
     out: dict[str, tuple[Node, str]] = {}
-    for k in suite_kernels.all_kernels():
-        for n in k.graph:
-            out.setdefault(n.op, (n, k.source))
+    for kernels in _SETS:
+        for k in kernels():
+            for n in k.graph:
+                out.setdefault(n.op, (n, k.source))
+        if REGISTRY.keys() <= out.keys():
+            break
     return out
 
 
@@ -111,10 +122,13 @@ def missing_layers(op: OpDef, node: Node, source: str) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
-def test_every_registered_op_reaches_every_layer(name):
-    node, source = _examples()[name]
-    assert missing_layers(REGISTRY[name], node, source) == [], name
+def test_every_registered_op_reaches_every_layer():
+    # one test, not one per op: under xdist each worker running one of them compiled the kernels again
+    # (pytest-xdist 3.8's --dist loadgroup does not group under pytest 9 here); the message names each op
+    examples = _examples()
+    assert REGISTRY.keys() <= examples.keys(), sorted(REGISTRY.keys() - examples.keys())
+    missing = {name: gaps for name in sorted(REGISTRY) if (gaps := missing_layers(REGISTRY[name], *examples[name]))}
+    assert missing == {}
 
 
 def test_a_record_that_lacks_layers_is_caught():

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.lower.api_symbols import unlisted
@@ -67,7 +68,7 @@ def _case(data, dtype: str):
     return mask, data.draw(st.integers(1, 6)), data.draw(st.integers(0, 12))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.sampled_from(["reduce_sum", "reduce_max", "reduce_min"]), st.sampled_from(["float16", "float32"]),
        st.booleans(), st.data(), st.sampled_from(["sim", "eager"]))
 def test_mask_form_matches_the_reference(op, dtype, cal_index, data, backend):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.lower.api_symbols import unlisted
@@ -47,7 +48,7 @@ def reference(scores: np.ndarray, idx: np.ndarray, z0: np.ndarray, repeat: int) 
     return z
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.sampled_from(["float16", "float32"]), st.integers(1, 4), st.integers(0, 999), st.booleans(),
        st.sampled_from(["sim", "eager"]))
 def test_sort32_matches_the_documented_order(dtype, repeat, seed, ties, backend):

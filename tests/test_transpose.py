@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from asc_trace.graph.ops import REGISTRY
@@ -39,7 +40,7 @@ def offset_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, k: asc.ConstExpr[i
     asc.data_copy(gm(z), a, 1024)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.sampled_from(["float16", "int16", "uint16"]), st.sampled_from(BACKENDS), st.integers(0, 2**32 - 1))
 def test_transpose_moves_every_bit(dtype, backend, seed):
     rng = np.random.default_rng(seed)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from helpers import assert_points_at
@@ -48,7 +49,7 @@ def _run(backend, op, dt, mask, repeat, dst_rep, src_blk, src_rep, seed=0):
     return z, reduce_block_reference(op, x, z0, mask, repeat, dst_rep, src_blk, src_rep)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(cases())
 def test_matches_the_reference_on_sim(case):
     got, want = _run("sim", *case)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lane import examples
 
 import asc_trace as asc
 from helpers import assert_points_at
@@ -29,7 +30,7 @@ def masks(draw, per_rep):
     return (bits & ((1 << 64) - 1), bits >> 64)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.sampled_from(DTYPES), st.data(), st.integers(1, 3), st.tuples(st.integers(1, 3), st.integers(1, 3),
                                                                        st.integers(0, 12), st.integers(0, 12)),
        st.sampled_from(["sim", "eager"]))
@@ -46,7 +47,7 @@ def test_copy_matches_the_reference(dt, data, repeat, strides, backend):
     assert z.tobytes() == copy_reference(x, z0, mask, repeat, strides).tobytes()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from(DTYPES), st.integers(1, 4), st.integers(0, 3), st.integers(0, 20),
        st.sampled_from(["sim", "eager"]))
 def test_brcb_matches_the_reference(dt, repeat, blk, rep, backend):
@@ -60,7 +61,7 @@ def test_brcb_matches_the_reference(dt, repeat, blk, rep, backend):
     assert z.tobytes() == brcb_reference(x, z0, repeat, blk, rep).tobytes()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from([np.float16, np.float32]), st.integers(0, 5), st.booleans(), st.integers(1, 2),
        st.integers(1, 2), st.integers(8, 12))
 def test_compare_scalar_matches_the_reference(dt, mode, count_form, k, blk, rep):
