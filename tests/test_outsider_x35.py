@@ -1,0 +1,68 @@
+"""Outsider probes (x35) of this session's merges: Python `if` on runtime values (v21) and the
+outside-container rule (s18), with kernels written as a pyasc / Triton user would. Each test states
+the behaviour it requires on every backend; known gaps are strict xfails."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc_trace as asc
+from asc_trace.errors import TraceError
+
+BACKENDS = ["sim", "eager", "cpp"]
+TILE = 64
+F32 = asc.float32
+
+
+def _vec(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+
+
+@asc.jit
+def loops_in_sides(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, tiles: int):
+    """Each side of a runtime `if` holds its own runtime `for` loop (both bind `i`)."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, 4 * TILE)
+    zg.set_global_buffer(z, 4 * TILE)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    if n > 0:
+        for i in range(tiles):
+            asc.data_copy(t, xg[i * TILE:], TILE)
+            asc.muls(t, t, 2.0, TILE)
+            asc.data_copy(zg[i * TILE:], t, TILE)
+    else:
+        for i in range(tiles):
+            asc.data_copy(t, xg[i * TILE:], TILE)
+            asc.adds(t, t, 1.0, TILE)
+            asc.data_copy(zg[i * TILE:], t, TILE)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [0, 5])
+def test_a_runtime_loop_inside_a_side_of_a_runtime_if(backend, n):
+    """Was: TraceError 'the loop index i0 is used outside its loop' at the `if` on every backend
+    (the side's loop index was merged as a scalar after the `if`)."""
+    x = _vec(4 * TILE)
+    z = np.zeros_like(x)
+    asc.jit(loops_in_sides, backend=backend)[1](x, z, n, 3)
+    want = np.zeros_like(x)
+    want[:3 * TILE] = x[:3 * TILE] * np.float32(2.0) if n > 0 else x[:3 * TILE] + np.float32(1.0)
+    np.testing.assert_array_equal(z, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_inner_loop_index_used_after_the_if_is_refused_at_its_use(backend):
+    @asc.jit
+    def k(z: asc.GlobalAddress, n: int):
+        zg = asc.GlobalTensor()
+        zg.set_global_buffer(z, TILE)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.duplicate(t, 0.0, TILE)
+        if n > 0:
+            for i in range(n):
+                asc.adds(t, t, 1.0, TILE)
+        asc.adds(t, t, float(i), TILE)  # noqa: F821 - the use refused
+        asc.data_copy(zg, t, TILE)
+
+    with pytest.raises(TraceError, match="`i` has no value after the runtime `if`"):
+        asc.jit(k, backend=backend)[1](np.zeros(TILE, np.float32), 3)
