@@ -66,3 +66,29 @@ def test_the_inner_loop_index_used_after_the_if_is_refused_at_its_use(backend):
 
     with pytest.raises(TraceError, match="`i` has no value after the runtime `if`"):
         asc.jit(k, backend=backend)[1](np.zeros(TILE, np.float32), 3)
+
+
+class _Scaler:
+    """A kernel written as a method (a user's class holding its configuration)."""
+
+    scale = 2.0
+
+    def kern(self, x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+        xg.set_global_buffer(x, TILE)
+        zg.set_global_buffer(z, TILE)
+        t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+        asc.data_copy(t, xg, TILE)
+        if n > 1:
+            asc.muls(t, t, self.scale, TILE)
+        asc.data_copy(zg, t, TILE)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_runtime_if_in_a_kernel_that_is_a_bound_method(backend, n):
+    """Was: the `if` of a bound method was not rewritten (TraceError 'Python needs a True/False')."""
+    x = _vec(TILE, 1)
+    z = np.zeros_like(x)
+    asc.jit(_Scaler().kern, backend=backend)[1](x, z, n)
+    np.testing.assert_array_equal(z, x * np.float32(2.0) if n > 1 else x)
