@@ -179,3 +179,44 @@ def test_mutating_a_list_an_lru_cached_helper_returned_is_refused(backend):
 
     with pytest.raises(TraceError):
         _launch(k, backend)
+
+
+@asc.jit
+def _clamp_index(v, hi):
+    if v > hi:
+        v = hi
+    return v
+
+
+@asc.jit
+def outer_index_in_sides(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    """Sides bind values made from the index of the runtime loop around the `if` (open, so usable
+    after it), directly and through an @asc.jit helper with its own `if`."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x, 4 * TILE)
+    zg.set_global_buffer(z, 4 * TILE)
+    t = asc.LocalTensor(F32, asc.TPosition.VECIN, 0, TILE)
+    for i in range(4):
+        src = i
+        if i == 3:
+            src = 0
+        if n > 0:
+            j = _clamp_index(src, n)
+        else:
+            j = 0
+        asc.data_copy(t, xg[j * TILE:], TILE)
+        asc.data_copy(zg[i * TILE:], t, TILE)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_the_open_loop_index_merges_after_an_if(backend, n):
+    x = _vec(4 * TILE, 3)
+    z = np.zeros_like(x)
+    asc.jit(outer_index_in_sides, backend=backend)[1](x, z, n)
+    want = np.zeros_like(x)
+    for i in range(4):
+        src = 0 if i == 3 else i
+        j = min(src, n) if n > 0 else 0
+        want[i * TILE:(i + 1) * TILE] = x[j * TILE:(j + 1) * TILE]
+    np.testing.assert_array_equal(z, want)

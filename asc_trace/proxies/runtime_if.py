@@ -149,7 +149,10 @@ def _inner_indices(ctx: Any, outs: tuple, names: tuple[str, ...], loc: SourceLoc
     """The side's values with each one computed from the index of a runtime loop that ran inside the
     side (`for i in range(n)` in a side binds `i`) made Unmerged: the index has no value after its
     loop, so, like a name of one side only, it is refused where it is used, not at the `if`."""
-    open_ = {r.var for r in getattr(ctx, "regions", ()) if getattr(r, "var", None) is not None}
+    if getattr(ctx, "eager", False):       # eager runs loops as Python loops (runtime/eager_context.py)
+        open_ = ctx.open_loop_vars()
+    else:
+        open_ = {r.var for r in ctx.regions if r.var is not None}
     out = []
     for n, v in zip(names, outs):
         if isinstance(v, Scalar) and any(x.kind == "loop" and x not in open_ for x in free_vars(v.expr)):
