@@ -8,8 +8,11 @@ import pytest
 
 import asc_trace as asc
 from asc_trace.errors import TraceError
+from asc_trace.toolchain.real_api import headers_if_configured
 
 BACKENDS = ["sim", "eager", "cpp"]
+WITH_CPU_DEBUG = BACKENDS + [pytest.param("cpu_debug", marks=pytest.mark.skipif(
+    headers_if_configured() is None, reason="no Ascend C headers configured (ASC_TRACE_ASCENDC_HOME)"))]
 TILE = 64
 F32 = asc.float32
 
@@ -37,7 +40,7 @@ def loops_in_sides(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, tiles: in
             asc.data_copy(zg[i * TILE:], t, TILE)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_CPU_DEBUG)
 @pytest.mark.parametrize("n", [0, 5])
 def test_a_runtime_loop_inside_a_side_of_a_runtime_if(backend, n):
     """Was: TraceError 'the loop index i0 is used outside its loop' at the `if` on every backend
@@ -208,7 +211,7 @@ def outer_index_in_sides(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
         asc.data_copy(zg[i * TILE:], t, TILE)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_CPU_DEBUG)
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_the_open_loop_index_merges_after_an_if(backend, n):
     x = _vec(4 * TILE, 3)
