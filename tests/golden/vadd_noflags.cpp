@@ -5,6 +5,9 @@
 #ifndef ASC_TRACE_NODE
 #define ASC_TRACE_NODE(n)
 #endif
+#ifndef ASC_TRACE_API_TENSORS
+#define ASC_TRACE_API_TENSORS(dst, src0, src1) static_cast<void>(0)
+#endif
 
 extern "C" __global__ __aicore__ void vadd_noflags(GM_ADDR x, GM_ADDR y, GM_ADDR z, int64_t block_length)
 {
