@@ -24,6 +24,7 @@ generator advanced by a whole cycle of an identical loop (same position, same lo
 from __future__ import annotations
 
 import hashlib
+import sys
 import types
 import warnings
 from typing import Any
@@ -81,6 +82,12 @@ class Snapshot:
                 v = v.__func__
             if isinstance(v, types.FunctionType):
                 later.append(v)
+            elif isinstance(v, types.ModuleType):
+                view = _user_module_view(v, code)
+                if view is not None and id(v) not in self._ids:
+                    self._ids.add(id(v))
+                    self.roots.append((name, where, view))
+                    later.extend(f for f in view.values() if isinstance(f, types.FunctionType))
             elif not (isinstance(v, (types.ModuleType, type)) or _is_proxy(v)
                       or isinstance(v, _SIMPLE + (float, Scalar))) and id(v) not in self._ids:
                 self._ids.add(id(v))
@@ -122,6 +129,8 @@ class _Walker:
         self.seen = seen
 
     def token(self, v: Any) -> Any:
+        if isinstance(v, _ModuleView):
+            return ("obj", "module", tuple((n, self.token(x)) for n, x in v.values_now()))
         if isinstance(v, float):
             return ("float", v.hex())
         if isinstance(v, _SIMPLE):
@@ -192,6 +201,38 @@ def _attrs(v: Any) -> list[tuple[str, Any]] | None:
     if not out and d is None and not getattr(type(v), "__slots__", None):
         return None
     return out
+
+
+class _ModuleView:
+    """The attributes of a user's module that a function names (`cfg.COUNT += 1` in a kernel, with
+    `import cfg`): a module is not a container, but its attributes outlive the kernel as globals do.
+    Only the names the code uses are watched (a module can be large); library and standard modules,
+    and installed packages, are left out as before."""
+
+    def __init__(self, module: types.ModuleType, names: list[str]) -> None:
+        self.module, self.names = module, names
+
+    def values_now(self) -> list[tuple[str, Any]]:
+        d = vars(self.module)
+        return [(n, d.get(n, _MISSING)) for n in self.names]
+
+    def values(self) -> list[Any]:
+        return [v for _, v in self.values_now()]
+
+
+_MISSING = ("missing",)
+
+
+def _user_module_view(module: types.ModuleType, code: types.CodeType) -> _ModuleView | None:
+    name = getattr(module, "__name__", "") or ""
+    top = name.split(".", 1)[0]
+    path = str(getattr(module, "__file__", "") or "")
+    if (_library(name) or top in sys.stdlib_module_names or top.startswith("_")
+            or "site-packages" in path or "dist-packages" in path):
+        return None
+    d = vars(module)
+    names = sorted(n for n in _names(code) if n in d and not n.startswith("__"))
+    return _ModuleView(module, names) if names else None
 
 
 def _key(k: Any) -> str:

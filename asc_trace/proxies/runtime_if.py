@@ -20,7 +20,7 @@ import sys
 from typing import Any, Callable
 
 from ..errors import TraceError
-from ..graph.expr import Const
+from ..graph.expr import Const, free_vars
 from ..graph.node import Node
 from ..graph.source_loc import SourceLoc
 from . import runtime_if_rewrite
@@ -140,9 +140,26 @@ def _eager(ctx: Any, test: Any, then_fn: Callable[..., tuple], else_fn: Callable
            names: tuple[str, ...], ins: tuple, loc: SourceLoc) -> tuple:
     fn = then_fn if _truth(ctx, to_expr(test, "the condition of the `if`"), loc) else else_fn
     _enter(ctx, fn)
-    outs = fn(*ins)
-    return tuple(Unmerged(n, loc, "it is bound on one side only") if v is UNBOUND else _snapshot(ctx, v, loc)
-                 for n, v in zip(names, outs))
+    outs = _inner_indices(ctx, fn(*ins), names, loc)
+    return tuple(Unmerged(n, loc, "it is bound on one side only") if v is UNBOUND else
+                 v if isinstance(v, Unmerged) else _snapshot(ctx, v, loc) for n, v in zip(names, outs))
+
+
+def _inner_indices(ctx: Any, outs: tuple, names: tuple[str, ...], loc: SourceLoc) -> tuple:
+    """The side's values with each one computed from the index of a runtime loop that ran inside the
+    side (`for i in range(n)` in a side binds `i`) made Unmerged: the index has no value after its
+    loop, so, like a name of one side only, it is refused where it is used, not at the `if`."""
+    if getattr(ctx, "eager", False):       # eager runs loops as Python loops (runtime/eager_context.py)
+        open_ = ctx.open_loop_vars()
+    else:
+        open_ = {r.var for r in ctx.regions if r.var is not None}
+    out = []
+    for n, v in zip(names, outs):
+        if isinstance(v, Scalar) and any(x.kind == "loop" and x not in open_ for x in free_vars(v.expr)):
+            v = Unmerged(n, loc, "it holds the index of a runtime loop inside a side, which has no value after "
+                                 "that loop")
+        out.append(v)
+    return tuple(out)
 
 
 def _trace(ctx: Any, test: Any, then_fn: Callable[..., tuple], else_fn: Callable[..., tuple],
@@ -164,7 +181,7 @@ def _trace(ctx: Any, test: Any, then_fn: Callable[..., tuple], else_fn: Callable
         _enter(ctx, fn)
         region = OpenRegion(head, None, loc)
         ctx.regions.append(region)
-        sides.append(tuple(fn(*ins)))
+        sides.append(_inner_indices(ctx, tuple(fn(*ins)), names, loc))
         _close(ctx, region, "a side of the runtime `if`", loc)
         yscope = ctx._scope()
         yields.append((g.add("yield", (), loc, yscope), yscope))   # its values are known after both sides
@@ -174,7 +191,9 @@ def _trace(ctx: Any, test: Any, then_fn: Callable[..., tuple], else_fn: Callable
     merged: list[tuple[int, Any, Any]] = []     # (position in out, then value, else value)
     for k, name in enumerate(names):
         before, a, b = ins[k], sides[0][k], sides[1][k]
-        if a is UNBOUND or b is UNBOUND:
+        if isinstance(a, Unmerged) or isinstance(b, Unmerged):
+            out.append(a if isinstance(a, Unmerged) else b)
+        elif a is UNBOUND or b is UNBOUND:
             out.append(Unmerged(name, loc, "it is bound on one side only"))
         elif is_scalar_like(a) and is_scalar_like(b):
             ea, eb = to_expr(a, name), to_expr(b, name)

@@ -36,7 +36,11 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 def kernel_callable(fn: Callable[..., Any], helper: Any) -> Callable[..., Any]:
     """`fn` with its `if` statements rewritten (cached), or `fn` itself when there is nothing to
-    rewrite or its source cannot be read; the rewritten code calls `helper` (proxies/runtime_if.py)."""
+    rewrite or its source cannot be read; the rewritten code calls `helper` (proxies/runtime_if.py).
+    A bound method (a kernel written as a method of a class) is its function rewritten, bound again."""
+    if isinstance(fn, types.MethodType):
+        inner = kernel_callable(fn.__func__, helper)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
     try:
         return _cache[fn]
     except (KeyError, TypeError):

@@ -92,6 +92,10 @@ class EagerContext(TraceContext):
         finally:
             self._depth -= 1
 
+    def open_loop_vars(self) -> set[Var]:
+        """The indices of the runtime loops running now (outermost first by depth)."""
+        return {Var("loop", 1000 + d, f"i{d}") for d in range(self._depth)}
+
     def cond(self, pred: Any, true_fn: Any, false_fn: Any, operands: tuple, loc: SourceLoc) -> Any:
         from ..proxies.control import eager_cond
         return eager_cond(self, pred, true_fn, false_fn, operands, loc)
