@@ -57,7 +57,29 @@ def in_loop(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m:
             t.k_step(kd, 0, 16, 16, mc.BASE_K, 0, 0, True)
 
 
-KERNELS = {"top_level": top_level, "in_loop": in_loop}
+def in_k_loop(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, n: int, kd: int,
+              used: int):
+    """The branch in the innermost loop: a full K step or the zero-padded K tail, chosen per step."""
+    t = mc.Tiles(a, b, c)
+    t.n = n
+    m_tiles = (m + mc.BASE_M - 1) // mc.BASE_M
+    n_tiles = (n + mc.BASE_N - 1) // mc.BASE_N
+    full_k = kd // mc.BASE_K
+    for tile in range(asc.get_block_idx(), m_tiles * n_tiles, asc.get_block_num()):
+        row = tile // n_tiles * mc.BASE_M
+        col = tile % n_tiles * mc.BASE_N
+        cur_m = mc.smin(m - row, mc.BASE_M)
+        cur_n = mc.smin(n - col, mc.BASE_N)
+        for kk in range((kd + mc.BASE_K - 1) // mc.BASE_K):
+            if kk < full_k:
+                t.k_step(kd, kk, cur_m, cur_n, mc.BASE_K, row, col, kk == 0)
+            else:
+                t.k_step(kd, kk, cur_m, cur_n, kd - full_k * mc.BASE_K, row, col, kk == 0, zero_pad=True)
+        asc.fixpipe(t.gc[row * n + col:], t.c1, asc.FixpipeParamsV220(cur_n, cur_m, mc.up16(cur_m), n,
+                                                                     asc.QuantModes.F322F16))
+
+
+KERNELS = {"top_level": top_level, "in_loop": in_loop, "in_k_loop": in_k_loop}
 
 
 def _run(kernel, backend, cores, used, m=300, n=200, kd=150, seed=0):
@@ -144,7 +166,7 @@ def test_cpp_runs_the_fenced_branches_as_the_simulator_does():
         c = np.zeros((m, n), np.float16)
         asc.jit(kernel, backend=backend)[4](a.ravel(), b.ravel(), c.ravel(), m, n, kd, 3)
         return c, (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
-    for kernel in (top_level, in_loop):
+    for kernel in KERNELS.values():
         sim, want = integer_run(kernel, "sim")
         cpp, _ = integer_run(kernel, "cpp")
         np.testing.assert_array_equal(cpp, sim)
@@ -182,3 +204,89 @@ def test_every_fenced_branch_gets_a_barrier_at_entry_and_exit_and_balanced_flags
         for side in (lines[ifs[0]:else_at], lines[else_at:ends[0]]):
             text = "\n".join(side)
             assert text.count("set_flag") == text.count("wait_flag"), name
+
+
+# -- mixed kernels (examples/matmul_bias_gelu_mix.py): the cube side's branch fenced, the vector side's
+#    scheduled by the vector scheduler, the cross-core flags inside the branch
+
+def _mix_setup(a, b, ws, bias, c, n):
+    import matmul_bias_gelu_mix as mx
+    t = mc.Tiles(a, b, ws)
+    t.n = n
+    gbias, gc = asc.GlobalTensor(), asc.GlobalTensor()
+    gbias.set_global_buffer(bias)
+    gc.set_global_buffer(c)
+    x = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, 0, mx.HALF * mc.BASE_N)
+    y = asc.LocalTensor(asc.float32, asc.TPosition.VECCALC, mx.HALF * mc.BASE_N * 4, mx.HALF * mc.BASE_N)
+    brow = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 2 * mx.HALF * mc.BASE_N * 4, mc.BASE_N)
+    tmp = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, (2 * mx.HALF + 1) * mc.BASE_N * 4, mx.GELU_TMP)
+    return t, gbias, gc, (x, y, brow, tmp)
+
+
+def _mix_tile(t, gbias, gc, bufs, tile, slot, m, n, k):
+    """One tile of examples/matmul_bias_gelu_mix.py: the cube's K loop and Fixpipe into the workspace
+    slot, then each vector core's half of the rows + bias, GELU, out to C."""
+    import matmul_bias_gelu_mix as mx
+    x, y, brow, tmp = bufs
+    n_tiles = (n + mc.BASE_N - 1) // mc.BASE_N
+    full_k = k // mc.BASE_K
+    tail_k = k - full_k * mc.BASE_K
+    row = tile // n_tiles * mc.BASE_M
+    col = tile % n_tiles * mc.BASE_N
+    cur_m = mc.smin(m - row, mc.BASE_M)
+    cur_n = mc.smin(n - col, mc.BASE_N)
+    for kk in asc.range(full_k):
+        t.k_step(k, kk, cur_m, cur_n, mc.BASE_K, row, col, kk == 0)
+    for _ in asc.range((tail_k + mc.BASE_K - 1) // mc.BASE_K):
+        t.k_step(k, full_k, cur_m, cur_n, tail_k, row, col, full_k == 0, zero_pad=True)
+    asc.fixpipe(t.gc[slot:], t.c1, asc.FixpipeParamsV220(cur_n, cur_m, mc.up16(cur_m), mc.BASE_N,
+                                                          asc.QuantModes.NoQuant))
+    r0 = asc.get_sub_block_idx() * mx.HALF
+    rows = mx.smax0(mc.smin(cur_m - r0, mx.HALF))
+    for _ in asc.range(mc.smin(rows, 1)):
+        asc.data_copy(x, t.gc[slot + r0 * mc.BASE_N:], rows * mc.BASE_N)
+        asc.data_copy_pad(brow, gbias[col:], asc.DataCopyExtParams(1, cur_n * 4, 0, 0, 0),
+                          asc.DataCopyPadExtParams(False, 0, 0, 0))
+        for r in asc.range(rows):
+            asc.add(x[r * mc.BASE_N:], x[r * mc.BASE_N:], brow, mc.BASE_N)
+        asc.adv.gelu(y, x, rows * mc.BASE_N, temp_buffer=tmp)
+        gap = (mc.BASE_N * 4 - (cur_n * 4 + 31) // 32 * 32) // 32
+        asc.data_copy_pad(gc[(row + r0) * n + col:], y, asc.DataCopyExtParams(rows, cur_n * 4, gap,
+                                                                              (n - cur_n) * 4, 0))
+
+
+def mix_top_level(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
+                  ws: asc.GlobalAddress, m: int, n: int, k: int, used: int):
+    t, gbias, gc, bufs = _mix_setup(a, b, ws, bias, c, n)
+    tiles = (m + mc.BASE_M - 1) // mc.BASE_M * ((n + mc.BASE_N - 1) // mc.BASE_N)
+    ai_core = asc.get_block_idx() // asc.get_task_ratio()
+    if ai_core < used:
+        for tile in range(ai_core, tiles, used):
+            _mix_tile(t, gbias, gc, bufs, tile, ai_core * 128 * 128, m, n, k)
+
+
+def mix_in_loop(a: asc.GlobalAddress, b: asc.GlobalAddress, bias: asc.GlobalAddress, c: asc.GlobalAddress,
+                ws: asc.GlobalAddress, m: int, n: int, k: int, used: int):
+    """Every AI core walks `used` more tile slots than there are tiles; the branch skips the extra ones."""
+    t, gbias, gc, bufs = _mix_setup(a, b, ws, bias, c, n)
+    tiles = (m + mc.BASE_M - 1) // mc.BASE_M * ((n + mc.BASE_N - 1) // mc.BASE_N)
+    ai_core = asc.get_block_idx() // asc.get_task_ratio()
+    for tile in range(ai_core, tiles + used, asc.get_block_num()):
+        if tile < tiles:
+            _mix_tile(t, gbias, gc, bufs, tile, ai_core * 128 * 128, m, n, k)
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpp"])
+@pytest.mark.parametrize("kernel", [mix_top_level, mix_in_loop], ids=["top_level", "in_loop"])
+def test_mixed_kernel_with_its_work_in_a_runtime_if(kernel, backend):
+    import matmul_bias_gelu_mix as mx
+    m, n, k, cores, used = 200, 150, 100, 3, 2
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    ws = np.zeros(cores * mx.TILE, np.float32)
+    asc.jit(kernel, backend=backend)[cores](a.ravel(), b.ravel(), bias, c.ravel(), ws, m, n, k, used)
+    want = mx.gelu_ref(a.astype(np.float32) @ b.astype(np.float32) + bias)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
