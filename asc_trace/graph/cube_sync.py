@@ -12,17 +12,24 @@ then b, with L their innermost common loop (or the kernel's top level):
   takes `d` ids in rotation, d the shortest iteration distance at which they may, so the pipes overlap.
 Footprints are byte ranges in L1 / L0A / L0B / L0C / the bias table (GM: the whole argument), compared
 with graph/linear.py; a range it cannot prove disjoint is taken to overlap, so the flags are never too
-few. A kernel that already has flags of its own is left as written (the simulator checks it)."""
+few. A kernel that already has flags of its own is left as written (the simulator checks it).
+
+A runtime branch holding cube work (a Python `if` on a runtime value, asc.cond) is fenced: a
+PipeBarrier<PIPE_ALL> before its `if` and after its `end_if` orders everything before the branch before
+everything in it, and everything in it before everything after it, whichever side runs (or none, on a
+core that skips it). So no flag crosses the fence: each side is scheduled as straight-line code of its
+own (its loops' "buffer free" flags primed and drained inside the side), and the side not taken sets and
+waits nothing. Conservative (the pipes drain at the fence), and sound for any branch condition."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
 from ..cube_enums import CUBE_MEMORY
-from ..enums import HardEvent
+from ..enums import HardEvent, PipeID
 from ..errors import NotProvidedError, SyncError
 from .expr import Const, Expr, Var, binop, substitute
-from .kernel_graph import KernelGraph, Loop
+from .kernel_graph import Cond, KernelGraph, Loop
 from .cube_bounds import bounds, disjoint
 from .node import Node, Pipe, make_attrs
 from .ops import REGISTRY
@@ -138,6 +145,7 @@ class _Cube:
                 self.vb[var] = (bounds(start, self.vb)[0], bounds(stop, self.vb)[1] - 1)
         self.items: dict[int | None, tuple] = {}        # loop id (None: top) -> its body's items
         self.where: dict[int, dict[int | None, int]] = {}  # node id -> {level: index of the item holding it}
+        self.fences: list[Cond] = []                        # runtime branches holding cube work
         self._index(g.structured(), None, ())
         self.accesses = [Access(n, i, _footprints(g, n, self.roots)) for i, n in enumerate(g) if _moves_data(n)]
 
@@ -147,9 +155,14 @@ class _Cube:
             if isinstance(it, Loop):
                 self._mark(it, level, i)
                 self._index(it.body, it.node.id, outer + (level,))
-            elif hasattr(it, "body") or (hasattr(it, "then_body") and not _scalar_only(it)):
-                raise NotProvidedError("auto_sync of a cube kernel with asc.cond or asc.while_loop is not provided "
-                                       "yet: write its flags, with auto_sync=False", node=it.node)
+            elif hasattr(it, "body"):
+                raise NotProvidedError("auto_sync of a cube kernel with asc.while_loop is not provided yet: write "
+                                       "its flags, with auto_sync=False", node=it.node)
+            elif isinstance(it, Cond) and not _scalar_only(it):       # fenced: each side on its own
+                self.where.setdefault(it.node.id, {})[level] = i
+                self.fences.append(it)
+                self._index(it.then_body, it.node.id, outer + (level,))
+                self._index(it.else_body, it.else_node.id, outer + (level,))
             else:       # an instruction, or a scalar-only branch (its id: the `if` node's)
                 self.where.setdefault(getattr(it, "node", it).id, {})[level] = i
 
@@ -176,6 +189,9 @@ class _Cube:
     def _pair(self, a: Access, b: Access) -> list[Edge]:
         g = self.g
         la, lb = a.node.regions, b.node.regions
+        start = _fence_depth(g, la)
+        if start != _fence_depth(g, lb) or la[:start] != lb[:start]:
+            return []       # a fence (PIPE_ALL barrier) lies between them on every path
         k = 0
         while k < min(len(la), len(lb)) and la[k] == lb[k]:
             k += 1
@@ -189,7 +205,7 @@ class _Cube:
         if any(_may_overlap(x, y, vb) for x in fa for y in fb):
             out.append(Edge(a.node, b.node, level, self.where[a.node.id][level], self.where[b.node.id][level], False))
         # across iterations, innermost common loop first
-        for depth in range(k - 1, -1, -1):
+        for depth in range(k - 1, start - 1, -1):      # the loops inside their side only
             lid = common[depth]
             d = self._distance(a, b, common[:depth + 1], depth)
             if d is None:
@@ -249,8 +265,8 @@ class _Cube:
         same residue of the rotation, which orders the two uses as they must be anyway), so the pipes
         stay overlapped across the outer loop's iterations. A forward flag paced by such a flag may take
         the same ids in sibling loops for the same reason."""
-        edges = _pace(_merge(edges))
         g = self.g.copy()
+        edges = _pace(_merge(edges), g)
         ends = _region_ends(g)
         pos = {nid: i for i, nid in enumerate(g.order)}
         groups: dict[tuple, dict[Any, list[Edge]]] = {}
@@ -259,7 +275,7 @@ class _Cube:
             # sets follow each other without interleaving. The key is made of program facts only (a
             # top-level edge: its place in the list), never an object's address: the ids assigned in
             # the sorted order below must be the same in every process
-            parent = (0, i) if e.level is None else (1, (g.node(e.level).regions[-1:] or (-1,))[0])
+            parent = (0, i) if not _is_loop(g, e.level) else (1, (g.node(e.level).regions[-1:] or (-1,))[0])
             key = (e.event.value, e.carried, e.distance, parent)
             groups.setdefault(key, {}).setdefault(e.level, []).append(e)
         ids: dict[HardEvent, int] = {}
@@ -280,7 +296,7 @@ class _Cube:
                 for slot, e in enumerate(group):
                     self._place(g, e, base + slot * d, ends, before, after)
             if carried:              # one prime before the outermost loop around them, one drain after it
-                outer = [(g.node(lid).regions + (lid,))[0] for lid in levels]
+                outer = [_outermost_in_side(g, lid) for lid in levels]
                 loops = sorted(outer, key=lambda lid: pos[lid])
                 first, last = g.node(loops[0]), g.node(loops[-1])
                 why = make_attrs(auto=True, why=f"prime / drain for loop %{first.id}"
@@ -290,6 +306,12 @@ class _Cube:
                         g.new_node("set_flag", (ev, Const(base + k)), first.loc, first.regions, src, why))
                     after.setdefault(ends[last.id], []).insert(
                         0, g.new_node("wait_flag", (ev, Const(base + k)), last.loc, last.regions, dst, why))
+        for cond in self.fences:
+            fence = make_attrs(auto=True, why=f"fence of the runtime branch %{cond.node.id} (cube work inside)")
+            # no flag is placed at the `if` or `end_if` themselves (no edge crosses a fence)
+            for where, at in ((before, cond.node.id), (after, ends[cond.node.id])):
+                where.setdefault(at, []).append(
+                    g.new_node("pipe_barrier", (PipeID.PIPE_ALL,), cond.node.loc, cond.node.regions, None, fence))
         order: list[int] = []
         for nid in g.order:
             order += [n.id for n in before.get(nid, ())]
@@ -319,6 +341,25 @@ def _period(var: Var, step: Expr, feet: list[Foot], mod: int) -> int | None:
         if all(lin(substitute(x, moved)) == lin(x) for f in feet for x in (f.lo, f.n)):
             return p
     return None
+
+
+def _is_loop(g: KernelGraph, level: int | None) -> bool:
+    """Whether a level is a loop's body (not the kernel's top level nor a side of a fenced branch)."""
+    return level is not None and g.node(level).op == "for"
+
+
+def _fence_depth(g: KernelGraph, regions: tuple[int, ...]) -> int:
+    """How many of `regions` lie outside the innermost fenced branch side holding them (0: none)."""
+    for j in range(len(regions) - 1, -1, -1):
+        if g.node(regions[j]).op in ("if", "else"):
+            return j + 1
+    return 0
+
+
+def _outermost_in_side(g: KernelGraph, lid: int) -> int:
+    """The outermost loop around loop `lid` (itself included) within the branch side holding it."""
+    scope = g.node(lid).regions + (lid,)
+    return scope[_fence_depth(g, scope)]
 
 
 def _scalar_only(item: Any) -> bool:
@@ -410,14 +451,14 @@ def _merge(edges: list[Edge]) -> list[Edge]:
     return out
 
 
-def _pace(edges: list[Edge]) -> list[Edge]:
+def _pace(edges: list[Edge], g: KernelGraph) -> list[Edge]:
     """A forward flag in a loop is set again every iteration: the set of iteration i + d must not run
     before the wait of iteration i. A "buffer free" flag back (wait before the forward flag's source,
     set after its destination, distance d) keeps the setting pipe at most d iterations ahead, so the
     forward flag takes d ids in rotation; where there is no such flag, one is added (distance 1)."""
     out = list(edges)
     for f in edges:
-        if f.carried or f.level is None:
+        if f.carried or not _is_loop(g, f.level):     # straight-line code: set once, waited once
             continue
         back = [c for c in out if c.carried and c.level == f.level and c.src.pipe == f.dst.pipe
                 and c.dst.pipe == f.src.pipe and c.wait_item <= f.set_item and c.set_item >= f.wait_item]

@@ -96,7 +96,10 @@ def plan_pipe(g: KernelGraph, generation: int | None) -> PipePlan:
                              hint="build it with CANN 8.5 or later (asc-devkit)")
     placement = bool(raw) and not buffers and not cube     # the cube's memories are no TBuf's to place in
     var = f"{PREFIX}t{user.id}" if user is not None else (GENERATED_PIPE if placement or api else None)
-    plan = PipePlan(var, user, placement, hoist=user is not None and (placement or _flags_before(g, user)), api=api)
+    # a TPipe inside a runtime branch (pyasc's tutorials create it under `if block_idx < used_core_num`) is
+    # declared at the top too: its id table is released at the kernel's end, outside the branch's C block
+    hoist = user is not None and (placement or _flags_before(g, user) or bool(user.regions))
+    plan = PipePlan(var, user, placement, hoist=hoist, api=api)
     if plan.hoist:
         _check_top_level(g, user)
     if user is not None:
@@ -117,15 +120,16 @@ def _flags_before(g: KernelGraph, pipe: Node) -> bool:
 
 
 def _check_top_level(g: KernelGraph, pipe: Node) -> None:
+    # in a branch it is one TPipe whichever side runs; in a loop it would be one per iteration
     depth = 0
     for n in g:
         if n is pipe and depth:
-            raise TraceError("this kernel's TPipe must be created outside loops and branches: the lowering "
-                             "declares it at the top of the kernel (it places raw LocalTensors, or flags before "
-                             "it take their event ids from it)",
+            raise TraceError("this kernel's TPipe must be created outside loops: the lowering declares it at "
+                             "the top of the kernel (it places raw LocalTensors, flags before it take their "
+                             "event ids from it, or it is created in a branch)",
                              n.loc, hint="create the TPipe first, at the top of the kernel")
-        depth += n.op in ("for", "if", "while")
-        depth -= n.op in ("end_for", "end_if", "end_while")
+        depth += n.op in ("for", "while")
+        depth -= n.op in ("end_for", "end_while")
 
 
 def _event_table(g: KernelGraph) -> dict[HardEvent, list[int]] | None:
