@@ -136,4 +136,8 @@ def suite() -> list:
     for name in ("log2", "log10", "clamp_max", "clamp_min"):
         for with_tmp in (True, False):
             out.append(asc.compile(math_kernel(name, with_tmp), (np.ones(N, np.float16), np.zeros(N, np.float16), N)))
+    from adv_kernels_fmod import fmod_kernel     # Fmod(dst, src0, src1[, tmp], count): both arities
+    for with_tmp in (True, False):
+        out.append(asc.compile(fmod_kernel(with_tmp), (np.ones(N, np.float16), np.ones(N, np.float16),
+                                                       np.zeros(N, np.float16), N)))
     return out
