@@ -140,4 +140,9 @@ def suite() -> list:
     for with_tmp in (True, False):
         out.append(asc.compile(fmod_kernel(with_tmp), (np.ones(N, np.float16), np.ones(N, np.float16),
                                                        np.zeros(N, np.float16), N)))
+    from adv_kernels_antiquant import antiquant_kernel     # AscendAntiQuant: the /6 (offset, tmp) and /5 forms
+    for dst_dt, kw in (("float16", {}), ("bfloat16", {"offset": None}), ("float16", {"with_tmp": False})):
+        out.append(asc.compile(antiquant_kernel(dst_dt, **kw), (np.ones(1024, np.int8), np.zeros(1024, np.uint16
+                                                                                                if dst_dt == "bfloat16"
+                                                                                                else np.float16))))
     return out

@@ -77,6 +77,12 @@ from .math_more import (GetClampMaxMinTmpSize, GetFmodMaxMinTmpSize, GetLog2MaxM
                         get_log10_max_min_tmp_size, log2, log10)
 __all__ += list(_math_more.__all__)
 
+# AscendAntiQuant (per-tensor form)
+from . import antiquant as _antiquant  # noqa: E402
+from .antiquant import (GetAscendAntiQuantMaxMinTmpSize, ascend_antiquant,  # noqa: E402
+                        get_ascend_antiquant_max_min_tmp_size)
+__all__ += list(_antiquant.__all__)
+
 # BatchNorm
 from .batchnorm import batchnorm  # noqa: E402
 from .tiling_batchnorm import (BatchNormTiling, GetBatchNormMaxMinTmpSize, GetBatchNormNDTilingInfo,  # noqa: E402
