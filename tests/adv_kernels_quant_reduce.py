@@ -145,4 +145,8 @@ def suite() -> list:
         out.append(asc.compile(antiquant_kernel(dst_dt, **kw), (np.ones(1024, np.int8), np.zeros(1024, np.uint16
                                                                                                 if dst_dt == "bfloat16"
                                                                                                 else np.float16))))
+    from adv_kernels_cumsum import cumsum_kernel     # CumSum<T, config>: with and without sharedTmpBuffer
+    for last, with_tmp in ((True, True), (False, False)):
+        out.append(asc.compile(cumsum_kernel(16, 16, last, with_tmp=with_tmp),
+                               (np.ones(256, np.float16), np.zeros(256, np.float16), np.zeros(16, np.float16))))
     return out

@@ -83,6 +83,11 @@ from .antiquant import (GetAscendAntiQuantMaxMinTmpSize, ascend_antiquant,  # no
                         get_ascend_antiquant_max_min_tmp_size)
 __all__ += list(_antiquant.__all__)
 
+# CumSum
+from . import cumsum as _cumsum  # noqa: E402
+from .cumsum import CumSumInfo, GetCumSumMaxMinTmpSize, cumsum, get_cumsum_max_min_tmp_size  # noqa: E402
+__all__ += list(_cumsum.__all__)
+
 # BatchNorm
 from .batchnorm import batchnorm  # noqa: E402
 from .tiling_batchnorm import (BatchNormTiling, GetBatchNormMaxMinTmpSize, GetBatchNormNDTilingInfo,  # noqa: E402
