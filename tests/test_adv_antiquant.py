@@ -27,6 +27,19 @@ def _values(z, dst_dt):
     return z.astype(np.float64) if dst_dt == "float16" else _bf16(z)
 
 
+def _rne_bf16(f):
+    """float32 values rounded to bfloat16 (nearest even), as bits; written here, apart from asc_trace's code."""
+    bits = np.asarray(f, np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _as_param(v, dst_dt):
+    """A float parameter as an OutputDataType parameter receives it."""
+    if dst_dt == "float16":
+        return float(np.float16(v))
+    return float(_bf16(_rne_bf16(np.float32(v))))
+
+
 def _int8(rng):
     return rng.integers(-128, 128, N).astype(np.int8)
 
@@ -42,9 +55,7 @@ def test_within_tolerance_of_float64(dst_dt, data):
     x = _int8(rng)
     z = _values(_run(x, dst_dt, offset=offset if with_offset else None, scale=scale), dst_dt)
     # offset and scale are OutputDataType parameters: the reference takes them as the call receives them
-    from asc_trace.graph.ops.adv_antiquant import to_dst_type
-    bf = dst_dt == "bfloat16"
-    off, sc = float(to_dst_type(offset, bf)), float(to_dst_type(scale, bf))
+    off, sc = _as_param(offset, dst_dt), _as_param(scale, dst_dt)
     ref = (x.astype(np.float64) + (off if with_offset else 0.0)) * sc
     # half: two half roundings (Adds, Muls); bfloat16: float steps and one rounding to 8 mantissa bits
     rtol = 2 * 2.0 ** -11 if dst_dt == "float16" else 2.0 ** -8 + 2.0 ** -22
@@ -59,12 +70,8 @@ def test_exact_against_the_steps_in_float64(dst_dt):
         off, sc = np.float16(0.3), np.float16(1.7)
         ref = ((x.astype(np.float16) + off).astype(np.float16) * sc).astype(np.float16).astype(np.float64)
     else:
-        from asc_trace.graph.ops.adv_antiquant import to_dst_type
-        off, sc = to_dst_type(0.3, True), to_dst_type(1.7, True)
-        f = ((x.astype(np.float32) + off) * sc).astype(np.float32)
-        bits = f.view(np.uint32)
-        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)   # nearest even
-        ref = _bf16(rounded)
+        off, sc = np.float32(_as_param(0.3, dst_dt)), np.float32(_as_param(1.7, dst_dt))
+        ref = _bf16(_rne_bf16(((x.astype(np.float32) + off) * sc).astype(np.float32)))
     assert (z == ref).all()
 
 
