@@ -136,4 +136,17 @@ def suite() -> list:
     for name in ("log2", "log10", "clamp_max", "clamp_min"):
         for with_tmp in (True, False):
             out.append(asc.compile(math_kernel(name, with_tmp), (np.ones(N, np.float16), np.zeros(N, np.float16), N)))
+    from adv_kernels_fmod import fmod_kernel     # Fmod(dst, src0, src1[, tmp], count): both arities
+    for with_tmp in (True, False):
+        out.append(asc.compile(fmod_kernel(with_tmp), (np.ones(N, np.float16), np.ones(N, np.float16),
+                                                       np.zeros(N, np.float16), N)))
+    from adv_kernels_antiquant import antiquant_kernel     # AscendAntiQuant: the /6 (offset, tmp) and /5 forms
+    for dst_dt, kw in (("float16", {}), ("bfloat16", {"offset": None}), ("float16", {"with_tmp": False})):
+        out.append(asc.compile(antiquant_kernel(dst_dt, **kw), (np.ones(1024, np.int8), np.zeros(1024, np.uint16
+                                                                                                if dst_dt == "bfloat16"
+                                                                                                else np.float16))))
+    from adv_kernels_cumsum import cumsum_kernel     # CumSum<T, config>: with and without sharedTmpBuffer
+    for last, with_tmp in ((True, True), (False, False)):
+        out.append(asc.compile(cumsum_kernel(16, 16, last, with_tmp=with_tmp),
+                               (np.ones(256, np.float16), np.zeros(256, np.float16), np.zeros(16, np.float16))))
     return out

@@ -71,10 +71,22 @@ __all__ += ["sum", "mean", "SumParams", "MeanParams", "get_sum_max_min_tmp_size"
 
 # Log2, Log10, ClampMax, ClampMin
 from . import math_more as _math_more  # noqa: E402
-from .math_more import (GetClampMaxMinTmpSize, GetLog2MaxMinTmpSize, GetLog10MaxMinTmpSize,  # noqa: E402
-                        clamp_max, clamp_min, get_clamp_max_min_tmp_size, get_log2_max_min_tmp_size,
+from .math_more import (GetClampMaxMinTmpSize, GetFmodMaxMinTmpSize, GetLog2MaxMinTmpSize,  # noqa: E402
+                        GetLog10MaxMinTmpSize, clamp_max, clamp_min, fmod, get_clamp_max_min_tmp_size,
+                        get_fmod_max_min_tmp_size, get_log2_max_min_tmp_size,
                         get_log10_max_min_tmp_size, log2, log10)
 __all__ += list(_math_more.__all__)
+
+# AscendAntiQuant (per-tensor form)
+from . import antiquant as _antiquant  # noqa: E402
+from .antiquant import (GetAscendAntiQuantMaxMinTmpSize, ascend_antiquant,  # noqa: E402
+                        get_ascend_antiquant_max_min_tmp_size)
+__all__ += list(_antiquant.__all__)
+
+# CumSum
+from . import cumsum as _cumsum  # noqa: E402
+from .cumsum import CumSumInfo, GetCumSumMaxMinTmpSize, cumsum, get_cumsum_max_min_tmp_size  # noqa: E402
+__all__ += list(_cumsum.__all__)
 
 # BatchNorm
 from .batchnorm import batchnorm  # noqa: E402

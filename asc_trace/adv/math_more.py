@@ -1,5 +1,5 @@
-"""`asc.adv.log2`, `log10`, `clamp_max`, `clamp_min`: Ascend C `Log2`, `Log10`, `ClampMax`, `ClampMin`
-(include/adv_api/math/log.h, clamp.h), in the argument order of pyasc's math functions (`dst, src,
+"""`asc.adv.log2`, `log10`, `clamp_max`, `clamp_min`, `fmod`: Ascend C `Log2`, `Log10`, `ClampMax`, `ClampMin`,
+`Fmod` (include/adv_api/math/log.h, clamp.h, fmod.h), in the argument order of pyasc's math functions (`dst, src,
 [scalar,] count, temp_buffer, is_reuse_source`). pyasc has none of them; the names are the snake_case of the
 vendor's."""
 from __future__ import annotations
@@ -32,6 +32,13 @@ def clamp_min(dst: Any, src: Any, scalar: Any, count: Any = None, temp_buffer: A
     record("adv_clamp_min", {"dst": dst}, {"src": src}, temp_buffer, {"scalar": scalar}, count, size_of="src")
 
 
+def fmod(dst: Any, src0: Any, src1: Any, count: Any = None, temp_buffer: Any = None,
+         is_reuse_source: bool = False) -> None:
+    """Ascend C `Fmod(dst, src0, src1[, sharedTmpBuffer], calCount)`: src0 - trunc(src0 / src1) x src1, each
+    step rounded in float (half is computed in float); src0 and src1 must have the same size."""
+    record("adv_fmod", {"dst": dst}, {"src0": src0, "src1": src1}, temp_buffer, count=count, size_of="src0")
+
+
 def _helper(op: str, vendor: str) -> Callable[..., tuple[int, int]]:
     base = _tiling._math_helper(op)
 
@@ -45,8 +52,11 @@ def _helper(op: str, vendor: str) -> Callable[..., tuple[int, int]]:
 get_log2_max_min_tmp_size = _helper("log2", "Log2")
 get_log10_max_min_tmp_size = _helper("log10", "Log10")
 get_clamp_max_min_tmp_size = _helper("clamp_max", "Clamp")     # ClampMax and ClampMin share the vendor's helper
+get_fmod_max_min_tmp_size = _helper("fmod", "Fmod")
+GetFmodMaxMinTmpSize = get_fmod_max_min_tmp_size
 GetLog2MaxMinTmpSize = get_log2_max_min_tmp_size
 GetLog10MaxMinTmpSize = get_log10_max_min_tmp_size
 GetClampMaxMinTmpSize = get_clamp_max_min_tmp_size
-__all__ = ["log2", "log10", "clamp_max", "clamp_min", "get_log2_max_min_tmp_size", "get_log10_max_min_tmp_size",
+__all__ = ["log2", "log10", "clamp_max", "clamp_min", "fmod", "get_fmod_max_min_tmp_size", "GetFmodMaxMinTmpSize",
+           "get_log2_max_min_tmp_size", "get_log10_max_min_tmp_size",
            "get_clamp_max_min_tmp_size", "GetLog2MaxMinTmpSize", "GetLog10MaxMinTmpSize", "GetClampMaxMinTmpSize"]
