@@ -154,6 +154,8 @@ MARKED: dict[str, tuple[str, ...]] = {
 }
 # a parameter naming a backend that compiles the emitted source
 _COMPILED_BACKEND = re.compile(r"[\[-](cpp|cpu_debug)\d*[\]-]")     # pytest numbers repeated ids: cpp0, cpp1
+# a test whose name says it compiles (test_..._cpp_equals_sim, test_cpp_runs_..., ..._real_headers)
+_COMPILING_NAME = re.compile(r"::[^\[]*(cpp|cpu_debug|real_headers)")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -165,14 +167,26 @@ def lane_markers(nodeid: str) -> list[str]:
     """The fast-lane markers the tables above give a test."""
     names = [name for name, patterns in MARKED.items()
              if any(fnmatch.fnmatchcase(nodeid, p.replace("[", "[[]")) for p in patterns)]
-    if _COMPILED_BACKEND.search(nodeid) and "toolchain" not in names:
+    if (_COMPILED_BACKEND.search(nodeid) or _COMPILING_NAME.search(nodeid)) and "toolchain" not in names:
         names.append("toolchain")
     return names
 
 
+# a test skipped without the vendor's headers compiles against them with g++ when they are there (cpu_debug, the
+# header checks): `toolchain`, so the fast lane is the same run on a machine with the headers as on one without
+_NEEDS_HEADERS = ("Ascend C headers", "CANN 8.1")
+
+
+def _needs_headers(item) -> bool:
+    return any(any(k in str(m.kwargs.get("reason", "")) for k in _NEEDS_HEADERS) for m in item.iter_markers("skipif"))
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        for name in lane_markers(item.nodeid):
+        names = lane_markers(item.nodeid)
+        if "toolchain" not in names and _needs_headers(item):
+            names.append("toolchain")
+        for name in names:
             item.add_marker(getattr(pytest.mark, name))
     if config.getoption("--runtime") == "npu":
         return

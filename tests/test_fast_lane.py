@@ -40,6 +40,27 @@ def test_compiled_backend_parameters_are_toolchain_tests():
     assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_y[test_vadd-cpp1]")   # a repeated id
 
 
+def test_tests_named_for_a_compiling_backend_are_toolchain_tests():
+    assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_example_on_cpp_equals_sim[adv_softmax]")
+    assert "toolchain" in conftest.lane_markers("tests/test_x.py::test_emission_and_the_real_headers")
+    assert conftest.lane_markers("tests/test_x.py::test_y[name_with_cpp_in_a_parameter]") == []
+
+
+def test_tests_that_need_the_vendors_headers_are_toolchain_tests():
+    # the skipif marker every cpu_debug / header-check test carries says so in its reason
+    class Item:
+        def __init__(self, reason: str) -> None:
+            self.reason = reason
+
+        def iter_markers(self, name: str):
+            class M:
+                kwargs = {"reason": self.reason}
+            return [M()] if name == "skipif" else []
+    assert conftest._needs_headers(Item("cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)"))
+    assert conftest._needs_headers(Item("no CANN 8.1.RC1 headers: set ASC_TRACE_CANN81_HOME"))
+    assert not conftest._needs_headers(Item("no /proc here"))
+
+
 def test_brackets_in_a_pattern_are_the_parameter_list():
     slow = conftest.lane_markers
     assert "slow" in slow("tests/test_pyasc_reference.py::test_pyasc_reference_file_passes[add_framework-sim]")

@@ -23,6 +23,7 @@ from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at
 from op_cases import gm
 from test_sort32 import reference as sort32_reference
+import lane  # the fast lane leaves the g++ header checks to `make test`
 
 CAP = 32        # structures per list slot in the kernels below (a multiple of 4: every list 32-byte aligned)
 VALID = {2: 3, 3: 7, 4: 15}
@@ -271,7 +272,7 @@ def test_emission_and_the_real_headers():
     assert "AscendC::Sort<float, true>(" in srcs[3] and "AscendC::Sort<half, false>(" in srcs[4]
     for src in srcs:
         assert unlisted(src, "asc-devkit") == [] and unlisted(src, "cann-8.1") == []
-    if headers_if_configured() is not None:
+    if headers_if_configured() is not None and not lane.FAST:
         kernels = [Kernel(f"mrg{k}", src) for k, src in enumerate(srcs)]
         assert not check_kernels(kernels)
         if os.environ.get("ASC_TRACE_CANN81_HOME"):

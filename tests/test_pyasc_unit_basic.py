@@ -112,7 +112,8 @@ def test_pyasc_unit_file(tmp_path, name):
         assert asc_name in failed[test], (test, failed[test])
     assert " passed" in stdout.splitlines()[-1]
     assert len(kernels) >= 1
-    if headers_if_configured() is not None and kernels:
+    import lane     # here, not at the top: that part of the file also runs in pyasc's child process
+    if headers_if_configured() is not None and not lane.FAST and kernels:     # g++: `make test` only
         errors = check_kernels(kernels)
         assert not errors, "\n\n".join(str(e) for e in errors[:3])
     if os.environ.get("ASC_TRACE_CANN81_HOME") and kernels:

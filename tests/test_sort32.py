@@ -18,6 +18,7 @@ from asc_trace.toolchain.header_check import Kernel, check_kernels
 from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at
 from op_cases import gm
+import lane  # the fast lane leaves the g++ header checks to `make test`
 
 
 @asc.jit
@@ -82,7 +83,7 @@ def test_emission_and_the_real_headers():
                                       64, 2)).source
     assert "AscendC::Sort32(" in src
     assert unlisted(src, "asc-devkit") == [] and unlisted(src, "cann-8.1") == []
-    if headers_if_configured() is not None:
+    if headers_if_configured() is not None and not lane.FAST:
         assert not check_kernels([Kernel("sort32", src)])
         if os.environ.get("ASC_TRACE_CANN81_HOME"):
             tree = find_ascendc_headers({"ASC_TRACE_ASCENDC_HOME": os.environ["ASC_TRACE_CANN81_HOME"]})

@@ -17,6 +17,7 @@ from asc_trace.toolchain.header_check import Kernel, check_kernels
 from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import assert_points_at
 from op_cases import gm
+import lane  # the fast lane leaves the g++ header checks to `make test`
 
 BACKENDS = ["sim", "eager"]
 
@@ -110,7 +111,7 @@ def test_the_emitted_call_is_declared_by_both_generations():
     src = asc.compile(transpose_kernel, (np.zeros(256, np.float16), np.zeros(256, np.float16))).source
     assert "AscendC::Transpose(" in src
     assert unlisted(src, "asc-devkit") == [] and unlisted(src, "cann-8.1") == []
-    if headers_if_configured() is not None:
+    if headers_if_configured() is not None and not lane.FAST:
         assert not check_kernels([Kernel("transpose", src)])
 
 
