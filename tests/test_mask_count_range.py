@@ -92,3 +92,11 @@ def test_a_count_of_one_repeat_runs_and_one_more_is_refused_in_normal_mode(backe
         _run(backend, op, dtype, per + 1, z=z)
     assert_points_at(info.value, f"MARK-mask-count-{op}-call")
     assert (z == 5).all()                                       # nothing reached global memory
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
+def test_counter_mode_takes_a_count_past_the_repeat(backend):
+    # after set_mask_count the API allows any count (CheckMaskValue's COUNTER branch); the bytes are not
+    # compared: sim / eager / cpp run at most one repeat of lanes there (docs/known-gaps.md). cpu_debug is left
+    # out: this kernel did not finish within 300 s there (not investigated; docs/known-gaps.md)
+    _run(backend, "add", "float32", 65, counter=True)
