@@ -19,7 +19,22 @@ os.environ.setdefault("ASC_TRACE_CHECK", "1")   # verify the graph after every p
 # (the one rule, shared with `asc-trace info`: toolchain/ascendc_headers.devkit_beside_checkout)
 from asc_trace.toolchain.ascendc_headers import devkit_beside_checkout  # noqa: E402
 
-_KIT = devkit_beside_checkout()
+def _devkit_beside_main_checkout():
+    """From a git worktree (/work/wt/NAME), the asc-devkit beside the main checkout the worktree belongs to: the
+    parent of `git rev-parse --git-common-dir` (that checkout's .git) instead of this tree's own folder."""
+    import subprocess
+    from pathlib import Path
+    here = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=here,
+                             capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    kit = Path(out).parent.parent / "shared" / "vendor" / "asc-devkit"
+    return kit if (kit / "include" / "kernel_operator.h").is_file() else None
+
+
+_KIT = devkit_beside_checkout() or _devkit_beside_main_checkout()
 if _KIT is not None:
     os.environ.setdefault("ASC_TRACE_ASCENDC_HOME", str(_KIT))
 # Compiled host libraries go to one temporary folder per test session, never into the checkout. The

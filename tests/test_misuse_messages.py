@@ -70,13 +70,7 @@ def mask_wider_than_a_repeat(x: asc.GlobalAddress, z: asc.GlobalAddress):
     asc.data_copy(gm(z), a, 256)
 
 
-_NOT_YET = pytest.mark.xfail(strict=True, reason="sim, eager and cpp run a normal-mode mask count past the repeat "
-                                                 "(64 float32 lanes) as the whole repeat, as the intrinsic does; the "
-                                                 "API refuses it in normal mode only, a runtime mode (docs/known-gaps.md)")
-
-
-@pytest.mark.parametrize("backend", [pytest.param("sim", marks=_NOT_YET), pytest.param("eager", marks=_NOT_YET),
-                                     pytest.param("cpp", marks=_NOT_YET), CPU_DEBUG])
+@pytest.mark.parametrize("backend", ["sim", "eager", "cpp", CPU_DEBUG])
 def test_a_mask_count_past_the_repeat_is_refused_in_normal_mode(backend):
     with pytest.raises(OutOfBoundsError, match="mask") as info:
         asc.jit(mask_wider_than_a_repeat, backend=backend)[1](np.ones(256, np.float32), np.zeros(256, np.float32))

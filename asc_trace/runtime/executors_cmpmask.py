@@ -95,7 +95,8 @@ def _bind_select(node: Node) -> Step:
         repeat = m.count(fr(env), node)
         if repeat == 0:
             return None
-        pos = mask_positions(mask, env, m, node, per_rep)
+        # Select's API does not check its mask count's range (asc-devkit kernel_operator_vec_cmpsel_intf_impl.h)
+        pos = mask_positions(mask, env, m, node, per_rep, count_checked=False)
         idd, vd, ud = _operand(m, d, fd, *sf[0], pos, repeat, node, "dst", True)
         ia, va, ua = _operand(m, a, fa, *sf[1], pos, repeat, node, "src0", False)
         ub = [ud, ua]

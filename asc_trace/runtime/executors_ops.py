@@ -27,14 +27,31 @@ Step = Callable[[Machine], Instr | None]
 
 # -- mask / repeat forms ------------------------------------------------------------------------
 
-def mask_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int) -> np.ndarray:
-    """Positions (0 .. per_rep-1) a mask selects within one repeat."""
+def check_mask_count(n: int, m: Machine, node: Node, per_rep: int) -> None:
+    """The API's range of a mask count (asc-devkit impl/basic_api/kernel_npu_debug.h CheckMaskValue): in NORMAL
+    mode at most one repeat's lanes of a 2-, 4- or 8-byte type (1-byte types are not checked); in COUNTER mode
+    (asc.set_mask_count) any count. The same rule and words as cpu_debug's refusal, which runs that check."""
+    if m.mask_counter or per_rep >= 256 or n <= per_rep:
+        return
+    size = 256 // per_rep
+    raise OutOfBoundsError(f"the mask count of asc.{node.op} is 1..{per_rep} in normal mask mode (one repeat of a "
+                           f"{size}-byte type: the API's 'mask when sizeof(T) == {size}' check), got {n}", node=node,
+                           hint="split the work into repeats (repeat_times), or call asc.set_mask_count() first "
+                                "for a count that spans repeats")
+
+
+def mask_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int,
+                   count_checked: bool = True) -> np.ndarray:
+    """Positions (0 .. per_rep-1) a mask selects within one repeat. `count_checked`: the API checks a count
+    mask's range (CheckMaskValue; Select's mask forms do not)."""
     if mask.bits is not None:
         word = mask.bits[0] | (mask.bits[1] << 64)
         return np.array([e for e in range(per_rep) if (word >> e) & 1], dtype=np.int64)
     n = m.uniform_int(efn(mask.count)(env), node, "the mask count")
     if n < 1:
         raise OutOfBoundsError(f"a mask count must be at least 1, got {n}", node=node)
+    if count_checked:
+        check_mask_count(n, m, node, per_rep)
     # a count past the repeat selects the whole repeat (asc-devkit kernel_utils_base.h SetMask(len):
     # len >= 128 or len == elements per repeat sets the full mask)
     return np.arange(min(n, per_rep), dtype=np.int64)

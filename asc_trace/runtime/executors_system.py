@@ -42,7 +42,14 @@ def _bind_trap(node: Node, op: OpDef) -> Step:
 
 @binder("mask_reg")
 def _bind_mask_reg(node: Node, op: OpDef) -> Step:
-    """Mask-register writes: the ops that read the register carry its value from the trace (proxies/mask_reg.py)."""
+    """Mask-register writes: the ops that read the register carry its lane bits from the trace
+    (proxies/mask_reg.py); the mode is followed here, as it decides the range of a mask count (mask_positions)."""
+    if op.c_name in ("SetMaskCount", "SetMaskNorm"):       # the vendor's mode switches
+        counter = op.c_name == "SetMaskCount"
+
+        def set_mode(m: Machine) -> None:
+            m.mask_counter = counter
+        return set_mode
     return lambda m: None
 
 

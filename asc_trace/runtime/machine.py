@@ -130,6 +130,7 @@ class Machine:
         self.ub_hi = 0           # end of the highest UB root defined: the bytes to poison again on release
         self.keep = False        # a replay's tape holds views of this UB: release() leaves it alone
         self.data = True         # False: instructions are checked without their data effects (no GM views)
+        self.mask_counter = False  # the mask register's mode (set_mask_count / set_mask_norm): bounds a mask count
         self.gm = gm
         self.env = dict(env)
         self.env["blk"] = cores.copy() if self.C > 1 else int(cores[0])

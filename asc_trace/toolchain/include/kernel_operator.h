@@ -107,6 +107,7 @@ struct Core {
     int que_buffers[32] = {};    // TQue buffers per TPosition (each holds an event id: at most 8)
     int atomic_op = 0;           // the store-atomic register: 0 plain stores, 1 add, 2 max, 3 min
     int atomic_type = 0;         // its AtomicDtype code (GetStoreAtomicConfig)
+    bool mask_counter = false;   // the mask register's mode (SetMaskCount / SetMaskNorm): a mask count's range
 };
 
 // The core running on this thread: a mixed kernel's three cores of an AI core run as threads, one at a time
@@ -132,6 +133,7 @@ inline void reset_core(Core& st, int64_t idx, int64_t count)
     st.node = -1;
     st.pipe_made = false;
     st.atomic_op = 0;
+    st.mask_counter = false;     // a kernel starts in NORMAL mode (InitSocState's state)
     st.pipe_next = 0;
     std::memset(st.event_mask, 0, sizeof st.event_mask);
     std::memset(st.que_buffers, 0, sizeof st.que_buffers);
@@ -427,10 +429,11 @@ inline void GetStoreAtomicConfig(uint16_t& atomicType, uint16_t& atomicOp)
 }
 
 // The mask register: each op's mask is taken from the trace (an op with isSetMask = false carries the
-// value the register holds there), so the writes themselves change nothing in the model.
+// value the register holds there), so the writes change only the mode, which bounds a mask count
+// (detail::mask_of, the API's CheckMaskValue).
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
-inline void SetMaskCount() {}
-inline void SetMaskNorm() {}
+inline void SetMaskCount() { detail::core().mask_counter = true; }
+inline void SetMaskNorm() { detail::core().mask_counter = false; }
 inline void ResetMask() {}
 template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(const uint64_t, const uint64_t) {}
 template <typename T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t) {}
@@ -846,6 +849,12 @@ struct MaskSel {
 inline MaskSel mask_of(uint64_t count, uint32_t perRepeat)
 {
     if (count < 1) fail("bounds", "a mask count must be at least 1, got %llu", static_cast<unsigned long long>(count));
+    // in NORMAL mode the API refuses a count past one repeat of a 2-, 4- or 8-byte type (CheckMaskValue:
+    // "mask when sizeof(T) == 4", 0..64); 1-byte types are not checked, and COUNTER mode takes any count
+    if (!core().mask_counter && perRepeat < 256 && count > perRepeat)
+        fail("bounds", "the mask count is 1..%u in normal mask mode (one repeat of a %u-byte type: the API's "
+             "'mask when sizeof(T) == %u' check), got %llu", perRepeat, 256 / perRepeat, 256 / perRepeat,
+             static_cast<unsigned long long>(count));
     // a count past the repeat selects the whole repeat, as the real SetMask(len) does
     if (count > perRepeat) count = perRepeat;
     MaskSel m;
