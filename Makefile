@@ -20,12 +20,16 @@ venv: $(VENV)/.installed
 demo: venv
 	$(PY) examples/vadd.py
 
+# Bytecode on for the suite even where the environment turns it off (PYTHONDONTWRITEBYTECODE=1 on these machines):
+# without .pyc files every run compiles asc_trace and pytest rewrites every test module again, ~15 CPU-s of each run.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
+
 test: venv
-	$(PY) -m pytest -q -n 2 tests
+	$(PYTEST) -q -n 2 tests
 
 # The edit loop: everything not marked slow, toolchain or fuzz (tests/conftest.py), in under a minute.
 test-fast: venv
-	$(PY) -m pytest -q -n 2 -m "not slow and not toolchain and not fuzz" tests
+	$(PYTEST) -q -n 2 -m "not slow and not toolchain and not fuzz" tests
 
 # The front-end benchmark measures pyasc 1.1.1 in the same run, from its own virtualenv; benchmarks/peers.py
 # makes its own for JAX (Pallas) and Triton (.venv-peers-jax, .venv-peers-triton) on its first run.
