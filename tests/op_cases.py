@@ -160,7 +160,9 @@ def cmpsel_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, bits: asc.GlobalAd
     dt = x.dtype
     a = _load(dt, asc.TPosition.VECIN, 0, gm(x), n)
     b = _load(dt, asc.TPosition.VECIN, 65536, gm(y), n)
-    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 131072, n // 8)
+    # at least one 32-byte block: DataCopyPad reads the UB side in blocks, and the vendor's API refuses a smaller
+    # source tensor (cpu_debug: "tensor size needs to be at least 32 bytes")
+    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 131072, max(n // 8, 32))
     asc.compare(m, a, b, asc.CMPMODE(mode), n)
     asc.data_copy_pad(gm(bits), m, asc.DataCopyExtParams(1, n // 8, 0, 0, 0))
     c = asc.LocalTensor(dt, asc.TPosition.VECOUT, 139264, n)

@@ -59,10 +59,13 @@ def instrument_gm(g: KernelGraph, source: str) -> str:
     checks, each GlobalTensor's SetGlobalBuffer window, the GlobalTensor each statement uses, and
     each static LocalTensor's place in the usable Unified Buffer (the API allows all 192 KB)."""
     roots = {n.id: sorted({r.root for r in written(n) + read(n) if r.space == "gm"}) for n in g}
+    adv = {n.id for n in g if n.op.startswith("adv_")}      # the vendor's implementation runs inside these
     out = []
     for line in instrument(source).splitlines():
         out.append(line)
         m = re.match(r"^(\s*)ASC_TRACE_NODE\((\d+)\);$", line)
+        if m and int(m.group(2)) in adv:
+            out.append(f"{m.group(1)}asc_stub::vendor_impl();")
         if m and roots.get(int(m.group(2))):
             out.append(f"{m.group(1)}asc_stub::gm_operand({roots[int(m.group(2))][0]});")
         m = _LOCAL.match(line)

@@ -34,6 +34,10 @@ struct Operand {
 [[noreturn]] void unmodeled(const char* name);
 [[noreturn]] void vfail(const char* kind, const char* fmt, va_list ap);
 void set_node(int node);
+// The statements of the current node are the vendor's own implementation of a high-level call (asc.adv): its
+// basic calls may reach past the views they pass (the vendor's code, run as written on the NPU), so the
+// operands of a mask / repeat form are bounded by the UB there, not by the user-level tensor rule. Until set_node.
+void vendor_impl();
 
 // -- memory checks -------------------------------------------------------------------------------
 // [p, p + nbytes) must lie in the usable Unified Buffer; `align` is the address alignment required.

@@ -73,7 +73,10 @@ void set_node(int node)
 {
     S().node = node;
     S().gm_root = -1;
+    S().vendor_impl = false;
 }
+
+void vendor_impl() { S().vendor_impl = true; }
 
 void gm_window(int root, const void* base, uint64_t nbytes) { S().windows[root] = {static_cast<const uint8_t*>(base), nbytes}; }
 void gm_operand(int root) { S().gm_root = root; }

@@ -42,6 +42,7 @@ struct State {
     // the LocalTensors the API's check saw for the instruction about to run: Brcb / Gather(b) (api_extents: dst,
     // src, offsets) or a mask / repeat form (vec_extents: dst, src0 in api_src, src1)
     Extent api_dst, api_src, api_off, api_src1;
+    bool vendor_impl = false;     // asc_stub::vendor_impl: inside an adv call's own implementation
     const uint8_t* gather_src = nullptr;   // gather_source
 };
 State& S();
