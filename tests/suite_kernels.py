@@ -126,6 +126,19 @@ def own_pipe_debug(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
 
 
 @asc.jit
+def raw_odd_length(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """A raw LocalTensor whose length is not whole 32-byte blocks (20 floats): emitted with SetSize(20), so the
+    real API bounds it by its real size (api_symbols.txt lists .SetSize for this)."""
+    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    t = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 20)
+    asc.data_copy(t, xg, 16)
+    asc.adds(t, t, 1.0, 20)
+    asc.data_copy(zg, t, 16)
+
+
+@asc.jit
 def raw_beside_queue(x: asc.GlobalAddress, z: asc.GlobalAddress):
     pipe = asc.TPipe()
     que = asc.TQue(asc.TPosition.VECIN, 1)
@@ -219,7 +232,7 @@ def extra_kernels() -> tuple[Kernel, ...]:
     out = []
     h = np.zeros(2048, np.float16)
     w, o = np.zeros(1024, np.float32), np.zeros(2048, np.float32)
-    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z)), (cube_bias_relu, (h, h, x, h, 2)),
+    for k, args in ((own_pipe_debug, (x, z, 3)), (raw_beside_queue, (x, z)), (raw_odd_length, (x, z)), (cube_bias_relu, (h, h, x, h, 2)),
                     (mix_matmul_adds, (h, h, w, o, 2))):
         ck = asc.compile(k, args)
         out.append(Kernel(ck.name, ck.source, ck.graph))
