@@ -11,6 +11,7 @@ from lane import examples
 
 import asc_trace as asc
 from adv_kernels_antiquant import N, antiquant_kernel
+from test_adv_norm import needs_headers
 
 
 def _bf16(bits):
@@ -160,16 +161,8 @@ def test_cpp_refuses_by_name():
         _run(np.ones(N, np.int8), backend="cpp")
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("dst_dt", ["float16", "bfloat16"])
 @pytest.mark.parametrize("form", ["offset", "scale_only", "stack"])
 def test_bit_exact_with_the_vendor_implementation(dst_dt, form):

@@ -11,6 +11,7 @@ from lane import examples
 
 import asc_trace as asc
 from adv_kernels_cumsum import cumsum_kernel
+from test_adv_norm import needs_headers
 
 
 def _run(x, o, i, last=True, **kw):
@@ -130,16 +131,8 @@ def test_cpp_refuses_by_name():
         _run(x, 16, 16, backend="cpp")
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("o,i", [(20, 32), (3, 64)])
 def test_first_axis_bit_exact_with_the_vendor_implementation(dtype, o, i):
@@ -151,7 +144,7 @@ def test_first_axis_bit_exact_with_the_vendor_implementation(dtype, o, i):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 def test_last_axis_on_cpu_debug_is_refused_at_the_call():
     """The vendor's last-axis path transposes with TransDataTo5HD, whose address registers (set_va_reg_sb) the
     CPU-debug layer does not model: the run stops with ToolchainError at the call, not with a wrong result."""

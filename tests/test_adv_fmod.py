@@ -14,6 +14,7 @@ import asc_trace as asc
 from adv_kernels import N
 from adv_kernels_fmod import fmod_kernel
 from asc_trace.graph.ops import REGISTRY
+from test_adv_norm import needs_headers
 
 
 def _run(x, y, n=N, **kw):
@@ -145,16 +146,8 @@ def test_cpp_refuses_by_name():
         fmod_kernel(backend="cpp")[1](x, x.copy(), np.zeros(N, np.float32), N)
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("with_tmp", [True, False])
 def test_bit_exact_with_the_vendor_implementation(dtype, with_tmp):
