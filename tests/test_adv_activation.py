@@ -12,6 +12,7 @@ import asc_trace as asc
 from adv_kernels import ACTIVATIONS, N, activation_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
+from helpers import needs_headers
 
 REF = {"gelu": lambda x, y: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
        "faster_gelu": lambda x, y: x / (1 + np.exp(-1.702 * x)), "silu": lambda x, y: x / (1 + np.exp(-x)),
@@ -50,15 +51,7 @@ def test_sim_eager_and_the_forms_agree():
         assert a.tobytes() == _run(name, x, y, backend="eager").tobytes() == _run(name, x, y, with_tmp=False).tobytes()
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name", sorted(REF))
 def test_bit_exact_with_the_vendor_implementation(name):
     rng = np.random.default_rng(4)

@@ -15,7 +15,7 @@ import asc_trace as asc
 from adv_variant_kernels import batchnorm_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 
 def _run(b, s, h, dt, tmp_bytes=8192, backend="sim", seed=0, eps=1e-5, **kw):

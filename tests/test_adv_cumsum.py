@@ -11,7 +11,7 @@ from lane import examples
 
 import asc_trace as asc
 from adv_kernels_cumsum import cumsum_kernel
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 
 def _run(x, o, i, last=True, **kw):

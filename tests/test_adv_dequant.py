@@ -12,6 +12,7 @@ from lane import examples
 import asc_trace as asc
 from adv_kernels_quant_reduce import _pitch, dequant_kernel
 from asc_trace.dtypes import f32_to_bf16, bf16_to_f32
+from helpers import needs_headers
 
 def _scale_array(v: np.ndarray, scale_dt: str) -> np.ndarray:
     if scale_dt == "float32":
@@ -165,16 +166,9 @@ def test_emitted_call_is_the_vendors():
 
 # -- the vendor's own implementation (cpu_debug) ------------------------------------------------------
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("m,n,cal,dst_dt,scale_dt,form", [
     (3, 72, 70, "float32", "float32", "params"),
     (2, 24, 24, "bfloat16", "bfloat16", "params"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import needs_headers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
@@ -57,15 +58,7 @@ def test_the_other_examples_are_refused_on_cpp_at_the_call():
             importlib.import_module(name).run("cpp")
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_against_the_vendor_implementation(name):
     """Bit-exact (SoftMax on half too, since its narrowing is A2's CAST_ROUND)."""

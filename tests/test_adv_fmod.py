@@ -14,7 +14,7 @@ import asc_trace as asc
 from adv_kernels import N
 from adv_kernels_fmod import fmod_kernel
 from asc_trace.graph.ops import REGISTRY
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 
 def _run(x, y, n=N, **kw):

@@ -13,6 +13,7 @@ import asc_trace as asc
 from adv_kernels import GLUS, N, activation_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
+from helpers import cpu_debug_ready, needs_headers
 
 
 def _gelu(y):
@@ -67,15 +68,7 @@ def test_host_helpers_are_the_vendors():
     assert asc.adv.GetSwiGLUMaxMinTmpSize([1024], 2) == (6 * 2048, 6 * 256)
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name", sorted(REF))
 def test_bit_exact_with_the_vendor_implementation(name):
     rng = np.random.default_rng(6)
@@ -178,7 +171,7 @@ def _unequal_sources_kernel(name):
     return k
 
 
-@pytest.mark.parametrize("backend", ["sim", "eager"] + (["cpu_debug"] if _cpu_debug_ready() else []))
+@pytest.mark.parametrize("backend", ["sim", "eager"] + (["cpu_debug"] if cpu_debug_ready() else []))
 @pytest.mark.parametrize("name", ["swiglu", "geglu"])
 def test_sources_of_two_sizes_are_refused_as_the_vendor_does(name, backend):
     """Found writing examples/adv_swiglu.py: the vendor asserts src0.GetSize() == src1.GetSize()."""

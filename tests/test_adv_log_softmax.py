@@ -13,7 +13,7 @@ import asc_trace as asc
 from adv_kernels import log_softmax_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 
 def _run(m, k, dt, backend="sim", seed=0, tmp_bytes=16 * 1024):

@@ -17,6 +17,7 @@ from asc_trace.graph.ops import REGISTRY
 from asc_trace.graph.ops.adv_common import instruction_costs
 from asc_trace.graph.ops.adv_math import STEP_FAITHFUL, UNARY
 from asc_trace.lower.api_symbols import emitted_symbols, unlisted
+from helpers import needs_headers
 
 # input domain of each function (inside its mathematical domain, where half does not overflow)
 DOMAIN = {"acos": (-0.99, 0.99), "asin": (-0.99, 0.99), "atanh": (-0.9, 0.9), "acosh": (1.0, 10.0),
@@ -99,15 +100,8 @@ def test_power_xor_axpy():
 
 # -- the steps are the vendor's: cpu_debug runs its implementation over asc_trace's instruction layer ----
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
 
-
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name", ["tanh", "atanh"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_step_faithful_functions_are_bit_exact_with_the_vendor_implementation(name, dtype):

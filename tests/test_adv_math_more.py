@@ -12,6 +12,7 @@ from lane import examples
 import asc_trace as asc
 from adv_kernels_quant_reduce import N, SCALAR, math_kernel as kernel
 from asc_trace.graph.ops import REGISTRY
+from helpers import needs_headers
 
 F64 = {"log2": np.log2, "log10": np.log10, "clamp_max": lambda v: np.minimum(v, 0.75),
        "clamp_min": lambda v: np.maximum(v, -0.5)}
@@ -91,16 +92,8 @@ def test_emitted_calls_are_the_vendors():
     assert "AscendC::Log10(" in src
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name", sorted(F64))
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_bit_exact_with_the_vendor_implementation(name, dtype):

@@ -13,6 +13,7 @@ import asc_trace as asc
 from adv_kernels import quant_kernel, rmsnorm_kernel, softmax_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
+from helpers import needs_headers
 
 
 def _softmax(m, k, dt, backend="sim", seed=0, host_tiling=True, float_stats=False, tmp_bytes=64 * 1024):
@@ -81,16 +82,6 @@ def test_sim_and_eager_agree():
 
 # -- the vendor's own implementation, run by cpu_debug over asc_trace's instruction layer -------------
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-needs_headers = pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers "
-                                                                  "(ASC_TRACE_ASCENDC_HOME)")
 
 
 @needs_headers

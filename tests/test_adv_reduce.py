@@ -12,6 +12,7 @@ from lane import examples
 import asc_trace as asc
 from adv_kernels_quant_reduce import reduce_kernel
 from asc_trace.graph.ops import REGISTRY
+from helpers import needs_headers
 
 
 def _run(name, x2, n, dt, **kw):
@@ -87,16 +88,8 @@ def test_emitted_calls_are_the_vendors():
     assert "AscendC::Mean<half, float>(" in src and "{3, 320, 300});" in src
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001 - no headers, no compiler: the test says why it skips
-        return False
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 @pytest.mark.parametrize("name,dt,acc,outter,n", [
     ("sum", np.float32, None, 3, 1000), ("sum", np.float16, None, 2, 300), ("mean", np.float32, None, 3, 50),
     ("mean", np.float16, None, 2, 2000), ("mean", np.float16, asc.float32, 3, 700),

@@ -12,6 +12,7 @@ import pytest
 
 import asc_trace as asc
 from asc_trace.graph.ops.adv_common import ADV
+from helpers import needs_headers
 
 N = 256
 TMP = 32768
@@ -129,15 +130,7 @@ def test_in_place_where_allowed_gives_the_out_of_place_result():
     assert np.array_equal(y, z) and np.abs(z).max() > 0
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 def test_the_vendors_checks_refuse_the_same_calls():
     """The vendor's implementation is the judge: every case refused on cpu_debug exactly when sim refuses it."""
     sim = {case: _launch(i, "sim") for i, (case, _f) in enumerate(ALL)}

@@ -14,7 +14,7 @@ import asc_trace as asc
 from adv_variant_kernels import flash_v2_kernel
 from asc_trace.graph.ops import REGISTRY
 from asc_trace.lower.api_symbols import unlisted
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 N = 1024
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
+from helpers import cpu_debug_ready
 
 M, K = 8, 64
 
@@ -33,15 +34,7 @@ def _expected(x: np.ndarray) -> np.ndarray:
     return (e / e.sum(axis=1, keepdims=True)).ravel()
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-BACKENDS = ["sim", "eager"] + (["cpu_debug"] if _cpu_debug_ready() else [])
+BACKENDS = ["sim", "eager"] + (["cpu_debug"] if cpu_debug_ready() else [])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

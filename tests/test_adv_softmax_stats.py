@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from adv_kernels import softmax_kernel
-from test_adv_norm import needs_headers
+from helpers import needs_headers
 
 M, K = 4, 64
 

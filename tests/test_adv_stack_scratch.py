@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
+from helpers import cpu_debug_ready, needs_headers
 
 TILE = 1024
 
@@ -53,16 +54,7 @@ def _kernel(raw_at: int | None = None, with_tmp: bool = False, pad: int = 0, raw
     return stack_tanh
 
 
-def _cpu_debug_ready() -> bool:
-    try:
-        from asc_trace.toolchain.real_api import headers_if_configured
-        return headers_if_configured() is not None
-    except Exception:       # noqa: BLE001
-        return False
-
-
-
-BACKENDS = ["sim", "eager"] + (["cpu_debug"] if _cpu_debug_ready() else [])
+BACKENDS = ["sim", "eager"] + (["cpu_debug"] if cpu_debug_ready() else [])
 
 
 def _x():
@@ -121,7 +113,7 @@ def test_the_scratch_is_the_calls_write_for_the_race_checker():
     assert "asc.adv.tanh(dst, src, TILE)" in str(ei.value)
 
 
-@pytest.mark.skipif(not _cpu_debug_ready(), reason="cpu_debug needs the Ascend C headers (ASC_TRACE_ASCENDC_HOME)")
+@needs_headers
 def test_the_vendors_stack_form_agrees():
     x = _x()
     a, b = np.zeros_like(x), np.zeros_like(x)
