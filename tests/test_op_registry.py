@@ -85,13 +85,17 @@ READ_THE_REGISTRY = ("lower/ascendc.py", "graph/printer.py", "runtime/interprete
 
 def _op_tables(path: Path) -> list[tuple[int, list[str]]]:
     """(line, op names) of each dict / set / tuple / list literal in `path` that names a registered op
-    (comparisons `n.op == "for"` of a region walker are not tables)."""
+    (comparisons `n.op == "for"` of a region walker are not tables). A table is a collection of names: a
+    set / tuple / list with an item that is not a string constant is a record (`("tbuf", root)`, a memory
+    space's tag and its buffer; `("min", 60)`, a time unit and its seconds), not a table of op names."""
     out = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Dict):
             items = [k for k in node.keys if k is not None]
         elif isinstance(node, (ast.Set, ast.Tuple, ast.List)):
             items = node.elts
+            if not all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in items):
+                continue
         else:
             continue
         names = [c.value for c in items if isinstance(c, ast.Constant) and c.value in REGISTRY]
@@ -108,12 +112,8 @@ def test_no_table_of_op_names_outside_the_registry(module):
 # The rest of the package still has these (the scheduler, the front end, the HIVM emitter, ...): a ratchet,
 # which may only shrink. The region walker's structural ops are allowed through graph/ops/control.py.
 STILL_NAMING_OPS = {
-    "cli/cache_cmd.py", "graph/analysis.py", "graph/dataflow.py", "graph/expr.py", "graph/kernel_graph.py",
-    "graph/multi_buffer.py", "graph/operand_checks.py", "graph/regions.py", "graph/scalar_ops.py",
-    "graph/sync_plan.py", "graph/sync_proof.py", "graph/sync_ids.py", "graph/verify.py", "lower/ascendc_pipe.py", "lower/cexpr.py", "lower/hivm.py",
-    "lower/hivm_scalar.py", "lower/hivm_sync.py", "proxies/api.py", "proxies/api_ops.py", "proxies/control.py",
-    "runtime/cpu_debug.py", "runtime/npu.py", "runtime/race_check.py", "runtime/core_timing.py",
-    "vendor_judge.py", "toolchain/hivm.py", "toolchain/hivm_scalar.py", "toolchain/hivm_sync.py",
+    "graph/expr.py", "graph/operand_checks.py", "graph/scalar_ops.py", "lower/cexpr.py", "lower/hivm.py",
+    "lower/hivm_scalar.py", "proxies/api.py", "proxies/api_ops.py", "runtime/npu.py", "vendor_judge.py",
 }
 
 
@@ -127,3 +127,5 @@ def test_the_modules_that_still_name_ops_do_not_grow():
         if tables:
             naming.add(rel)
     assert naming - STILL_NAMING_OPS == set(), "a new table of op names: put the knowledge in the op's record"
+    # and the ratchet is tight: a module that no longer names ops leaves the list (so that it cannot start again)
+    assert STILL_NAMING_OPS - naming == set(), "these modules name no op any more: take them off STILL_NAMING_OPS"

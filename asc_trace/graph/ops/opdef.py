@@ -55,6 +55,15 @@ class OpDef:
         cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
     other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
         operands raises NotProvidedError with it); "" when the record states the only form.
+    role: the part the op plays for the passes that treat ops by kind (the scheduler's analysis, the sync
+        proof, the race checker, the emitter's event table): "flag" (sets or waits a hardware event:
+        operands (event, id), `sync_side` says which), "barrier" (orders a pipe: PipeBarrier), "block_sync"
+        (synchronises the cores; begins with PIPE_ALL), "queue" (a TQue step, graph/queue_model.py),
+        "storage" (declares or hands out memory the access model follows: tensors, TQue / TBuf and their
+        buffers); "" for the rest (instructions, scalar and structural ops).
+    sync_side: for a "flag" op, "set" or "wait".
+    defines: what the node's result is: "tensor" (a tensor root: its TensorRef's `root` is this node),
+        or the kind of the ObjRef it creates ("que", "tbuf", "pipe", "pool"); "" when it defines neither.
     """
 
     name: str
@@ -82,6 +91,9 @@ class OpDef:
     operands: tuple[str, ...] = ()
     intrinsic: str = ""
     other_forms: str = ""
+    role: str = ""
+    sync_side: str = ""
+    defines: str = ""
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:
@@ -138,6 +150,18 @@ def register(*ops: OpDef) -> None:
 
 def get(name: str) -> OpDef:
     return REGISTRY[name]
+
+
+def with_role(*roles: str) -> frozenset[str]:
+    """The names of the registered ops whose record gives one of `roles` (call it once the registry is
+    filled, i.e. from a layer above graph/ops, not while the record files import)."""
+    return frozenset(op.name for op in REGISTRY.values() if op.role in roles)
+
+
+def role(name: str) -> str:
+    """The role of op `name` ("" for an op the registry does not know: a marker of the tracer)."""
+    op = REGISTRY.get(name)
+    return op.role if op is not None else ""
 
 
 def family(name: str) -> list[OpDef]:
