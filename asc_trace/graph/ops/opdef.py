@@ -62,6 +62,10 @@ class OpDef:
         "storage" (declares or hands out memory the access model follows: tensors, TQue / TBuf and their
         buffers); "" for the rest (instructions, scalar and structural ops).
     sync_side: for a "flag" op, "set" or "wait".
+    shift_scalar: its scalar operand is a shift count, 0 .. bits-1 of the element (graph/operand_checks.py
+        checks it; the vendor's ShiftLeft / ShiftRight check it in CPU-debug mode).
+    repeat_at: the operand position of a uint8_t repeat time, for an op whose other operands need no range
+        (Brcb, Gatherb; Gather's mask form); -1: none.
     defines: what the node's result is: "tensor" (a tensor root: its TensorRef's `root` is this node),
         or the kind of the ObjRef it creates ("que", "tbuf", "pipe", "pool"); "" when it defines neither.
     """
@@ -93,6 +97,8 @@ class OpDef:
     other_forms: str = ""
     role: str = ""
     sync_side: str = ""
+    shift_scalar: bool = False
+    repeat_at: int = -1
     defines: str = ""
     doc: str = ""
 
@@ -166,6 +172,11 @@ def role(name: str) -> str:
 
 def family(name: str) -> list[OpDef]:
     return [op for op in REGISTRY.values() if op.family == name]
+
+
+# the families whose call is a count form: tensor operands, scalars, then the element count (the last operand)
+COUNT_FORM_FAMILIES = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
+                                 "vec_cmpsel", "data_copy"})
 
 
 # A2 dtype groups (docs/facts.md#facts-5)

@@ -84,9 +84,10 @@ register(
     # in asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_binary_scalar_impl.h; the front end checks the
     # shift is 0 .. bits-1 (the impl's CheckValueRange)
     _scalar("shift_left", "ShiftLeft", _shift_left, SHIFT_TYPES, cpp=CppModel("detail::shl_(a, s)"),
-            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263)), intrinsic="vshl"),
+            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263)), intrinsic="vshl", shift_scalar=True),
     _scalar("shift_right", "ShiftRight", _shift_right, SHIFT_TYPES, cpp=CppModel("detail::shr_(a, s)"),
-            declared=_shift_declared("ShiftRight", (516, 478), (340, 314)), intrinsic="vshr"),
+            declared=_shift_declared("ShiftRight", (516, 478), (340, 314)), intrinsic="vshr",
+            shift_scalar=True),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),
