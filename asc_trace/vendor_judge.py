@@ -23,7 +23,7 @@ from .graph.passes import run_passes
 from .graph.ops.sync import FLAG_OPS
 from .jit_function import JitFunction, compile as compile_kernel
 from .toolchain import bishengir
-from .lower.hivm import SYNC, lower_hivm, strip_sync
+from .lower.hivm import SYNC, is_two_steps, lower_hivm, strip_sync
 from .lower.hivm_sync import apply_schedule
 from .runtime import LaunchJob, get_runtime
 from .runtime.args import bind_args
@@ -196,7 +196,7 @@ def explain(graph: KernelGraph, label: str, drop: Callable[[Any], bool]) -> str:
                     "pipe in our model")
         pipe = b.pipe.value
         prev, nxt = _neighbour(graph, b.id, pipe, -1), _neighbour(graph, b.id, pipe, 1)
-        if any(n is not None and n.op in ("axpy", "leaky_relu") for n in (prev, nxt)):
+        if any(n is not None and is_two_steps(n.op) for n in (prev, nxt)):
             return ("it orders the two vector steps of an axpy / leaky_relu through the lowering's scratch buffer, "
                     "which is one instruction in the graph")
         order = graph.order

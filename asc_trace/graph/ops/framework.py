@@ -109,9 +109,11 @@ def _model(name: str) -> CppModel:
 register(
     # the GM window may differ from core to core (block_idx * n): each core gets its own
     OpDef("global_tensor", "framework", None, "SetGlobalBuffer", doc="GlobalTensor.set_global_buffer",
-          emit=_global_tensor, cpp_model=_model("GlobalTensor"), printer=_print_global, per_core=(0, 1, 2), role="storage", defines="tensor"),
+          emit=_global_tensor, cpp_model=_model("GlobalTensor"), printer=_print_global, per_core=(0, 1, 2), role="storage", defines="tensor",
+          hivm="root:gm"),
     OpDef("local_tensor", "framework", None, "LocalTensor", doc="static LocalTensor(pos, addr, length)",
-          emit=_local_tensor, cpp_model=_model("LocalTensor"), printer=_print_local, role="storage", defines="tensor"),
+          emit=_local_tensor, cpp_model=_model("LocalTensor"), printer=_print_local, role="storage", defines="tensor",
+          hivm="root:ub"),
     OpDef("tpipe", "framework", None, "TPipe", emit=_tpipe, cpp_model=_model("TPipe"), defines="pipe"),
     OpDef("tque", "framework", None, "TQue", cpp_model=_model("TQue"), role="storage", defines="que",
           emit=lambda ctx, n: f"AscendC::TQue<AscendC::TPosition::{n.args[0].name}, {n.args[1].value}> asct_t{n.id};"),

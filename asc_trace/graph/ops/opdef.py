@@ -62,6 +62,12 @@ class OpDef:
         "storage" (declares or hands out memory the access model follows: tensors, TQue / TBuf and their
         buffers); "" for the rest (instructions, scalar and structural ops).
     sync_side: for a "flag" op, "set" or "wait".
+    hivm: its form in the HIVM IR lowering (lower/hivm.py, the vendor-IR judge): for the element-wise
+        families and Duplicate the `hivm.hir` vector op ("vadd", "vbrc"); "vmul+vadd" / "vmul+vmax": two
+        steps through a scratch buffer (scratch = src * scalar, then dst = step2(dst or src, scratch): dst when
+        the op reads dst); "vreduce:<kind>" a reduction; "copy" a copy (load / store / UB copy by the spaces);
+        "memref" a scalar read / write of the UB; "root:ub" / "root:gm" a LocalTensor / GlobalTensor (the roots
+        of the views); "none" no instruction (printf); "" not lowered (the lowering refuses it).
     shift_scalar: its scalar operand is a shift count, 0 .. bits-1 of the element (graph/operand_checks.py
         checks it; the vendor's ShiftLeft / ShiftRight check it in CPU-debug mode).
     repeat_at: the operand position of a uint8_t repeat time, for an op whose other operands need no range
@@ -98,6 +104,7 @@ class OpDef:
     role: str = ""
     sync_side: str = ""
     shift_scalar: bool = False
+    hivm: str = ""
     repeat_at: int = -1
     defines: str = ""
     doc: str = ""
