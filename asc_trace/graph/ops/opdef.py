@@ -171,12 +171,6 @@ def with_role(*roles: str) -> frozenset[str]:
     return frozenset(op.name for op in REGISTRY.values() if op.role in roles)
 
 
-def role(name: str) -> str:
-    """The role of op `name` ("" for an op the registry does not know: a marker of the tracer)."""
-    op = REGISTRY.get(name)
-    return op.role if op is not None else ""
-
-
 def family(name: str) -> list[OpDef]:
     return [op for op in REGISTRY.values() if op.family == name]
 
