@@ -20,9 +20,10 @@ from typing import Any, Callable, Iterator
 from .errors import AscTraceError
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
+from .graph.ops.sync import FLAG_OPS
 from .jit_function import JitFunction, compile as compile_kernel
 from .toolchain import bishengir
-from .lower.hivm import SYNC, lower_hivm, strip_sync
+from .lower.hivm import SYNC, is_two_steps, lower_hivm, strip_sync
 from .lower.hivm_sync import apply_schedule
 from .runtime import LaunchJob, get_runtime
 from .runtime.args import bind_args
@@ -153,7 +154,7 @@ def _groups(graph: KernelGraph) -> dict[str, Callable[[Any], bool]]:
         else:
             ev, eid = n.args[0], n.args[1].value
             out.setdefault(f"{ev.name} id {eid}", lambda m, ev=ev, eid=eid: (
-                m.attr("why") == "vendor" and m.op in ("set_flag", "wait_flag") and m.args[0] == ev
+                m.attr("why") == "vendor" and m.op in FLAG_OPS and m.args[0] == ev
                 and m.args[1].value == eid))
     return out
 
@@ -195,13 +196,13 @@ def explain(graph: KernelGraph, label: str, drop: Callable[[Any], bool]) -> str:
                     "pipe in our model")
         pipe = b.pipe.value
         prev, nxt = _neighbour(graph, b.id, pipe, -1), _neighbour(graph, b.id, pipe, 1)
-        if any(n is not None and n.op in ("axpy", "leaky_relu") for n in (prev, nxt)):
+        if any(n is not None and is_two_steps(n.op) for n in (prev, nxt)):
             return ("it orders the two vector steps of an axpy / leaky_relu through the lowering's scratch buffer, "
                     "which is one instruction in the graph")
         order = graph.order
         between = (order[order.index(prev.id) + 1:order.index(nxt.id)]
                    if prev is not None and nxt is not None else [])
-        if any(graph.node(i).op in ("set_flag", "wait_flag") and graph.node(i).pipe is not None
+        if any(graph.node(i).op in FLAG_OPS and graph.node(i).pipe is not None
                and graph.node(i).pipe.value == pipe for i in between):
             return (f"a set/wait on {pipe} already stands between the two {pipe} instructions: our model takes it "
                     "as a separator (graph/hazards.py, assumed), the vendor adds the barrier anyway")

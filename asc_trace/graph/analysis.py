@@ -33,13 +33,16 @@ from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
 from .ops import accesses as op_accesses
 from .ops.block_sync import BLOCK_SYNC_OPS
+from .ops import REGISTRY, with_role
+from .ops.framework import QUEUE_OPS
+from .ops.sync import FLAG_OPS
 
 MAX_UNROLL = 9
 MAX_ALL_COMBINATIONS = 4     # branches up to which every combination of taken / not taken is a profile
 PAIR_WINDOW = 3              # beyond that, each branch is combined with the next ones in program order
 MAX_PAIR_PROFILES = 48       # ... in at most this many profiles
-_BOOKKEEPING = frozenset({"local_tensor", "global_tensor", "tque", "tbuf", "init_buffer", "tbuf_get",
-                          "alloc_tensor", "deque", "enque", "free_tensor", "pipe_barrier"}) | BLOCK_SYNC_OPS
+# the ops without a pipe that the walk still follows: memory, TQue steps, barriers (their records' roles)
+_BOOKKEEPING = with_role("storage", "queue", "barrier", "block_sync")
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,10 +283,10 @@ class _AbstractRun:
                 q["free"] = list(range(q["num"])) if q["num"] else []
         elif op == "tbuf_get":
             self.roots[n.id] = ("tbuf", n.args[0].root)
-        elif op in ("alloc_tensor", "deque", "enque", "free_tensor"):
+        elif op in QUEUE_OPS:
             self.que_op(n, iters)
             return
-        elif op in ("set_flag", "wait_flag"):
+        elif op in FLAG_OPS:
             ev, eid = n.args
             v = self.ev(eid)
             if not isinstance(v, Const):
@@ -296,7 +299,7 @@ class _AbstractRun:
             else:
                 self.trace.unknown_ids.append(n)
                 return    # an id we cannot evaluate orders nothing we can prove
-            self.emit(n, n.pipe, "set" if op == "set_flag" else "wait", key, (), iters)
+            self.emit(n, n.pipe, REGISTRY[op].sync_side, key, (), iters)
             return
         elif op == "pipe_barrier" or op in BLOCK_SYNC_OPS:
             # SyncAll / IBSet / IBWait begin with PipeBarrier<PIPE_ALL> and end with the scalar unit waiting
@@ -333,7 +336,7 @@ class _AbstractRun:
         q = self.ques.get(n.args[0].root)
         qid = n.args[0].root
         if q is None or not q["num"]:
-            if n.op in ("alloc_tensor", "deque"):
+            if REGISTRY[n.op].defines == "tensor":      # a step that hands out a buffer (AllocTensor, DeQue)
                 self.roots[n.id] = ("que", qid, None)
             return
         # a queue no pipe pair serves (TQue at VECCALC) still hands out its buffers, without events (que_event)

@@ -336,7 +336,7 @@ def to_str(e: Expr, parent_prec: int = -1, right: bool = False, parent_op: str =
             return f"-{to_str(e.a, 7)}"
         return f"{e.op}({to_str(e.a)})"
     if isinstance(e, Bin):
-        if e.op in ("min", "max"):
+        if e.op in (S.Fn.MIN, S.Fn.MAX):
             return f"{e.op}({to_str(e.a)}, {to_str(e.b)})"
         p = _PREC[e.op]
         text = f"{to_str(e.a, p, False, e.op)} {e.op} {to_str(e.b, p, True, e.op)}"

@@ -20,6 +20,7 @@ from .expr import Const, Expr, Var, binop, free_vars
 from .kernel_graph import KernelGraph
 from .node import Node, TensorRef, make_attrs
 from .ops import read, written
+from .ops.sync import FLAG_OPS
 
 
 def _uses(g: KernelGraph, root: int) -> list[Node]:
@@ -146,7 +147,7 @@ def _candidate(g: KernelGraph, r: Node, uses: list[Node]) -> Node | None:
     if len(common) <= len(r.regions):
         return None
     loop = g.node(common[-1])
-    if any(n.op in ("set_flag", "wait_flag") and loop.id in n.regions for n in g):
+    if any(n.op in FLAG_OPS and loop.id in n.regions for n in g):
         return None    # the kernel's own flags rely on the buffer being reused in every iteration
     var: Var = loop.args[0]
     pipes = {n.pipe for n in uses}

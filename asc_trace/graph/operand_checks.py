@@ -22,8 +22,10 @@ from typing import Any, Iterator
 from .expr import Bin, Const, Expr, Un, Var, binop, const, to_str, unop
 from .node import Node, TensorRef, exprs_in
 from .ops import REGISTRY
+from .ops.opdef import COUNT_FORM_FAMILIES
+from .ops.sync import FLAG_OPS
 from .params import DataCopyPadExtParams, DataCopyParams, Mask
-from .scalar_ops import INT64_MAX, INT64_MIN
+from .scalar_ops import INT64_MAX, INT64_MIN, Fn
 from ..config import UB_BYTES
 
 U8, U16, U32 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1
@@ -112,6 +114,7 @@ def _count(e: Any, what: str = "the element count"):
 def _operands(node: Node) -> Iterator[tuple]:
     """(expr, lo, hi, below, above, what) for every scalar operand, in the order of node.args."""
     op, a = node.op, node.args
+    family = REGISTRY[op].family if op in REGISTRY else ""
     if op == "global_tensor":
         _param, off, size = a
         itemsize = node.attr("dtype").itemsize
@@ -126,12 +129,12 @@ def _operands(node: Node) -> Iterator[tuple]:
         yield _spec(a[2], 1, U32 - 31, "the buffer length", "queue", "ub")
     elif op == "tbuf_get":
         yield _spec(a[1], 0, U32, "the element count")
-    elif op in ("set_flag", "wait_flag"):
+    elif op in FLAG_OPS:
         yield _spec(a[1], 0, 7, "the event id", "sync", "sync")
     elif op == "printf":
         for i, x in enumerate(a[1]):
             yield _value(x, f"argument {i + 1} of printf")
-    elif op in ("get_value", "set_value"):
+    elif family == "scalar":             # GetValue / SetValue
         yield _ref(a[0], "the tensor")
         yield _spec(a[1], 0, U32, "the index")
         if op == "set_value":
@@ -141,7 +144,7 @@ def _operands(node: Node) -> Iterator[tuple]:
         yield _count(a[2])
     elif node.attr("form") == "mask":
         yield from _masked(node)
-    elif op in ("whole_reduce_sum", "whole_reduce_max", "whole_reduce_min"):
+    elif family == "vec_whole_reduce":
         yield _ref(a[0], "dst")
         yield _ref(a[1], "src")
         yield from _mask(a[2], a[1].dtype)
@@ -171,20 +174,20 @@ def _operands(node: Node) -> Iterator[tuple]:
             yield _spec(pad.left_padding, 0, U8, "DataCopyPadExtParams.left_padding")
             yield _spec(pad.right_padding, 0, U8, "DataCopyPadExtParams.right_padding")
             yield _value(pad.padding_value, "DataCopyPadExtParams.padding_value")
-    elif op in ("reduce_sum", "reduce_max", "reduce_min") and node.attr("mask_form"):
+    elif family == "vec_reduce" and node.attr("mask_form"):
         yield _ref(a[0], "dst")
         yield _ref(a[1], "src")
         yield _ref(a[2], "shared_tmp_buffer")
         yield from _mask(a[3], a[1].dtype)
         yield _spec(a[4], 0, U8, "repeat_time")
         yield _spec(a[5], 0, U8, "src_rep_stride")
-    elif op in ("reduce_sum", "reduce_max", "reduce_min"):
+    elif family == "vec_reduce":
         # the API checks the count itself: 1 ~ TOTAL_UB_SIZE / sizeof(T) (kernel_operator_vec_reduce_intf_impl.h)
         yield _ref(a[0], "dst")
         yield _ref(a[1], "src")
         yield _ref(a[2], "shared_tmp_buffer")
         yield _spec(a[3], 1, UB_BYTES // a[1].dtype.itemsize, f"the {REGISTRY[op].c_name} count")
-    elif REGISTRY[op].family in _COUNT_FORMS:
+    elif family in COUNT_FORM_FAMILIES:
         # count forms: tensor operands, scalars, and the element count last
         names = ("dst", "src0", "src1", "src2")
         k = 0
@@ -194,13 +197,13 @@ def _operands(node: Node) -> Iterator[tuple]:
                 k += 1
             elif isinstance(x, Expr):
                 yield _count(x) if i == len(a) - 1 else _scalar(node, x)
-        if REGISTRY[op].family in _SAME_LENGTH:
+        if family in _SAME_LENGTH:
             yield from _partial_overlap(a)
-    elif op in _REPEAT_AT or op == "gather":
+    elif REGISTRY[op].repeat_at >= 0:
         # Brcb / Gatherb / Gather's mask form: the repeat time is a uint8_t field, which would wrap on the NPU
         # and in C (256 -> 0); Gather's src_base_offset is a uint32_t (a negative base would wrap to a huge one
         # there, or cancel a lane's offset on the simulator); the rest evaluated in order as below
-        at = _REPEAT_AT.get(op, 6) if op != "gather" or node.attr("mask_form") else -1
+        at = REGISTRY[op].repeat_at if op != "gather" or node.attr("mask_form") else -1
         for i, x in enumerate(a):
             if i == at:
                 yield _spec(x, 0, U8, f"the repeat_time of asc.{op}")
@@ -209,13 +212,10 @@ def _operands(node: Node) -> Iterator[tuple]:
             else:
                 for y in exprs_in((x,)):
                     yield _value(y, "an operand")
-    elif REGISTRY[op].family != "control":  # any other op (regions evaluate their own expressions:
+    elif family != "control":  # any other op (regions evaluate their own expressions:
         for x in exprs_in(a):               # bounds, predicates, yielded values, in program order):
             yield _value(x, "an operand")   # its expressions must at least evaluate in order
 
-
-# where the repeat time is in the args of the ops whose other operands need no range
-_REPEAT_AT = {"brcb": 2, "gatherb": 4}
 
 # count forms whose destination and sources cover `count` elements each (cast: when the sizes match)
 _SAME_LENGTH = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_cast"})
@@ -237,24 +237,17 @@ def _partial_overlap(a: tuple) -> Iterator[tuple]:
                 or src.offset == dst.offset):
             continue
         d = binop("-", dst.offset, src.offset)
-        ok = binop("|", binop("==", d, const(0)), binop(">=", unop("abs", d), count))
+        ok = binop("|", binop("==", d, const(0)), binop(">=", unop(Fn.ABS, d), count))
         name = ("src0", "src1", "src2")[min(k, 2)]
         yield _holds(ok, f"dst partly overlaps {name}: dst starts {to_str(d)} elements from {name} and each "
                          f"covers {to_str(count)}; a vector op's destination may not partly overlap a source (it must "
                          f"be that source exactly, or share no element with it)")
 
 
-_COUNT_FORMS = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
-                          "vec_cmpsel", "data_copy"})
-
-
-_SHIFTS = frozenset({"shift_left", "shift_right"})
-
-
 def _scalar(node: Node, x: Expr):
     """A vector op's scalar operand; a shift count is 0 .. bits-1 of the element (the vendor's ShiftLeft /
     ShiftRight check it in CPU-debug mode; a constant one is checked while tracing)."""
-    if node.op in _SHIFTS:
+    if REGISTRY[node.op].shift_scalar:
         bits = node.attr("dtype").itemsize * 8
         return _spec(x, 0, bits - 1, f"the shift count of asc.{node.op} on {node.attr('dtype')}", "scalar", "scalar")
     return _value(x, "the scalar")
@@ -318,9 +311,9 @@ def value_range(e: Expr, ranges: Ranges) -> tuple[int, int] | None:
         ra, rb = value_range(e.a, ranges), value_range(e.b, ranges)
         if ra is None or rb is None:
             return None
-        if e.op in ("+", "-", "*", "min", "max"):
+        if e.op in ("+", "-", "*", Fn.MIN, Fn.MAX):
             fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-                  "min": min, "max": max}[e.op]
+                  Fn.MIN: min, Fn.MAX: max}[e.op]
             vals = [fn(x, y) for x in ra for y in rb]      # extremes of these ops lie at the corners
             lo, hi = min(vals), max(vals)
             return (lo, hi) if INT64_MIN <= lo and hi <= INT64_MAX else None

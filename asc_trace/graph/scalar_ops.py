@@ -22,6 +22,16 @@ from typing import Any, Callable
 
 import numpy as np
 
+
+class Fn:
+    """The scalar expression layer's function-style operators, spelled as Python's builtins (`min(a, b)`,
+    `max(a, b)`, `abs(a)`): operators of `Bin` / `Un` expressions on ints and floats, not the vector ops
+    asc.min / asc.max / asc.abs of the op registry (which act on tensors and share only the spelling)."""
+
+    MIN = "min"
+    MAX = "max"
+    ABS = "abs"
+
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 _MASK = (1 << 64) - 1
@@ -131,7 +141,7 @@ INT_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-    "min": _int_minmax(False), "max": _int_minmax(True),
+    Fn.MIN: _int_minmax(False), Fn.MAX: _int_minmax(True),
 }
 
 
@@ -220,8 +230,8 @@ def first_nan(fn: Any) -> Any:
 
 
 def _f32_binary(op: str) -> Callable[[Any, Any], Any]:
-    if op in ("min", "max"):
-        pick = ieee_max if op == "max" else ieee_min
+    if op in (Fn.MIN, Fn.MAX):
+        pick = ieee_max if op == Fn.MAX else ieee_min
 
         def run(a: Any, b: Any) -> Any:
             r = pick(to_f32(a), to_f32(b))
@@ -243,7 +253,7 @@ def _f32_binary(op: str) -> Callable[[Any, Any], Any]:
 
 
 F32_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    op: _f32_binary(op) for op in ("+", "-", "*", "/", "//", "%", "<", "<=", ">", ">=", "==", "!=", "min", "max")}
+    op: _f32_binary(op) for op in ("+", "-", "*", "/", "//", "%", "<", "<=", ">", ">=", "==", "!=", Fn.MIN, Fn.MAX)}
 
 
 # -- unary ----------------------------------------------------------------------------------------
@@ -273,6 +283,6 @@ def f2i(a: Any) -> Any:
 
 
 UN_OPS: dict[str, Callable[[Any], Any]] = {
-    "neg": neg, "abs": iabs, "not": lnot, "int": f2i,
+    "neg": neg, Fn.ABS: iabs, "not": lnot, "int": f2i,
     "float": lambda a: to_f32(a) if isinstance(a, np.ndarray) else float(to_f32(a)),
 }

@@ -18,6 +18,7 @@ from ..errors import TraceError
 from .kernel_graph import KernelGraph
 from .node import Node
 from .ops.event_pool import POOL_OPS
+from .ops.sync import FLAG_OPS
 from .sync_plan import Plan, Regions, outer_region
 from .sync_proof import prove
 
@@ -224,7 +225,7 @@ def _user_ranges(g: KernelGraph, regions: Regions, pos: dict[int, int]) -> dict[
     from .expr import Const
     out: dict[tuple, tuple[int, int]] = {}
     for n in g:
-        if n.op not in ("set_flag", "wait_flag") or n.attr("auto"):
+        if n.op not in FLAG_OPS or n.attr("auto"):
             continue
         ev, eid = n.args
         if not isinstance(eid, Const):

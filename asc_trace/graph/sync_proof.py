@@ -50,6 +50,9 @@ from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, api_steps
 from .ops.block_sync import BLOCK_SYNC_OPS
+from .ops import REGISTRY
+from .ops.framework import QUEUE_OPS
+from .ops.sync import FLAG_OPS
 from .pool_layout import arena_root, pool_layout
 from .queue_model import que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
@@ -144,7 +147,7 @@ class Prover:
         self.phase_envs: dict[tuple, tuple] = {}         # a loop phase's index expressions
         # loops whose walk changes the TQue table (not replayed by the loop memo)
         self.unmemoized = {it.node.id for it in loop_items(g.structured())
-                           if any(n.op in ("tque", "init_buffer") for n in walk_items(it.body))}
+                           if any(REGISTRY[n.op].defines == "que" or n.op == "init_buffer" for n in walk_items(it.body))}
 
     # -- driver -------------------------------------------------------------------------------------
     def run(self, cache: "ProofCache | None" = None) -> list[Violation]:
@@ -355,12 +358,12 @@ class Prover:
                 st.ques[n.args[0].root] = (tuple(range(q["num"])), (), ()) if q["num"] else None
         elif op == "tbuf_get":
             self.roots[n.id] = ("tbuf", n.args[0].root)
-        elif op in ("alloc_tensor", "deque", "enque", "free_tensor"):
+        elif op in QUEUE_OPS:
             self.que_op(n, st)
-        elif op in ("set_flag", "wait_flag"):
+        elif op in FLAG_OPS:
             key = self.flag_key(n)
             if key is not None:
-                self.flag(n, PIDX[n.pipe], "set" if op == "set_flag" else "wait", key, st)
+                self.flag(n, PIDX[n.pipe], REGISTRY[op].sync_side, key, st)
         elif op == "pipe_barrier" or op in BLOCK_SYNC_OPS:     # the block-sync calls begin with PIPE_ALL
             if n.pipe is None:
                 st.pending = [EMPTY] * 4
@@ -502,7 +505,7 @@ class Prover:
         root = arena_root(pool_layout(self.g), root)
         acc = _access(ref, self.ev(offset), nelem, write, root)
         if acc is None:
-            space = root[:1] + ((root[1],) if root[0] in ("gm", "que", "tbuf", "arena") else ())
+            space = root[:1] + ((root[1],) if root[0] != "ub" else ())     # a UB root's [1] is its address
             if root[0] == "que":
                 space = ("que", root[1], None)
             return self.tab.id(Elem(n.id, p, space, Lin((), 0), Lin(((Var("local", -5, "unknown"), 1),), 1 << 40), write))
@@ -513,12 +516,12 @@ class Prover:
         info = self.que_info.get(qid)
         qs = st.ques.get(qid)
         if info is None or not info.get("num"):
-            if n.op in ("alloc_tensor", "deque"):
+            if REGISTRY[n.op].defines == "tensor":      # AllocTensor, DeQue: the step hands out a buffer
                 st.slots[n.id] = None
             return
         if qs is None:
             # nothing known about the queue's buffers: its events order nothing provable
-            if n.op in ("alloc_tensor", "deque"):
+            if REGISTRY[n.op].defines == "tensor":      # AllocTensor, DeQue: the step hands out a buffer
                 st.slots[n.id] = None
             return
         free, inq, reused = qs
@@ -602,7 +605,7 @@ def period_of(g: KernelGraph, head: Node, body: tuple, ids_only: bool = False) -
     var = head.args[0]
     period = 1
     for n in walk_items(body):
-        if n.op not in ("if", "yield") and (not ids_only or n.op in ("set_flag", "wait_flag")):
+        if n.op not in ("if", "yield") and (not ids_only or n.op in FLAG_OPS):
             # (a branch's predicate and its outputs do not matter here: the proof takes both sides, and
             # the outputs are unknowns of the iteration; a `% 2` there would only double the work)
             for e in exprs_in(n.args):

@@ -21,8 +21,9 @@ from .kernel_graph import KernelGraph, _producers
 from .node import Node, ObjRef, TensorRef, exprs_in
 from .ops import REGISTRY
 
-TENSOR_ROOTS = frozenset({"global_tensor", "local_tensor", "alloc_tensor", "deque", "tbuf_get"})
-OBJ_ROOTS = {"que": "tque", "tbuf": "tbuf", "pipe": "tpipe", "pool": "tbufpool"}
+# the ops whose node is a tensor's root, and the op that creates each kind of ObjRef (their records' `defines`)
+TENSOR_ROOTS = frozenset(op.name for op in REGISTRY.values() if op.defines == "tensor")
+OBJ_ROOTS = {op.defines: op.name for op in REGISTRY.values() if op.defines not in ("", "tensor")}
 # closing node -> the op of the region it closes
 _CLOSES = {"end_for": "for", "end_while": "while", "else": "if", "end_if": "else"}
 _OPENS = frozenset({"for", "while", "if", "else"})

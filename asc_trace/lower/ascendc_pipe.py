@@ -135,7 +135,7 @@ def _check_top_level(g: KernelGraph, pipe: Node) -> None:
 def _event_table(g: KernelGraph) -> dict[HardEvent, list[int]] | None:
     """Every id the kernel's flags use, per event (reserved from the TPipe so that the TQue framework
     and the API's own synchronisation take others)."""
-    flags = [n for n in g if n.op in ("set_flag", "wait_flag")]
+    flags = [n for n in g if n.op in FLAG_OPS]
     if not flags:
         return None
     table: dict[HardEvent, set[int]] = {}

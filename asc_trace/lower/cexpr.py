@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from ..graph.expr import Bin, Const, Expr, Un, Var
 from ..graph.operand_checks import Ranges, value_range
+from ..graph.scalar_ops import Fn
 
 # Every name the emitter makes up starts with this prefix, and no user name does (c_ident): no header of
 # either CANN generation, nor bisheng's force-included ones, declares or defines an identifier starting
@@ -94,7 +95,7 @@ def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
     if isinstance(e, Un):
         a = c_expr(e.a, names, ranges)
         t = "float" if e.a.type == "float" else "int64_t"
-        return {"neg": f"(-{a})", "abs": f"asct_abs<{t}>({a})", "not": f"(!{a})",
+        return {"neg": f"(-{a})", Fn.ABS: f"asct_abs<{t}>({a})", "not": f"(!{a})",
                 "int": f"asct_f2i({a})", "float": f"static_cast<float>({a})"}[e.op]
     if isinstance(e, Bin):
         a, b = c_expr(e.a, names, ranges), c_expr(e.b, names, ranges)
@@ -112,7 +113,7 @@ def c_expr(e: Expr, names: CNames, ranges: Ranges | None = None) -> str:
             return f"asct_{'floordiv' if e.op == '//' else 'mod'}({a}, {b})"
         if e.op == "<<" or (e.op == ">>" and not (isinstance(e.b, Const) and 0 <= e.b.value <= 63)):
             return f"asct_{'shl' if e.op == '<<' else 'shr'}({a}, {b})"
-        if e.op in ("min", "max"):
+        if e.op in (Fn.MIN, Fn.MAX):
             t = "float" if floaty else "int64_t"
             return f"asct_{e.op}<{t}>({a}, {b})"
         return f"({a} {e.op} {b})"

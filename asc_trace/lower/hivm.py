@@ -27,21 +27,26 @@ from ..graph.expr import Const, Expr, binop
 from ..graph.kernel_graph import Cond, Item, KernelGraph, Loop, While, loop_var
 from ..graph.node import Node, TensorRef
 from ..graph.params import DataCopyExtParams, DataCopyParams
+from ..graph.ops import REGISTRY, with_role
 from .hivm_scalar import MLIR_TYPE, ScalarEmitter
 
 ELEM = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "int8": "i8", "uint8": "i8", "int16": "i16",
         "uint16": "i16", "int32": "i32", "uint32": "i32", "int64": "i64", "uint64": "i64"}
 SPACE = {"ub": "#hivm.address_space<ub>", "gm": "#hivm.address_space<gm>"}
 
-BINARY = {"add": "vadd", "sub": "vsub", "mul": "vmul", "div": "vdiv", "max": "vmax", "min": "vmin",
-          "bitwise_and": "vand", "bitwise_or": "vor"}
-UNARY = {"exp": "vexp", "ln": "vln", "abs": "vabs", "relu": "vrelu", "sqrt": "vsqrt", "rsqrt": "vrsqrt",
-         "reciprocal": "vrec", "bitwise_not": "vnot"}
-SCALAR = {"adds": "vadd", "muls": "vmul", "maxs": "vmax", "mins": "vmin"}
-REDUCE = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min"}
-SYNC = frozenset({"set_flag", "wait_flag", "pipe_barrier"})
-# Nodes that are no instruction: bindings, and printf (a host-visible side effect only, no UB access).
-NO_CODE = frozenset({"global_tensor", "printf"})
+# Which op lowers to what is its record's `hivm` form (graph/ops/opdef.py); the sync ops are left out.
+SYNC = with_role("flag", "barrier")
+# the element-wise families' operand layouts: (the sources' positions, the scalar's position or None)
+_LAYOUT = {"vec_binary": ((1, 2), None), "vec_unary": ((1,), None), "vec_scalar": ((1,), 2)}
+
+
+def _form(n: Node) -> str:
+    return REGISTRY[n.op].hivm if n.op in REGISTRY else ""
+
+
+def is_two_steps(op: str) -> bool:
+    """Whether op lowers to two vector steps through the scratch buffer (Axpy, LeakyRelu: no HIVM instruction)."""
+    return op in REGISTRY and "+" in REGISTRY[op].hivm
 
 
 def elem(dt: DataType, node: Node | None = None) -> str:
@@ -85,7 +90,7 @@ class _Lowering:
     def view(self, ref: TensorRef, count: Expr, first: Expr = Const(0), node: Node | None = None) -> tuple[str, str]:
         """A memref of `count` elements of `ref` from element `first`: a subview of its root."""
         root = self.nodes.get(ref.root)
-        if root is None or root.op not in ("local_tensor", "global_tensor"):
+        if root is None or _form(root) not in ("root:ub", "root:gm"):
             what = root.op if root is not None else f"%{ref.root}"
             raise TraceError(f"the HIVM lowering takes LocalTensor and GlobalTensor operands only, not a tensor of "
                              f"{what} (TQue / TBuf buffers rotate at run time)", node=node,
@@ -97,7 +102,7 @@ class _Lowering:
                              f"{ref.dtype.name})", node=node)
         elem(ref.dtype, node)
         off = binop("+", ref.offset, first)
-        if root.op == "global_tensor":
+        if _form(root) == "root:gm":
             param, base, _size = root.args
             base_ssa = self.s.lookup(("param", param.index))
             if self.g.signature.params[param.index].dtype is not rdt:
@@ -163,45 +168,40 @@ class _Lowering:
     def op(self, n: Node) -> None:
         a = n.args
         dt: DataType | None = n.attr("dtype")
-        if n.op in NO_CODE or n.op in SYNC:
+        form, family = _form(n), REGISTRY[n.op].family if n.op in REGISTRY else ""
+        # no instruction: the sync (stripped), a GM binding, printf (a host-visible side effect, no UB access)
+        if form in ("root:gm", "none") or n.op in SYNC:
             return
         if n.attr("form") == "mask":
             raise TraceError(f"the HIVM lowering has no mask / repeat form of asc.{n.op}", node=n)
-        if n.op == "local_tensor":
+        if form == "root:ub":
             _pos, addr, size = a
             out = self.fresh("ub")
             dyn = "" if isinstance(size, Const) else f" [{self.s.index(size)}]"
             self.line(f"{out} = hivm.hir.pointer_cast({self.s.value(addr, 'int')}){dyn} : "
                       f"{memref(size, dt, 'ub', False)}")
             self.s.bind(("root", n.id), out)
-        elif n.op in BINARY:
-            count = a[3]
-            self.vec(n, BINARY[n.op], [self.view(a[1], count, node=n), self.view(a[2], count, node=n)],
-                     self.view(a[0], count, node=n))
-        elif n.op in UNARY:
-            count = a[2]
-            self.vec(n, UNARY[n.op], [self.view(a[1], count, node=n)], self.view(a[0], count, node=n))
-        elif n.op in SCALAR:
-            count = a[3]
-            src = self.view(a[1], count, node=n)
-            self.vec(n, SCALAR[n.op], [src, self.scalar_as(a[2], n.attr("src_dtype") or dt)],
-                     self.view(a[0], count, node=n))
-        elif n.op in ("axpy", "leaky_relu"):
+        elif is_two_steps(n.op):
             count = a[3]
             src, dst = self.view(a[1], count, node=n), self.view(a[0], count, node=n)
             tmp = self.scratch(n, count, dt)
-            self.vec(n, "vmul", [src, self.scalar_as(a[2], dt)], tmp)
-            if n.op == "axpy":
-                self.vec(n, "vadd", [dst, tmp], dst)
-            else:
-                self.vec(n, "vmax", [src, tmp], dst)
-        elif n.op == "duplicate":
+            first, second = form.split("+")
+            self.vec(n, first, [src, self.scalar_as(a[2], dt)], tmp)
+            self.vec(n, second, [dst if REGISTRY[n.op].reads_dst() else src, tmp], dst)
+        elif form and family in _LAYOUT:
+            srcs, scalar = _LAYOUT[family]
+            count = a[-1]
+            ins = [self.view(a[i], count, node=n) for i in srcs]
+            if scalar is not None:
+                ins.append(self.scalar_as(a[scalar], n.attr("src_dtype") or dt))
+            self.vec(n, form, ins, self.view(a[0], count, node=n))
+        elif form == "vbrc":
             self.vec(n, "vbrc", [self.scalar_as(a[1], dt)], self.view(a[0], a[2], node=n))
-        elif n.op in REDUCE:
+        elif form.startswith("vreduce:"):
             self.reduce(n)
-        elif n.op in ("data_copy", "data_copy_pad"):
+        elif form == "copy":
             self.copy(n)
-        elif n.op in ("get_value", "set_value"):
+        elif form == "memref":
             self.scalar_access(n)
         else:
             raise TraceError(f"asc.{n.op} has no HIVM lowering", node=n,
@@ -218,7 +218,7 @@ class _Lowering:
         s = self.view(src, count, node=n)
         d = self.view(dst, Const(1), node=n)
         t = self.view(tmp, tmp_count, node=n)
-        self.line(f"hivm.hir.vreduce {{asc.node = {n.id} : i64}} <{REDUCE[n.op]}> ins({s[0]} : {s[1]}) "
+        self.line(f"hivm.hir.vreduce {{asc.node = {n.id} : i64}} <{_form(n).split(':')[1]}> ins({s[0]} : {s[1]}) "
                   f"outs({d[0]} : {d[1]}) temp_buffer({t[0]} : {t[1]}) reduce_dims = [0]")
 
     def copy(self, n: Node) -> None:

@@ -12,14 +12,15 @@ from typing import Callable
 
 from ..errors import TraceError
 from ..graph.expr import Bin, Const, Expr, Un, Var
+from ..graph.scalar_ops import Fn
 
 MLIR_TYPE = {"int": "i64", "float": "f32", "bool": "i1"}
 
 _INT_BIN = {"+": "arith.addi", "-": "arith.subi", "*": "arith.muli", "//": "arith.floordivsi",
             "<<": "arith.shli", ">>": "arith.shrsi", "&": "arith.andi", "|": "arith.ori", "^": "arith.xori",
-            "min": "arith.minsi", "max": "arith.maxsi"}
+            Fn.MIN: "arith.minsi", Fn.MAX: "arith.maxsi"}
 _FLOAT_BIN = {"+": "arith.addf", "-": "arith.subf", "*": "arith.mulf", "/": "arith.divf",
-              "min": "arith.minimumf", "max": "arith.maximumf"}
+              Fn.MIN: "arith.minimumf", Fn.MAX: "arith.maximumf"}
 _INT_CMP = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
 # Python's comparisons are false on NaN except !=, which is true: ordered predicates and `une`.
 _FLOAT_CMP = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
@@ -181,7 +182,7 @@ class ScalarEmitter:
             self._emit(f"{out} = arith.negf {self.value(e.a)} : f32")
         elif e.op == "neg":
             self._emit(f"{out} = arith.subi {self._const(Const(0))}, {self.value(e.a, 'int')} : i64")
-        elif e.op == "abs":
+        elif e.op == Fn.ABS:
             fn = "math.absf" if e.type == "float" else "math.absi"
             self._emit(f"{out} = {fn} {self.value(e.a)} : {MLIR_TYPE[e.type]}")
         else:

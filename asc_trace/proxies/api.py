@@ -110,7 +110,7 @@ def _make_scalar(op: OpDef) -> Callable[..., None]:
             dtype = check_same_dtype(op.name, refs, ["dst", "src"], loc)
         check_supported(op, refs[0].dtype, loc)
         s = scalar_for(dtype, scalar, op.name, loc)
-        if op.name in ("shift_left", "shift_right"):
+        if op.shift_scalar:
             _check_shift(op.name, s, dtype, loc)
         form, bound = bind_form(op.name, "dst, src, scalar", args,
                                 given(count=count, mask=mask, repeat_times=repeat_times, repeat_params=repeat_params,

@@ -25,7 +25,7 @@ from .. import config, errors
 from ..errors import (AlignmentError, AscTraceError, LaunchError, OutOfBoundsError, QueueError, SyncError,
                       ToolchainError, UBOverflowError)
 from ..graph.kernel_graph import KernelGraph
-from ..graph.ops import read, written
+from ..graph.ops import REGISTRY, read, written
 from ..lower.ascendc import lower
 from ..toolchain.ascendc_headers import AscendCHeaders, find_ascendc_headers
 from ..toolchain.cache import CompileCache, cache_key
@@ -321,6 +321,12 @@ def _error(art: CpuDebugArtifact, report: re.Match | None, logs: dict[int, list[
     return cls(f"the Ascend C API refused the call: {text}{where}", node=node, hint=hint)
 
 
+# the vendor's TQue / TBuf / TPipe code, as its error's [file][function] names it: the Ascend C names of
+# the queue records (tque, tpipe, tbuf, alloctensor, enque, deque, freetensor)
+_QUEUE_WORDS = tuple(sorted(op.c_name.lower() for op in REGISTRY.values()
+                            if op.role == "queue" or op.defines not in ("", "tensor")))
+
+
 def _api_error_class(text: str, source: str) -> type[AscTraceError]:
     """The error class of an API check's message; `source` is its [file:line][function] tag."""
     low, where = text.lower(), source.lower()
@@ -339,7 +345,7 @@ def _api_error_class(text: str, source: str) -> type[AscTraceError]:
     # TBuf::Get past its buffer ("len is 2048, max buffer len is 1024"): a bounds error, as sim / eager / cpp say
     if "max buffer len" in low:
         return OutOfBoundsError
-    if any(w in where for w in ("tque", "tpipe", "tbuf", "alloctensor", "freetensor", "enque", "deque")):
+    if any(w in where for w in _QUEUE_WORDS):
         return QueueError
     # "... which can not be larger than data len 256": GetValue / SetValue / a tensor slice past its length
     if any(w in low for w in ("exceed", "out of range", "range", "overflow", "size", "larger than")):

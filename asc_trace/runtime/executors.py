@@ -342,7 +342,7 @@ def _bind_flag(node: Node, op: OpDef) -> Step:
     ev, eid = node.args
     fe = efn(eid)
 
-    kind = "set" if node.op == "set_flag" else "wait"
+    kind = op.sync_side       # "set" / "wait", from the record
 
     def run(m: Machine) -> Instr:
         i = m.uniform_int(fe(m.env), node, "the event id")

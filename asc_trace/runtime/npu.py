@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import LaunchError, ToolchainError
 from ..graph.kernel_graph import KernelGraph
+from ..graph.ops import family
 from ..graph.signature import Param
 from ..lower.ascendc import lower, prelude_digest
 from ..toolchain.bisheng import OVERFLOW_PARAM, OVERFLOW_STATUS_BYTES, Toolchain, build_device_binary, find_toolchain
@@ -218,6 +219,10 @@ class NpuArtifact:
     record_overflow: bool = False
 
 
+# the ops that write to the host through the dump workspace: the debug family (printf, DumpTensor)
+_DEVICE_OUTPUT = frozenset(op.name for op in family("debug"))
+
+
 def refuse_device_output(graph: KernelGraph) -> None:
     """printf and dump_tensor are refused on the npu backend, before anything is built. On the device they
     write records into a dump workspace that the launch passes as a hidden trailing argument and the host
@@ -226,7 +231,7 @@ def refuse_device_output(graph: KernelGraph) -> None:
     would print nothing. The record layout is in the headers, but the formatting of the host side is CANN's
     runtime's, which no machine here can run: rather than a reader never checked against a device, a clear
     error. The same kernel prints on sim, eager, cpp and cpu_debug."""
-    node = next((n for n in graph if n.op in ("printf", "dump_tensor")), None)
+    node = next((n for n in graph if n.op in _DEVICE_OUTPUT), None)
     if node is not None:
         raise ToolchainError(f"asc.{node.op} does not print on the npu backend: asc_trace's device build has no "
                              "dump workspace (-DASCENDC_DUMP=0), so the output would be lost", node=node,

@@ -29,6 +29,7 @@ from ..graph.expr import Const
 from ..graph.hb import PIPES, S, Instr
 from ..graph.kernel_graph import KernelGraph
 from ..graph.node import Node
+from ..graph.ops.sync import FLAG_OPS
 from .base import written_params
 
 
@@ -149,7 +150,7 @@ class RaceContext:
         for n in graph:
             if n.op == "global_tensor":
                 names[n.args[0].index] = n.args[0].name
-            elif n.op in ("set_flag", "wait_flag") and isinstance(n.args[1], Const):
+            elif n.op in FLAG_OPS and isinstance(n.args[1], Const):
                 ids.setdefault(n.args[0], set()).add(n.args[1].value)
         sig = graph.signature
         homes = {p.index: p.alias for p in sig.params if p.alias is not None}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .opdef import (  # noqa: F401  the registry's names, as the layers import them
     ARITH, BINARY, BINARY_LIKE, DIV, EXP, FLOATS, LN_SQRT, MUL, NA, REGISTRY, REPEAT_BYTES, UNARY_LIKE,
-    UNARY_SIMPLE, VALUES_ALL, CppModel, OpDef, VecCost, accesses, family, get, read, register, vec_cost, written)
+    UNARY_SIMPLE, VALUES_ALL, CppModel, OpDef, VecCost, accesses, family, get, read, register, vec_cost, with_role, written)
 
 from . import (atomic, control, cross_core, cube, data_copy, debug, framework, mask_reg, scalar, sync, system, vec_binary, vec_cast, vec_cmpsel,  # noqa: F401  (each registers its records)
                vec_reduce, vec_scalar, vec_unary)

@@ -20,7 +20,7 @@ taking turns, and the GM accesses of different cores are ordered only through th
 from __future__ import annotations
 
 from ...enums import HardEvent
-from .opdef import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, family, register
 
 _BS = "include/basic_api/kernel_operator_block_sync_intf.h"
 _C81 = "interface/kernel_operator_common_intf.h"
@@ -63,7 +63,7 @@ def _print(n) -> str:
 
 
 # the GM and UB workspaces are written; which words, the runner finds at run time
-_COMMON = dict(cpp_model=_CPP, reads=(), writes=(0, 1), accesses=_no_accesses, printer=_print)
+_COMMON = dict(cpp_model=_CPP, reads=(), writes=(0, 1), accesses=_no_accesses, printer=_print, role="block_sync")
 
 register(
     OpDef("sync_all", "block_sync", None, "SyncAll", emit=_sync_all, **_COMMON,
@@ -78,4 +78,4 @@ register(
           doc="wait until a core's GM flag is raised, then clear it"),
 )
 
-BLOCK_SYNC_OPS = frozenset({"sync_all", "ib_set", "ib_wait"})
+BLOCK_SYNC_OPS = frozenset(op.name for op in family("block_sync"))

@@ -44,7 +44,7 @@ def _tbufpool(ctx, n) -> str:
     return f"AscendC::TBufPool<AscendC::TPosition::{n.args[0].name}, {n.args[1].value}> asct_t{n.id};"
 
 register(
-    OpDef("tbufpool", "buf_pool", None, "TBufPool", cpp_model=CppModel(header="TBufPool"), doc="asc.TBufPool",
+    OpDef("tbufpool", "buf_pool", None, "TBufPool", cpp_model=CppModel(header="TBufPool"), doc="asc.TBufPool", defines="pool",
           emit=_tbufpool, declared=_DECL_POOL),
     OpDef("init_buf_pool", "buf_pool", None, "InitBufPool", emit=_init_buf_pool, declared=_DECL_INIT,
           cpp_model=CppModel(header="TPipe::InitBufPool / TBufPool::InitBufPool"), doc="init_buf_pool"),

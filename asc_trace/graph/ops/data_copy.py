@@ -106,9 +106,9 @@ UB_COPY = VecCost(UNARY_SIMPLE.startup, 256 / 594.3, "fitted: PTO-ISA cost model
 register(
     OpDef("data_copy", "data_copy", None, "DataCopy", emit="AscendC::DataCopy({dst}, {src}, {count});",
           emit_fields=_copy_fields, cpp_model=CppModel(header="DataCopy"), printer="dst", writes=(0,),
-          accesses=copy_accesses, cost=UB_COPY, doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
+          accesses=copy_accesses, cost=UB_COPY, hivm="copy", doc="count form: count * sizeof(T) must be a multiple of 32 bytes"),
     OpDef("data_copy_pad", "data_copy_pad", None, "DataCopyPad", writes=(0,), accesses=pad_accesses, cost=UB_COPY,
           emit="AscendC::DataCopyPad({dst}, {src}, {params}{pad});", emit_fields=_pad_fields,
-          cpp_model=CppModel(header="DataCopyPad"), printer="dst",
+          cpp_model=CppModel(header="DataCopyPad"), printer="dst", hivm="copy",
           doc="any length; GM->UB rows are padded to 32 bytes in the UB"),
 )

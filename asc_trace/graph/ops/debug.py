@@ -52,7 +52,7 @@ def _dump_tensor(ctx, n) -> str:
 register(
     # printf's arguments may differ from core to core; DumpTensor's operands must not (one dump per group)
     OpDef("printf", "debug", None, "printf", doc="C conversions %d %i %u %x %f %s %p", emit=_printf,
-          cpp_model=CppModel(header="printf"), values=VALUES_ALL, per_core=(1,)),
+          cpp_model=CppModel(header="printf"), values=VALUES_ALL, per_core=(1,), hivm="none"),
     OpDef("dump_tensor", "debug", Pipe.S, "DumpTensor", accesses=_dump_accesses, reads=(0,), emit=_dump_tensor,
           cpp_model=CppModel(header="DumpTensor"), values=VALUES_ALL, per_core=()),
 )

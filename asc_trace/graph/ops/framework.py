@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...errors import ToolchainError, TraceError
 from ..expr import Const, to_str
-from .opdef import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, family, register
 
 
 def _global_tensor(ctx, n) -> str:
@@ -109,28 +109,32 @@ def _model(name: str) -> CppModel:
 register(
     # the GM window may differ from core to core (block_idx * n): each core gets its own
     OpDef("global_tensor", "framework", None, "SetGlobalBuffer", doc="GlobalTensor.set_global_buffer",
-          emit=_global_tensor, cpp_model=_model("GlobalTensor"), printer=_print_global, per_core=(0, 1, 2)),
+          emit=_global_tensor, cpp_model=_model("GlobalTensor"), printer=_print_global, per_core=(0, 1, 2), role="storage", defines="tensor",
+          hivm="root:gm"),
     OpDef("local_tensor", "framework", None, "LocalTensor", doc="static LocalTensor(pos, addr, length)",
-          emit=_local_tensor, cpp_model=_model("LocalTensor"), printer=_print_local),
-    OpDef("tpipe", "framework", None, "TPipe", emit=_tpipe, cpp_model=_model("TPipe")),
-    OpDef("tque", "framework", None, "TQue", cpp_model=_model("TQue"),
+          emit=_local_tensor, cpp_model=_model("LocalTensor"), printer=_print_local, role="storage", defines="tensor",
+          hivm="root:ub"),
+    OpDef("tpipe", "framework", None, "TPipe", emit=_tpipe, cpp_model=_model("TPipe"), defines="pipe"),
+    OpDef("tque", "framework", None, "TQue", cpp_model=_model("TQue"), role="storage", defines="que",
           emit=lambda ctx, n: f"AscendC::TQue<AscendC::TPosition::{n.args[0].name}, {n.args[1].value}> asct_t{n.id};"),
-    OpDef("tbuf", "framework", None, "TBuf", cpp_model=_model("TBuf"),
+    OpDef("tbuf", "framework", None, "TBuf", cpp_model=_model("TBuf"), role="storage", defines="tbuf",
           emit=lambda ctx, n: f"AscendC::TBuf<AscendC::TPosition::{n.args[0].name}> asct_t{n.id};"),
-    OpDef("init_buffer", "framework", None, "InitBuffer", emit=_init_buffer, cpp_model=_model("TPipe::InitBuffer")),
+    OpDef("init_buffer", "framework", None, "InitBuffer", emit=_init_buffer, cpp_model=_model("TPipe::InitBuffer"), role="storage"),
     OpDef("alloc_tensor", "framework", None, "AllocTensor", emit=_take("AllocTensor"), declared=_IN_PLACE_ALLOC,
-          cpp_model=_model("TQue::AllocTensor")),
-    OpDef("enque", "framework", None, "EnQue", reads=(), cpp_model=_model("TQue::EnQue"),
+          cpp_model=_model("TQue::AllocTensor"), role="queue", defines="tensor"),
+    OpDef("enque", "framework", None, "EnQue", reads=(), cpp_model=_model("TQue::EnQue"), role="queue",
           emit=lambda ctx, n: f"asct_t{n.args[0].root}.EnQue(asct_t{n.args[1].root});"),
-    OpDef("deque", "framework", None, "DeQue", emit=_take("DeQue"), declared=_IN_PLACE_DEQUE, cpp_model=_model("TQue::DeQue")),
-    OpDef("free_tensor", "framework", None, "FreeTensor", reads=(), cpp_model=_model("TQue::FreeTensor"),
+    OpDef("deque", "framework", None, "DeQue", emit=_take("DeQue"), declared=_IN_PLACE_DEQUE, cpp_model=_model("TQue::DeQue"),
+          role="queue", defines="tensor"),
+    OpDef("free_tensor", "framework", None, "FreeTensor", reads=(), cpp_model=_model("TQue::FreeTensor"), role="queue",
           emit=lambda ctx, n: f"asct_t{n.args[0].root}.FreeTensor(asct_t{n.args[1].root});"),
-    OpDef("tbuf_get", "framework", None, "Get", emit=_tbuf_get, cpp_model=_model("TBuf::Get")),
+    OpDef("tbuf_get", "framework", None, "Get", emit=_tbuf_get, cpp_model=_model("TBuf::Get"), role="storage",
+          defines="tensor"),
 )
 
 # The TQue operations, as the scheduler's queue model steps them (a queue op moves a buffer between
 # the queue's states; the proof and the pruner read this set instead of naming the ops themselves).
-QUEUE_OPS = frozenset({"alloc_tensor", "deque", "enque", "free_tensor"})
+QUEUE_OPS = frozenset(op.name for op in family("framework") if op.role == "queue")
 
 # The event each TQue operation issues on its buffer (graph/queue_model.py): the side of the queue's pipe
 # pair (0 producer, 1 consumer), "set" or "wait", and which of the buffer's two events.

@@ -55,6 +55,25 @@ class OpDef:
         cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
     other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
         operands raises NotProvidedError with it); "" when the record states the only form.
+    role: the part the op plays for the passes that treat ops by kind (the scheduler's analysis, the sync
+        proof, the race checker, the emitter's event table): "flag" (sets or waits a hardware event:
+        operands (event, id), `sync_side` says which), "barrier" (orders a pipe: PipeBarrier), "block_sync"
+        (synchronises the cores; begins with PIPE_ALL), "queue" (a TQue step, graph/queue_model.py),
+        "storage" (declares or hands out memory the access model follows: tensors, TQue / TBuf and their
+        buffers); "" for the rest (instructions, scalar and structural ops).
+    sync_side: for a "flag" op, "set" or "wait".
+    hivm: its form in the HIVM IR lowering (lower/hivm.py, the vendor-IR judge): for the element-wise
+        families and Duplicate the `hivm.hir` vector op ("vadd", "vbrc"); "vmul+vadd" / "vmul+vmax": two
+        steps through a scratch buffer (scratch = src * scalar, then dst = step2(dst or src, scratch): dst when
+        the op reads dst); "vreduce:<kind>" a reduction; "copy" a copy (load / store / UB copy by the spaces);
+        "memref" a scalar read / write of the UB; "root:ub" / "root:gm" a LocalTensor / GlobalTensor (the roots
+        of the views); "none" no instruction (printf); "" not lowered (the lowering refuses it).
+    shift_scalar: its scalar operand is a shift count, 0 .. bits-1 of the element (graph/operand_checks.py
+        checks it; the vendor's ShiftLeft / ShiftRight check it in CPU-debug mode).
+    repeat_at: the operand position of a uint8_t repeat time, for an op whose other operands need no range
+        (Brcb, Gatherb; Gather's mask form); -1: none.
+    defines: what the node's result is: "tensor" (a tensor root: its TensorRef's `root` is this node),
+        or the kind of the ObjRef it creates ("que", "tbuf", "pipe", "pool"); "" when it defines neither.
     """
 
     name: str
@@ -82,6 +101,12 @@ class OpDef:
     operands: tuple[str, ...] = ()
     intrinsic: str = ""
     other_forms: str = ""
+    role: str = ""
+    sync_side: str = ""
+    shift_scalar: bool = False
+    hivm: str = ""
+    repeat_at: int = -1
+    defines: str = ""
     doc: str = ""
 
     def supports(self, dtype_name: str) -> bool:
@@ -140,8 +165,19 @@ def get(name: str) -> OpDef:
     return REGISTRY[name]
 
 
+def with_role(*roles: str) -> frozenset[str]:
+    """The names of the registered ops whose record gives one of `roles` (call it once the registry is
+    filled, i.e. from a layer above graph/ops, not while the record files import)."""
+    return frozenset(op.name for op in REGISTRY.values() if op.role in roles)
+
+
 def family(name: str) -> list[OpDef]:
     return [op for op in REGISTRY.values() if op.family == name]
+
+
+# the families whose call is a count form: tensor operands, scalars, then the element count (the last operand)
+COUNT_FORM_FAMILIES = frozenset({"vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast", "vec_reduce",
+                                 "vec_cmpsel", "data_copy"})
 
 
 # A2 dtype groups (docs/facts.md#facts-5)

@@ -33,8 +33,8 @@ def _set_value(ctx, n) -> str:
 
 register(
     OpDef("get_value", "scalar", Pipe.S, "GetValue", accesses=_get_accesses, reads=(0,), emit=_get_value,
-          cpp_model=CppModel(header="LocalTensor::GetValue")),
+          cpp_model=CppModel(header="LocalTensor::GetValue"), hivm="memref"),
     # the stored value is a value for timing; the executor takes one for all cores
     OpDef("set_value", "scalar", Pipe.S, "SetValue", accesses=_set_accesses, writes=(0,), reads=(), emit=_set_value,
-          cpp_model=CppModel(header="LocalTensor::SetValue"), values=(2,), per_core=()),
+          cpp_model=CppModel(header="LocalTensor::SetValue"), values=(2,), per_core=(), hivm="memref"),
 )

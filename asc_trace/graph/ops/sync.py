@@ -5,7 +5,7 @@ The cpp backend runs a kernel's statements in program order, so its C++ model of
 """
 from __future__ import annotations
 
-from .opdef import CppModel, OpDef, register
+from .opdef import CppModel, OpDef, family, register
 
 
 def _event_fields(ctx, n) -> dict[str, str]:
@@ -17,13 +17,13 @@ _NOOP = CppModel(header="SetFlag / WaitFlag / PipeBarrier (no-ops: the model run
 
 register(
     OpDef("set_flag", "sync", None, "SetFlag", emit="AscendC::SetFlag<AscendC::HardEvent::{event}>({id});",
-          emit_fields=_event_fields, cpp_model=_NOOP),
+          emit_fields=_event_fields, cpp_model=_NOOP, role="flag", sync_side="set"),
     OpDef("wait_flag", "sync", None, "WaitFlag", emit="AscendC::WaitFlag<AscendC::HardEvent::{event}>({id});",
-          emit_fields=_event_fields, cpp_model=_NOOP),
+          emit_fields=_event_fields, cpp_model=_NOOP, role="flag", sync_side="wait"),
     # the C spelling of the pipe is the enum name
     OpDef("pipe_barrier", "sync", None, "PipeBarrier", emit="AscendC::PipeBarrier<{pipe}>();",
-          emit_fields=lambda ctx, n: {"pipe": n.args[0].name}, cpp_model=_NOOP),
+          emit_fields=lambda ctx, n: {"pipe": n.args[0].name}, cpp_model=_NOOP, role="barrier"),
 )
 
-# The event operations a schedule is made of (the scheduler writes and reads these by name).
-FLAG_OPS = frozenset({"set_flag", "wait_flag"})
+# The event operations a schedule is made of (the scheduler writes them; their records say "flag").
+FLAG_OPS = frozenset(op.name for op in family("sync") if op.role == "flag")

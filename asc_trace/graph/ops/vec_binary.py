@@ -24,7 +24,8 @@ def binary_fields(ctx, n) -> dict[str, str]:
 
 
 def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIKE, tol=None, *,
-           cpp: str, ins: str, declared: dict[str, tuple[str, str]] | None = None, reads_dst: bool = False) -> OpDef:
+           cpp: str, ins: str, declared: dict[str, tuple[str, str]] | None = None, reads_dst: bool = False,
+           hivm: str = "") -> OpDef:
     """A record of the family: `c_name(dst, src0, src1, count)` and its mask form; `cpp` is the C++
     expression of one element from `a` and `b` (and the old `d` for an op that reads dst, `reads_dst`:
     then `ref(a, b, d)`) with toolchain/include/kernel_operator.h's detail:: helpers; `ins` the instruction."""
@@ -32,7 +33,7 @@ def binary(name: str, c_name: str, ref, dtypes=ARITH, cost: VecCost = BINARY_LIK
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{src1}}, {{count}});", emit_fields=binary_fields,
                  emit_mask=BINARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
                  tol=tol or {}, writes=(0,), reads=(0, 1, 2) if reads_dst else None, declared=declared or {},
-                 intrinsic=ins)
+                 intrinsic=ins, hivm=hivm)
 
 
 def reads_dst(op: OpDef) -> bool:
@@ -73,16 +74,16 @@ _FMA_TOL = {"float16": (1e-3, 1e-3), "float32": (1e-6, 1e-6)}
 
 
 register(
-    binary("add", "Add", add, cost=BINARY, cpp="detail::wrap_add(a, b)", ins="vadd"),
-    binary("sub", "Sub", subtract, cpp="detail::wrap_sub(a, b)", ins="vsub"),
-    binary("mul", "Mul", multiply, cost=MUL, cpp="detail::wrap_mul(a, b)", ins="vmul"),
+    binary("add", "Add", add, cost=BINARY, cpp="detail::wrap_add(a, b)", ins="vadd", hivm="vadd"),
+    binary("sub", "Sub", subtract, cpp="detail::wrap_sub(a, b)", ins="vsub", hivm="vsub"),
+    binary("mul", "Mul", multiply, cost=MUL, cpp="detail::wrap_mul(a, b)", ins="vmul", hivm="vmul"),
     # The vector unit's division is not correctly rounded; allow an ulp or two.
     binary("div", "Div", divide, FLOATS, DIV, tol={"float16": (1e-3, 1e-5), "float32": (1e-6, 1e-30)},
-           cpp="detail::div(a, b)", ins="vdiv"),
-    binary("max", "Max", maximum, cpp="detail::max_(a, b)", ins="vmax"),
-    binary("min", "Min", minimum, cpp="detail::min_(a, b)", ins="vmin"),
-    binary("bitwise_and", "And", np.bitwise_and, INT16, cpp="detail::band(a, b)", ins="vand"),
-    binary("bitwise_or", "Or", np.bitwise_or, INT16, cpp="detail::bor(a, b)", ins="vor"),
+           cpp="detail::div(a, b)", ins="vdiv", hivm="vdiv"),
+    binary("max", "Max", maximum, cpp="detail::max_(a, b)", ins="vmax", hivm="vmax"),
+    binary("min", "Min", minimum, cpp="detail::min_(a, b)", ins="vmin", hivm="vmin"),
+    binary("bitwise_and", "And", np.bitwise_and, INT16, cpp="detail::band(a, b)", ins="vand", hivm="vand"),
+    binary("bitwise_or", "Or", np.bitwise_or, INT16, cpp="detail::bor(a, b)", ins="vor", hivm="vor"),
     # AddRelu: one vaddrelu instruction on A2 for int16 / half / float (asc-devkit
     # impl/basic_api/dav_c220/kernel_operator_vec_binary_impl.h AddReluIntrinsicsImpl); not in the cost model.
     binary("add_relu", "AddRelu", _add_relu, frozenset({"int16", "float16", "float32"}),

@@ -86,7 +86,7 @@ register(
           cpp_model=_NO_CPP, printer="dst", writes=(0,), accesses=mask_accesses,
           declared={"Copy/5": (f"{_D}kernel_operator_data_copy_intf.h:177", f"{_C}kernel_operator_data_copy_intf.h:142"),
                     "CopyRepeatParams/4": (f"{_D}kernel_struct_data_copy.h:417", f"{_C}kernel_struct_data_copy.h:223")}),
-    OpDef("brcb", "vec_brcb", Pipe.V, "Brcb", arity=1, dtypes=B16_B32, cost=UNARY_LIKE,
+    OpDef("brcb", "vec_brcb", Pipe.V, "Brcb", arity=1, dtypes=B16_B32, cost=UNARY_LIKE, repeat_at=2,
           emit="AscendC::Brcb({dst}, {src0}, {repeat}, {params});", emit_fields=_brcb_fields,
           cpp_model=CppModel(header="Brcb (toolchain/include/asc_trace_gather.h: the simulator's semantics in C++)"), printer="dst", writes=(0,), accesses=_brcb_accesses,
           declared={"Brcb/4": (f"{_D}kernel_operator_vec_brcb_intf.h:51", f"{_C}kernel_operator_vec_brcb_intf.h:53"),

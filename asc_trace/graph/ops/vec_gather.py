@@ -69,12 +69,12 @@ _COST = VecCost(5.9, 2.07, "assumed as vadd (vgather is not in the PTO-ISA cost 
 
 register(
     OpDef("gather", "vec_gather", Pipe.V, "Gather", arity=2, dtypes=GATHER_DTYPES, cost=_COST, emit=_gather_emit,
-          cpp_model=_CPP, printer="dst", writes=(0,), accesses=_gather_accesses, values=(3,),
+          repeat_at=6, cpp_model=_CPP, printer="dst", writes=(0,), accesses=_gather_accesses, values=(3,),
           declared={"Gather/5": (f"{_D}kernel_operator_vec_gather_intf.h:98", f"{_C}kernel_operator_vec_gather_intf.h:97"),
                     "Gather/7": (f"{_D}kernel_operator_vec_gather_intf.h:68",
                                  f"{_C}kernel_operator_vec_gather_intf.h:67")}),
     OpDef("gatherb", "vec_gather", Pipe.V, "Gatherb", arity=2, dtypes=frozenset({"uint16", "uint32"}), cost=_COST,
-          emit="AscendC::Gatherb({dst}, {src0}, {off}, {repeat}, {params});", emit_fields=_gatherb_fields,
+          repeat_at=4, emit="AscendC::Gatherb({dst}, {src0}, {off}, {repeat}, {params});", emit_fields=_gatherb_fields,
           cpp_model=_CPP, printer="dst", writes=(0,), accesses=_gatherb_accesses,
           declared={"Gatherb/5": (f"{_D}kernel_operator_vec_gather_intf.h:52",
                                   f"{_C}kernel_operator_vec_gather_intf.h:52"),

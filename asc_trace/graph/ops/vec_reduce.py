@@ -147,11 +147,11 @@ _RD, _RC = "include/basic_api/kernel_operator_vec_reduce_intf.h", "interface/ker
 
 register(
     _reduce("reduce_sum", "ReduceSum", "AscendC::ReduceSum({dst}, {src0}, {tmp}, {count});", tol=_SUM_TOL,
-            declared={"ReduceSum/6": (f"{_RD}:129", f"{_RC}:239")}),
+            declared={"ReduceSum/6": (f"{_RD}:129", f"{_RC}:239")}, hivm="vreduce:sum"),
     _reduce("reduce_max", "ReduceMax", "AscendC::ReduceMax({dst}, {src0}, {tmp}, {count}, {cal_index});",
-            declared={"ReduceMax/7": (f"{_RD}:98", f"{_RC}:208")}),
+            declared={"ReduceMax/7": (f"{_RD}:98", f"{_RC}:208")}, hivm="vreduce:max"),
     _reduce("reduce_min", "ReduceMin", "AscendC::ReduceMin({dst}, {src0}, {tmp}, {count}, {cal_index});",
-            declared={"ReduceMin/7": (f"{_RD}:114", f"{_RC}:224")}),
+            declared={"ReduceMin/7": (f"{_RD}:114", f"{_RC}:224")}, hivm="vreduce:min"),
     _whole("whole_reduce_sum", "WholeReduceSum",
            "AscendC::WholeReduceSum({dst}, {src0}, {mask}, {repeat}, {dst_rep}, {src_blk}, {src_rep});", tol=_SUM_TOL),
     _whole("whole_reduce_max", "WholeReduceMax",

@@ -70,29 +70,31 @@ def _axpy_accesses(node) -> list:
 
 
 register(
-    _scalar("adds", "Adds", add, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_add(a, s)"), intrinsic="vadds"),
-    _scalar("muls", "Muls", multiply, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_mul(a, s)"), intrinsic="vmuls"),
-    _scalar("maxs", "Maxs", maximum, cpp=CppModel("detail::max_(a, s)"), intrinsic="vmaxs"),
-    _scalar("mins", "Mins", minimum, cpp=CppModel("detail::min_(a, s)"), intrinsic="vmins"),
-    _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS, cpp=CppModel("detail::leaky(a, s)"), intrinsic="vlrelu"),
+    _scalar("adds", "Adds", add, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_add(a, s)"), intrinsic="vadds", hivm="vadd"),
+    _scalar("muls", "Muls", multiply, cost=UNARY_SIMPLE, cpp=CppModel("detail::wrap_mul(a, s)"), intrinsic="vmuls", hivm="vmul"),
+    _scalar("maxs", "Maxs", maximum, cpp=CppModel("detail::max_(a, s)"), intrinsic="vmaxs", hivm="vmax"),
+    _scalar("mins", "Mins", minimum, cpp=CppModel("detail::min_(a, s)"), intrinsic="vmins", hivm="vmin"),
+    _scalar("leaky_relu", "LeakyRelu", _leaky_relu, FLOATS, cpp=CppModel("detail::leaky(a, s)"), intrinsic="vlrelu",
+            hivm="vmul+vmax"),
     # dst = dst + src * scalar, rounding after the multiply and after the add (two vector steps)
     _scalar("axpy", "Axpy", lambda dst, src, s: add(dst, multiply(src, s).astype(dst.dtype)).astype(dst.dtype), FLOATS,
             cost=VecCost(MUL.startup, MUL.per_repeat, "assumed as vmul (reads dst and src)"),
             accesses=_axpy_accesses, reads=(0, 1), tol={"float16": (1e-3, 1e-3)},
-            cpp=CppModel(header="Axpy"), intrinsic="vaxpy"),
+            cpp=CppModel(header="Axpy"), intrinsic="vaxpy", hivm="vmul+vadd"),
     # ShiftLeft (vshl) / ShiftRight (vshr, roundEn false): SupportType<T, int16_t, uint16_t, int32_t, uint32_t>
     # in asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_binary_scalar_impl.h; the front end checks the
     # shift is 0 .. bits-1 (the impl's CheckValueRange)
     _scalar("shift_left", "ShiftLeft", _shift_left, SHIFT_TYPES, cpp=CppModel("detail::shl_(a, s)"),
-            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263)), intrinsic="vshl"),
+            declared=_shift_declared("ShiftLeft", (450, 415), (289, 263)), intrinsic="vshl", shift_scalar=True),
     _scalar("shift_right", "ShiftRight", _shift_right, SHIFT_TYPES, cpp=CppModel("detail::shr_(a, s)"),
-            declared=_shift_declared("ShiftRight", (516, 478), (340, 314)), intrinsic="vshr"),
+            declared=_shift_declared("ShiftRight", (516, 478), (340, 314)), intrinsic="vshr",
+            shift_scalar=True),
     OpDef("duplicate", "vec_duplicate", Pipe.V, "Duplicate", arity=0,
           ref=lambda scalar, n, dtype: np.full(n, scalar, dtype=dtype),
           dtypes=frozenset({"float16", "float32", "bfloat16", "int16", "int32", "uint16", "uint32"}),
           cost=UNARY_LIKE, emit="AscendC::Duplicate({dst}, {scalar}, {count});", emit_fields=_duplicate_fields,
           emit_mask=DUPLICATE_MASK_EMIT, cpp_model=CppModel(header="Duplicate"), printer="dst", values=(1,),
-          writes=(0,),
+          writes=(0,), hivm="vbrc",
           declared={"Duplicate/6": ("include/basic_api/kernel_operator_vec_duplicate_intf.h:53",
                                     "interface/kernel_operator_vec_duplicate_intf.h:56")}),
 )

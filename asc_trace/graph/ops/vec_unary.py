@@ -22,13 +22,13 @@ def unary_fields(ctx, n) -> dict[str, str]:
 
 
 def unary(name: str, c_name: str, ref, dtypes=FLOATS, cost: VecCost = UNARY_LIKE, tol=None, *, cpp: str,
-          ins: str) -> OpDef:
+          ins: str, hivm: str = "") -> OpDef:
     """A record of the family: `c_name(dst, src, count)` and its mask form; `cpp`: the C++ expression of
     one element from `a`; `ins`: the instruction."""
     return OpDef(name, "vec_unary", Pipe.V, c_name, arity=1, ref=ref, dtypes=dtypes, cost=cost,
                  emit=f"AscendC::{c_name}({{dst}}, {{src0}}, {{count}});", emit_fields=unary_fields,
                  emit_mask=UNARY_MASK_EMIT.replace("{c}", c_name), cpp_model=CppModel(cpp), printer="dst",
-                 tol=tol or {}, writes=(0,), intrinsic=ins)
+                 tol=tol or {}, writes=(0,), intrinsic=ins, hivm=hivm)
 
 
 _WIDE_MAX = 1 << 19      # float64 elements of the scratch a thread keeps for transcendentals (4 MiB)
@@ -80,13 +80,13 @@ def _reciprocal(x: np.ndarray) -> np.ndarray:
 
 
 register(
-    unary("exp", "Exp", _via_f64(np.exp), cost=EXP, tol=_TRANSCENDENTAL_TOL, cpp="detail::exp_(a)", ins="vexp"),
-    unary("ln", "Ln", _via_f64(np.log), cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::ln_(a)", ins="vln"),
-    unary("abs", "Abs", np.abs, cost=UNARY_SIMPLE, cpp="detail::abs_(a)", ins="vabs"),
+    unary("exp", "Exp", _via_f64(np.exp), cost=EXP, tol=_TRANSCENDENTAL_TOL, cpp="detail::exp_(a)", ins="vexp", hivm="vexp"),
+    unary("ln", "Ln", _via_f64(np.log), cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::ln_(a)", ins="vln", hivm="vln"),
+    unary("abs", "Abs", np.abs, cost=UNARY_SIMPLE, cpp="detail::abs_(a)", ins="vabs", hivm="vabs"),
     unary("relu", "Relu", _relu, frozenset({"float16", "int32", "float32"}), cost=UNARY_SIMPLE,
-          cpp="detail::relu_(a)", ins="vrelu"),
-    unary("sqrt", "Sqrt", np.sqrt, cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::sqrt_(a)", ins="vsqrt"),
-    unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL, cpp="detail::rsqrt(a)", ins="vrsqrt"),
-    unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL, cpp="detail::recip(a)", ins="vrec"),
-    unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"}), cpp="detail::bnot(a)", ins="vnot"),
+          cpp="detail::relu_(a)", ins="vrelu", hivm="vrelu"),
+    unary("sqrt", "Sqrt", np.sqrt, cost=LN_SQRT, tol=_TRANSCENDENTAL_TOL, cpp="detail::sqrt_(a)", ins="vsqrt", hivm="vsqrt"),
+    unary("rsqrt", "Rsqrt", _rsqrt, tol=_RECIP_TOL, cpp="detail::rsqrt(a)", ins="vrsqrt", hivm="vrsqrt"),
+    unary("reciprocal", "Reciprocal", _reciprocal, tol=_RECIP_TOL, cpp="detail::recip(a)", ins="vrec", hivm="vrec"),
+    unary("bitwise_not", "Not", np.invert, frozenset({"int16", "uint16"}), cpp="detail::bnot(a)", ins="vnot", hivm="vnot"),
 )
