@@ -64,10 +64,15 @@ class Snapshot:
         self.tokens = [self._token(v) for _, _, v in self.roots]
 
     @classmethod
-    def of_function(cls, fn: types.FunctionType) -> Snapshot:
+    def of_function(cls, fn: types.FunctionType, args: dict[str, Any] | None = None) -> Snapshot:
         """The objects a whole kernel could mutate that outlive it: its closure cells, the globals it names,
-        and those of the functions it reaches (its own locals are made at every run, so they are free)."""
+        and those of the functions it reaches (its own locals are made at every run, so they are free), and
+        `args`, the objects the caller passes in as they are (ConstExpr arguments: the same object at every
+        trace and every eager run)."""
         snap = cls(None)
+        if args:
+            # first, so that an object that is also a global is named as the kernel's parameter
+            snap._add_scope(dict(args), {}, fn.__code__, "")
         snap._add_function(fn)
         snap.tokens = [snap._token(v) for _, _, v in snap.roots]
         return snap
