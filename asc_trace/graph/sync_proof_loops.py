@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .expr import Expr, Var, free_vars, substitute
+from .expr import Expr, Var, free_vars, substitute, vars_of
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, linearize
 from .node import Node, exprs_in
@@ -76,7 +76,7 @@ def defined_by(g: KernelGraph, body: tuple) -> set[Var]:
             out.update(n.args[1])
     for n in walk_items(body):
         for e in exprs_in(n.args):
-            for v in free_vars(e):
+            for v in vars_of(e):
                 if v.kind == "node" and v.key in ids:
                     out.add(v)
     return out
