@@ -459,14 +459,16 @@ class Prover:
         self.issue(p, st)
         spec = self.node_accs.get(n.id)
         if spec is None:
-            spec = self.node_accs[n.id] = tuple(op_accesses(n))
+            # (each operand's first element, offset + start, is the same in every phase: built once)
+            spec = self.node_accs[n.id] = tuple((ref, binop("+", ref.offset, start), nelem, write)
+                                                for ref, start, nelem, write in op_accesses(n))
         roots, slots = self.roots, st.slots
         key = (n.id, self.env_key, tuple(roots.get(r.root) or ("slot", slots.get(r.root, -1)) for r, *_ in spec))
         memo = self.acc_memo.get(key)
         if memo is None:
             accs = []
-            for ref, start, nelem, write in spec:
-                acc = self.access(n, ref, binop("+", ref.offset, start), self.ev(nelem), write, st)
+            for ref, first, nelem, write in spec:
+                acc = self.access(n, ref, first, self.ev(nelem), write, st)
                 if acc is not None:
                     accs.append(acc)
             memo = self.acc_memo[key] = (accs, tuple(api_steps(n, self._int) or ()))
