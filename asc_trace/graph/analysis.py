@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from ..enums import HardEvent
-from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute
+from .expr import Bin, Const, Expr, Un, Var, binop, free_vars, substitute, vars_of
 from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
 from .ops.cmpmask import cmpmask_access
@@ -456,9 +456,12 @@ def _walk(items: tuple):
 
 
 def _moduli(e: Expr, var: Var):
+    # (a subtree without `var` holds no modulus of it: skipped on its kept variable set, not walked)
     if isinstance(e, Bin):
+        if var not in vars_of(e):
+            return
         if e.op in ("%", "//") and isinstance(e.b, Const) and isinstance(e.b.value, int) and e.b.value > 1 \
-                and var in free_vars(e.a):
+                and var in vars_of(e.a):
             yield e.b.value
         yield from _moduli(e.a, var)
         yield from _moduli(e.b, var)

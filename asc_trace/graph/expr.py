@@ -263,17 +263,29 @@ def _free(e: Expr) -> frozenset:
     return _NO_VARS
 
 
+def vars_of(e: Expr) -> frozenset:
+    """The variables of `e` as the frozenset kept on it (shared: for membership tests, no copy made)."""
+    return _free(e)
+
+
 def depends_on(e: Expr, kinds: set[str] | frozenset[str]) -> bool:
     return any(v.kind in kinds for v in free_vars(e))
 
 
 def substitute(e: Expr, mapping: dict[Var, Expr]) -> Expr:
-    """Replace variables (e.g. a loop index `i` by `i + 1`) and re-simplify."""
-    if isinstance(e, Var):
+    """Replace variables (e.g. a loop index `i` by `i + 1`) and re-simplify what changed. A subtree none of
+    whose variables is mapped is returned as it is (the same object): the memos keyed by expressions then
+    recognise it by identity, and the proof evaluates many offsets whose size parts hold no loop index."""
+    c = e.__class__
+    if c is Var:
         return mapping.get(e, e)
-    if isinstance(e, Bin):
+    if c is Bin:
+        if _free(e).isdisjoint(mapping):
+            return e
         return binop(e.op, substitute(e.a, mapping), substitute(e.b, mapping))
-    if isinstance(e, Un):
+    if c is Un:
+        if _free(e).isdisjoint(mapping):
+            return e
         return unop(e.op, substitute(e.a, mapping))
     return e
 

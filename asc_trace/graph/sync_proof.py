@@ -121,6 +121,15 @@ class _LoopCtx:
     defined: frozenset      # Vars the body defines
     any_phase: bool = False
     phase: int = 0          # the phase being walked
+    _carried: tuple | None = None
+
+    def carried(self) -> tuple:
+        """(the body's values -> their older unknowns, the older round `M - 1 - D`): built once per loop, so
+        that the memos of carry_back see the same objects at every back edge (hashes kept, equal by identity)."""
+        if self._carried is None:
+            olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in self.defined)
+            self._carried = (olds, binop("-", binop("-", self.m, Const(1)), self.d))
+        return self._carried
 
 
 class Prover:
@@ -145,6 +154,7 @@ class Prover:
         self.loop_memo: dict[tuple, tuple] = {}
         self.wait_elems: dict[tuple, frozenset] = {}     # a wait's pseudo-access (its number), per node and flag
         self.phase_envs: dict[tuple, tuple] = {}         # a loop phase's index expressions
+        self.flag_keys: dict[tuple, tuple] = {}          # a set / wait's evaluated (event, id), per env_key
         # loops whose walk changes the TQue table (not replayed by the loop memo)
         self.unmemoized = {it.node.id for it in loop_items(g.structured())
                            if any(REGISTRY[n.op].defines == "que" or n.op == "init_buffer" for n in walk_items(it.body))}
@@ -316,8 +326,7 @@ class Prover:
         self.env_key = tuple((c.node.id, c.phase, c.any_phase) for c in self.loops if c.node.op == "for")
 
     def _back_edge(self, ctx: _LoopCtx, st: State) -> State:
-        older = binop("-", binop("-", ctx.m, Const(1)), ctx.d)
-        olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
+        olds, older = ctx.carried()
 
         def f(e: Elem) -> Elem:
             lins = carry_back(e.start, e.length, olds, ctx.m, ctx.d, older)
@@ -326,7 +335,7 @@ class Prover:
 
     def _exit(self, ctx: _LoopCtx, st: State) -> State:
         anyv = Var("local", -4000 - ctx.node.id, f"any{ctx.node.id}")
-        olds = tuple((v, Var("local", -3000 - v.key, f"old_{v.name}", v.vtype)) for v in ctx.defined)
+        olds = ctx.carried()[0]
 
         def f(e: Elem) -> Elem:
             lins = carry_exit(e.start, e.length, olds, ctx.m, anyv)
@@ -375,11 +384,17 @@ class Prover:
         return st
 
     def flag_key(self, n: Node) -> tuple | None:
+        # (the id_env, like the env, is a function of env_key: an id evaluated once per phase of its loops)
+        mkey = (n.id, self.env_key)
+        hit = self.flag_keys.get(mkey)
+        if hit is not None:
+            return hit
         ev, eid = n.args
         v = substitute(eid, self.id_env) if self.id_env else eid
         lin = linearize(v) if isinstance(v, Expr) else None
         if lin is not None and lin.is_const:
-            return (ev, lin.const)
+            out = self.flag_keys[mkey] = (ev, lin.const)
+            return out
         if n.attr("auto") and self.loops:
             self.restart = True       # an id rotating with a loop whose start is a runtime value
         if n.attr("auto"):
@@ -447,14 +462,16 @@ class Prover:
         self.issue(p, st)
         spec = self.node_accs.get(n.id)
         if spec is None:
-            spec = self.node_accs[n.id] = tuple(op_accesses(n))
+            # (each operand's first element, offset + start, is the same in every phase: built once)
+            spec = self.node_accs[n.id] = tuple((ref, binop("+", ref.offset, start), nelem, write)
+                                                for ref, start, nelem, write in op_accesses(n))
         roots, slots = self.roots, st.slots
         key = (n.id, self.env_key, tuple(roots.get(r.root) or ("slot", slots.get(r.root, -1)) for r, *_ in spec))
         memo = self.acc_memo.get(key)
         if memo is None:
             accs = []
-            for ref, start, nelem, write in spec:
-                acc = self.access(n, ref, binop("+", ref.offset, start), self.ev(nelem), write, st)
+            for ref, first, nelem, write in spec:
+                acc = self.access(n, ref, first, self.ev(nelem), write, st)
                 if acc is not None:
                     accs.append(acc)
             memo = self.acc_memo[key] = (accs, tuple(api_steps(n, self._int) or ()))

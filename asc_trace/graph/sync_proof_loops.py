@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .expr import Expr, Var, free_vars, substitute
+from .expr import Expr, Var, free_vars, substitute, vars_of
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, linearize
 from .node import Node, exprs_in
@@ -66,6 +66,7 @@ def defined_by(g: KernelGraph, body: tuple) -> set[Var]:
     """The Vars whose value the body sets: inner indices, branch outputs, carried values, node values."""
     out: set[Var] = set()
     ids = set()
+    seen: set[Var] = set()      # every variable the body's operands name (one walk; filtered once at the end)
     for n in walk_items(body):
         ids.add(n.id)
         if n.op == "for":
@@ -74,9 +75,7 @@ def defined_by(g: KernelGraph, body: tuple) -> set[Var]:
             out.update(n.args[0])
         elif n.op == "if":
             out.update(n.args[1])
-    for n in walk_items(body):
         for e in exprs_in(n.args):
-            for v in free_vars(e):
-                if v.kind == "node" and v.key in ids:
-                    out.add(v)
+            seen |= vars_of(e)
+    out.update(v for v in seen if v.kind == "node" and v.key in ids)
     return out

@@ -116,12 +116,23 @@ class State:
 
     def map(self, f: Callable[[frozenset], frozenset], sets: dict) -> "State":
         """Every set of accesses mapped by f; `sets` memoizes whole sets under the same f."""
+        get = sets.get
+
         def m(s: frozenset) -> frozenset:
             if not s:
                 return s
-            out = sets.get(s)
+            out = get(s)
             if out is None:
                 out = sets[s] = f(s)
             return out
-        return State({k: (st, m(p), w) for k, (st, p, w) in self.flags.items()}, [m(s) for s in self.pending],
-                     [m(s) for s in self.same], dict(self.ques), dict(self.slots))
+        flags = {}
+        for k, v in self.flags.items():
+            p = v[1]
+            if p:           # (most flags order nothing: their entry is kept as it is)
+                q = get(p)
+                if q is None:
+                    q = sets[p] = f(p)
+                if q is not p:
+                    v = (v[0], q, v[2])
+            flags[k] = v
+        return State(flags, [m(s) for s in self.pending], [m(s) for s in self.same], dict(self.ques), dict(self.slots))

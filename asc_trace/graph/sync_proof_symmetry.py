@@ -40,24 +40,30 @@ def _bijection(a_q: tuple, b_q: tuple, held: list[tuple[Any, Any]]) -> dict[int,
     return pi
 
 
-def _rename_key(key: Any, q: int, pi: dict[int, int]) -> Any:
-    if isinstance(key, tuple) and len(key) == 4 and key[0] == "que" and key[1] == q and key[2] in pi:
-        return ("que", q, pi[key[2]], key[3])
+def _rename_key(key: Any, ren: dict[int, dict[int, int]]) -> Any:
+    if isinstance(key, tuple) and len(key) == 4 and key[0] == "que":
+        pi = ren.get(key[1])
+        if pi is not None and key[2] in pi:
+            return ("que", key[1], pi[key[2]], key[3])
     return key
 
 
-def _rename_space(space: tuple, q: int, pi: dict[int, int]) -> tuple:
-    if space[0] == "que" and space[1] == q and space[2] in pi:
-        return ("que", q, pi[space[2]])
-    if space[0] == "flag":
-        return ("flag", _rename_key(space[1], q, pi))
+def _rename_space(space: tuple, ren: dict[int, dict[int, int]]) -> tuple:
+    if space[0] == "que":
+        pi = ren.get(space[1])
+        if pi is not None and space[2] in pi:
+            return ("que", space[1], pi[space[2]])
+    elif space[0] == "flag":
+        return ("flag", _rename_key(space[1], ren))
     return space
 
 
 def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dict) -> State:
     """`b` with each queue's buffers renamed to match `a` where the two differ only by such a renaming
-    (`memo`: the renamings' memos, by queue and renaming)."""
+    (`memo`: the renamings' memos, by renaming). The queues' renamings touch disjoint buffers, so they are
+    applied together, in one pass over the state."""
     fixed = arena_queues(g)     # a queue whose buffers share bytes with other pools' is not symmetric
+    ren: dict[int, dict[int, int]] = {}
     for q in set(a.ques) & set(b.ques):
         if q in fixed:
             continue
@@ -69,16 +75,21 @@ def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dic
         pi = _bijection(a_q, b_q, held)
         if pi is None or all(k == v for k, v in pi.items()):
             continue
+        ren[q] = pi
+    if not ren:
+        return b
 
-        def elem(e: Elem, q: int = q, pi: dict[int, int] = pi) -> Elem:
-            sp = _rename_space(e.space, q, pi)
-            return e if sp == e.space else e.with_space(sp)
+    def elem(e: Elem) -> Elem:
+        sp = _rename_space(e.space, ren)
+        return e if sp == e.space else e.with_space(sp)
 
-        name = (q, tuple(sorted(pi.items())))
-        b = b.map(tab.mapper(memo.setdefault(name, {}), elem), memo.setdefault(name + ("sets",), {}))
-        b.flags = {_rename_key(k, q, pi): v for k, v in b.flags.items()}
-        b.ques = dict(b.ques)
+    name = tuple(sorted((q, tuple(sorted(pi.items()))) for q, pi in ren.items()))
+    b = b.map(tab.mapper(memo.setdefault(name, {}), elem), memo.setdefault(name + ("sets",), {}))
+    b.flags = {_rename_key(k, ren): v for k, v in b.flags.items()}
+    b.ques = dict(b.ques)
+    for q, pi in ren.items():
+        b_q = b.ques[q]
         b.ques[q] = (tuple(pi[s] for s in b_q[0]), tuple(pi[s] for s in b_q[1]), b_q[2])
-        b.slots = {n: (pi.get(s, s) if s is not None and g.node(n).args[0].root == q else s)
-                   for n, s in b.slots.items()}
+    b.slots = {n: (ren[r].get(s, s) if s is not None and (r := g.node(n).args[0].root) in ren else s)
+               for n, s in b.slots.items()}
     return b

@@ -22,7 +22,9 @@ kernel and reached from it (through the globals it and its helpers name, or thei
 on sim and cpp but once per core and launch on eager. Compared by value snapshots
 (proxies/python_containers.py); refused by the same two-trace rule, at the line that mutates it, so a
 cache a helper fills on its first call (`_CACHE.setdefault(key, build())`) stays allowed. Objects the
-kernel makes itself (a list of tensors it builds) are new at every run and not watched.
+kernel makes itself (a list of tensors it builds) are new at every run and not watched. A ConstExpr argument
+is the caller's own object, the same one at every trace and every eager run (a list or dict cannot be one:
+it is not hashable, refused at launch; a user object holding one can), so it is watched as a global is.
 """
 from __future__ import annotations
 
@@ -47,11 +49,12 @@ class _Watched:
     """The bindings of every module namespace and closure cell of the kernel and of the functions it reaches
     through the globals it loads and its closure cells (helpers, @asc.jit sub-kernels, methods of classes)."""
 
-    def __init__(self, fn: types.FunctionType) -> None:
+    def __init__(self, fn: types.FunctionType, args: dict[str, Any] | None = None) -> None:
         self.namespaces: dict[int, tuple[dict[str, Any], dict[str, Any], str]] = {}
         self.cells: list[tuple[types.CellType, Any, str, types.FunctionType]] = []
         self.functions: list[types.FunctionType] = []
-        self.contents = Snapshot.of_function(fn)
+        self.args = frozenset(args or ())
+        self.contents = Snapshot.of_function(fn, args)
         seen: set[int] = set()
         todo = [fn]
         while todo and len(self.functions) < MAX_FUNCTIONS:
@@ -107,9 +110,10 @@ class _Watched:
         return self.contents.changed()
 
 
-def watch(fn: Any) -> _Watched | None:
-    """The state a kernel function's trace must leave as it found (None: not a plain Python function)."""
-    return _Watched(fn) if isinstance(fn, types.FunctionType) else None
+def watch(fn: Any, args: dict[str, Any] | None = None) -> _Watched | None:
+    """The state a kernel function's trace must leave as it found (None: not a plain Python function).
+    `args`: the kernel's parameters bound to objects the caller made (its ConstExpr arguments), by name."""
+    return _Watched(fn, args) if isinstance(fn, types.FunctionType) else None
 
 
 def changed_any(held: _Watched | None) -> bool:
@@ -132,17 +136,21 @@ def check_unchanged(held: _Watched | None, fn: Any, name: str) -> None:
         root = re.match(r"[A-Za-z_]\w*", path)
         var = root.group(0) if root else path
         via = f", reached through `{where.removeprefix('seen by ')}`" if where else ""
-        loc = _mutation_line(held.functions, var) or loc_of_def(fn)
-        _refuse(name, f"changes `{path}` in place ({what}; `{var}` is a Python object made outside the kernel"
-                      f"{via})", loc, var)
+        arg = var in held.args and not where
+        loc = _mutation_line(held.functions, var, param=arg) or loc_of_def(fn)
+        made = "a ConstExpr argument, a Python object made outside the kernel" if arg else \
+            "a Python object made outside the kernel"
+        hint = (f"pass `{var}` unchanged (compute what changes outside the kernel, before the launch), or copy what "
+                "the kernel changes into a local object first") if arg else None
+        _refuse(name, f"changes `{path}` in place ({what}; `{var}` is {made}{via})", loc, var, hint)
 
 
-def _refuse(name: str, change: str, loc: SourceLoc | None, var: str) -> None:
+def _refuse(name: str, change: str, loc: SourceLoc | None, var: str, hint: str | None = None) -> None:
     raise TraceError(f"kernel {name}'s Python {change} at every run (traced twice, it changed it both times): a "
                      "kernel's Python runs once per compilation on sim, cpp and the NPU, but on every core of every "
                      "launch on eager, so the backends would see different values", loc,
-                     hint=f"compute `{var}` outside the kernel and pass what the kernel needs as an argument "
-                          "(a runtime int/float, or an asc.ConstExpr), or keep the state local to the kernel")
+                     hint=hint or f"compute `{var}` outside the kernel and pass what the kernel needs as an argument "
+                                  "(a runtime int/float, or an asc.ConstExpr), or keep the state local to the kernel")
 
 
 def _store_line(functions: list[types.FunctionType], var: str) -> SourceLoc | None:
@@ -171,18 +179,20 @@ _MUTATING_METHODS = frozenset("append extend insert pop popitem remove clear upd
 _NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"})
 
 
-def _mutation_line(functions: list[types.FunctionType], var: str) -> SourceLoc | None:
-    """The line of one of the traced functions that loads `var` (a global or a cell) and mutates something
-    on that line (the user's line to show); failing that, the first line that loads it."""
+def _mutation_line(functions: list[types.FunctionType], var: str, param: bool = False) -> SourceLoc | None:
+    """The line of one of the traced functions that loads `var` (a global or a cell; with `param`, the
+    kernel's parameter of that name) and mutates something on that line (the user's line to show); failing
+    that, the first line that loads it."""
     first: tuple[types.CodeType, dis.Instruction] | None = None
-    for fn in functions:
+    loads_of = _NAME_LOADS | {"LOAD_FAST", "LOAD_FAST_CHECK"} if param else _NAME_LOADS
+    for fn in functions[:1] if param else functions:
         for code in _codes(fn.__code__):
             by_line: dict[int, list[dis.Instruction]] = {}
             for ins in dis.get_instructions(code):
                 if ins.positions is not None and ins.positions.lineno is not None:
                     by_line.setdefault(ins.positions.lineno, []).append(ins)
             for line, group in by_line.items():
-                loads = [i for i in group if i.opname in _NAME_LOADS and i.argval == var]
+                loads = [i for i in group if i.opname in loads_of and i.argval == var]
                 if not loads:
                     continue
                 first = first or (code, loads[0])

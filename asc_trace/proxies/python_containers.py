@@ -16,14 +16,22 @@ generator's position and locals).
 What is not a change: asc_trace's own objects (tensors, queues) are API and their attributes are
 left out; a user object's attribute rebound from one tensor to another is not a Python value.
 
-Limits (documented in docs/scheduler-aliasing.md): state reached only through a library module, an
-object of a C extension type other than the kinds above, an iterator that neither pickles its state
+Random generators (random.Random, the `random` module's own, NumPy's Generator and RandomState) are
+compared by their state, and an unbounded functools.lru_cache / functools.cache helper by the results it
+keeps (what a kernel reaches through a call of it).
+
+Limits (documented in docs/scheduler-aliasing.md): state reached only through a library module, a bounded
+lru_cache's results (kept in C links Python cannot read), an object of a C extension type other than the
+kinds above, an iterator that neither pickles its state
 nor is a generator, an array over 4 MB, or more than 20 000 objects in all is not compared; a
 generator advanced by a whole cycle of an identical loop (same position, same locals) is not seen.
 """
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
+import random
 import sys
 import types
 import warnings
@@ -64,10 +72,15 @@ class Snapshot:
         self.tokens = [self._token(v) for _, _, v in self.roots]
 
     @classmethod
-    def of_function(cls, fn: types.FunctionType) -> Snapshot:
+    def of_function(cls, fn: types.FunctionType, args: dict[str, Any] | None = None) -> Snapshot:
         """The objects a whole kernel could mutate that outlive it: its closure cells, the globals it names,
-        and those of the functions it reaches (its own locals are made at every run, so they are free)."""
+        and those of the functions it reaches (its own locals are made at every run, so they are free), and
+        `args`, the objects the caller passes in as they are (ConstExpr arguments: the same object at every
+        trace and every eager run)."""
         snap = cls(None)
+        if args:
+            # first, so that an object that is also a global is named as the kernel's parameter
+            snap._add_scope(dict(args), {}, fn.__code__, "")
         snap._add_function(fn)
         snap.tokens = [snap._token(v) for _, _, v in snap.roots]
         return snap
@@ -82,6 +95,11 @@ class Snapshot:
                 v = v.__func__
             if isinstance(v, types.FunctionType):
                 later.append(v)
+            elif v is random:
+                # `random.randint(...)`: the module's functions draw from its hidden generator
+                if id(random._inst) not in self._ids:      # type: ignore[attr-defined]
+                    self._ids.add(id(random._inst))        # type: ignore[attr-defined]
+                    self.roots.append((name, where, random._inst))    # type: ignore[attr-defined]
             elif isinstance(v, types.ModuleType):
                 view = _user_module_view(v, code)
                 if view is not None and id(v) not in self._ids:
@@ -171,6 +189,13 @@ class _Walker:
             return ("gen", frame.f_lasti, tuple((n, t(x)) for n, x in frame.f_locals.items()))
         if hasattr(type(v), "__next__"):
             return ("iter", self._reduced(v))
+        rng = _generator_state(v)
+        if rng is not None:
+            return ("rng", type(v).__qualname__, t(rng))
+        if type(v) is _LRU_WRAPPER:
+            cache = _unbounded_cache(v)
+            if cache is not None:
+                return ("lru", t(cache))
         attrs = _attrs(v)
         if attrs is None:
             return ("opaque", id(v))
@@ -187,6 +212,33 @@ class _Walker:
         if not isinstance(red, tuple) or len(red) < 2:
             return ("opaque", id(v))
         return tuple(self.token(x) for x in red[1:])
+
+
+_LRU_WRAPPER = type(functools.lru_cache(None)(len))
+
+
+def _generator_state(v: Any) -> Any:
+    """The state of a random generator (its draws change it; it lives in C, not in attributes), or None
+    for anything else: random.Random (and `random`'s module functions' hidden one), NumPy's Generator and
+    legacy RandomState."""
+    if isinstance(v, random.Random):
+        return v.getstate()
+    if isinstance(v, np.random.Generator):
+        return v.bit_generator.state
+    if isinstance(v, np.random.RandomState):
+        return v.get_state()
+    return None
+
+
+def _unbounded_cache(fn: Any) -> dict | None:
+    """The results an unbounded functools.lru_cache / functools.cache helper keeps, by call key: objects a
+    kernel can reach (and change) through a call, found as the wrapper's one referent dict that is not its
+    attribute dict. None for a bounded cache: its entries are links of C objects Python cannot read."""
+    if fn.cache_parameters().get("maxsize") is not None:
+        return None
+    own = getattr(fn, "__dict__", None)
+    found = [r for r in gc.get_referents(fn) if type(r) is dict and r is not own]
+    return found[0] if len(found) == 1 else None
 
 
 def _attrs(v: Any) -> list[tuple[str, Any]] | None:
@@ -266,6 +318,14 @@ def _path(path: str, a: Any, b: Any) -> tuple[str, str]:
                 return path, "its attributes"
             i = next(i for i, (x, y) in enumerate(zip(a[2], b[2])) if x != y)
             path, a, b = f"{path}.{a[2][i][0]}", a[2][i][1], b[2][i][1]
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] == ("lru",):
+        a_items, b_items = a[1][1], b[1][1]
+        if [x[1] for x in a_items] != [x[1] for x in b_items]:
+            return f"the cache of {path}", "its keys"
+        i = next(i for i, (x, y) in enumerate(zip(a_items, b_items)) if x != y)
+        return _path(f"{path}(...)", a_items[i][2], b_items[i][2])
     if isinstance(a, tuple) and a[:1] in (("iter",), ("gen",)):
         return path, "an iterator the region advances"
+    if isinstance(a, tuple) and a[:1] == ("rng",):
+        return path, "a random generator's state (it drew a number)"
     return path, "its value"

@@ -179,15 +179,23 @@ def trace(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] 
     Raises:
         TraceError (or another AscTraceError): the kernel cannot be traced; the message names the line.
     """
-    held = watch(fn)
+    args = outside_args(signature)
+    held = watch(fn, args)
     graph = _trace_once(fn, signature, options, name, core_type)
     if changed_any(held):
         # the kernel's Python changed state that outlives it: acceptable only if running it again (as eager
         # does on every core) changes nothing more (proxies/kernel_state.py)
-        held = watch(fn)
+        held = watch(fn, args)
         graph = _trace_once(fn, signature, options, name, core_type)
         check_unchanged(held, fn, graph.name)
     return graph
+
+
+def outside_args(signature: Signature) -> dict[str, Any]:
+    """The ConstExpr arguments the kernel receives as the caller's own objects (param_proxy), by parameter
+    name: state that outlives the kernel as its globals do. A struct passed by value gets a copy per trace."""
+    return {p.name: p.value for p in signature.params
+            if p.kind == "const" and getattr(p.value, "__asc_kernel_copy__", None) is None}
 
 
 def _trace_once(fn: Callable[..., Any], signature: Signature, options: dict[str, Any] | None,
