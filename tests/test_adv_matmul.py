@@ -123,7 +123,7 @@ def test_unregistered_and_ub_output_are_clear_errors():
         with mm_.iterate() as count:
             pass
 
-    with pytest.raises(NotProvidedError, match="iterate"):
+    with pytest.raises(NotProvidedError, match="C at TPosition.VECCALC"):
         ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
 
 

@@ -7,8 +7,9 @@ in the fractal layouts, and the timing model and the emitted Ascend C see the in
 Provided: A, B, C and the bias in GM, ND; A given M x K; B given K x N (16-bit types) or transposed (N x K, any
 type Mmad takes); C float32 / float16 / bfloat16 from float inputs, int32 from int8; the tiling from
 `register_matmul(..., tiling)` or `init(tiling)`; `set_tail`, `set_org_shape`, `set_single_shape`; `iterate_all`
-to a GlobalTensor; `end`. What is not (the per-block `iterate` / `get_tensor_c` loop, outputs to the Unified
-Buffer (a mixed cube + vector kernel), batches, quantisation, sparse A) raises NotProvidedError at its line.
+to a GlobalTensor; the per-block loop (`with matmul.iterate() as count:` / `while matmul.iterate():` with
+`get_tensor_c` to a GlobalTensor); `end`. What is not (C into the Unified Buffer, batches, quantisation, sparse A)
+raises NotProvidedError at its line.
 """
 from __future__ import annotations
 
@@ -36,8 +37,10 @@ def _not_provided(api: str, why: str, instead: str | None = None) -> NotProvided
     return NotProvidedError(f"asc.adv.Matmul.{api} is not provided: {why}", user_loc(), hint=instead)
 
 
-_ITERATE = ("the per-block Iterate / GetTensorC loop (a mixed cube + vector kernel when C goes to the Unified "
-            "Buffer) is not provided yet", "matmul.iterate_all(c_global) computes the core's whole block into GM")
+_UB_C = ("C into the Unified Buffer needs the cube -> vector hand-off through the GM workspace in pyasc's MIX "
+         "mode (one Matmul client per vector core), which is not built yet",
+         "get_tensor_c(c_global) into GM, then data_copy the block into the UB (a mixed kernel's hand-off)")
+_ITERATE = ("the asynchronous GetTensorC is not provided", "matmul.get_tensor_c(c_global) in the iterate() loop")
 
 
 class Matmul:
@@ -72,6 +75,9 @@ class Matmul:
         self._org: dict[str, Any] = {}
         self._single: dict[str, Any] = {}
         self._tail: dict[str, Any] = {}
+        self._cur: tuple | None = None         # the block the last iterate() computed (get_tensor_c reads it)
+        self._unrolled: list | None = None     # `while matmul.iterate():` on eager: [state, next block, count]
+        self._open: Any = None                 # `while matmul.iterate():` while tracing: the open loop region
 
     # -- setup ------------------------------------------------------------------------------------------
 
@@ -143,11 +149,74 @@ class Matmul:
     def wait_iterate_all(self) -> None:
         """`WaitIterateAll()`: the expansion is in program order; auto_sync orders what reads C afterwards."""
 
-    def iterate(self, *args: Any, **kwargs: Any) -> Any:
-        raise _not_provided("iterate", *_ITERATE)
+    def iterate(self, en_partial_sum: Any = False, sync: Any = True, local_c_matrix: Any = None) -> "MatmulIterator":
+        """`Iterate()`: the next base_m x base_n block of C (m fastest, the tiling's ORDER_M) into L0C; fetch it
+        with `get_tensor_c`. Two forms: `with matmul.iterate() as count:` (pyasc's: a runtime loop over the
+        blocks, `count` the block's index) and `while matmul.iterate():` (the block count must be known while
+        tracing: the loop is unrolled).
 
-    def get_tensor_c(self, *args: Any, **kwargs: Any) -> Any:
-        raise _not_provided("get_tensor_c", *_ITERATE)
+        Raises:
+            NotProvidedError: `en_partial_sum`, `local_c_matrix`, `sync=False`.
+        """
+        current("asc.adv.Matmul.iterate")
+        if en_partial_sum not in (False, 0):
+            raise _not_provided("iterate(en_partial_sum=True)", "the partial-sum mode (K split over calls) is not "
+                                "provided")
+        if local_c_matrix is not None:
+            raise _not_provided("iterate(local_c_matrix=...)", "a user-given L0C tensor is not provided")
+        if sync not in (True, 1):
+            raise _not_provided("iterate(sync=False)", "the asynchronous Iterate is not provided")
+        return MatmulIterator(self, user_loc())
+
+    def get_tensor_c(self, tensor: Any = None, en_atomic: Any = 0, en_sequential_write: Any = False, sync: Any = True,
+                     optional_tensor: Any = None) -> None:
+        """`GetTensorC(c)`: the block the last `iterate()` computed, from L0C into `tensor` (GM): at its place in
+        C (row pitch: the org N), or with `en_sequential_write=True` at the start of `tensor`, rows cur_n apart
+        (the vendor's copy_cube_out_fixpipe.h: stride = baseWidth, dstOffset = 0).
+
+        Raises:
+            TraceError: not inside an iterate() loop.
+            NotProvidedError: C into the Unified Buffer (a LocalTensor), the returning form, en_atomic.
+        """
+        current("asc.adv.Matmul.get_tensor_c")
+        loc = user_loc()
+        if tensor is None:
+            raise _not_provided("get_tensor_c() returning a GlobalTensor", "the workspace form (sync=False) is not "
+                                "provided", "pass the destination: matmul.get_tensor_c(c_global)")
+        if type(tensor).__name__ == "LocalTensor" or optional_tensor is not None:
+            raise _not_provided("get_tensor_c to a LocalTensor", _UB_C[0], _UB_C[1])
+        gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
+        if en_atomic not in (0, False):
+            raise _not_provided("get_tensor_c(en_atomic=...)", "GM atomics are not provided")
+        cur = self._cur
+        if cur is None:
+            raise TraceError("get_tensor_c fetches the block the last iterate() computed: call it inside "
+                             "`with matmul.iterate() as count:` or `while matmul.iterate():`", loc)
+        plan, c_l0, row, col, cur_m, cur_n, quant = cur
+        from ..proxies import cube_api as C
+        from ..proxies.cube_params import FixpipeParamsV220
+        if en_sequential_write:
+            C.fixpipe(gc, c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), cur_n, quant))
+        else:
+            C.fixpipe(gc[row * plan.ldc + col:], c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), plan.ldc,
+                                                                         quant))
+
+    def _begin_iterate(self, loc: Any) -> tuple:
+        """The buffers and the block count of an iterate() loop."""
+        self._check_ready(loc)
+        plan, in_dt = self._plan(loc)
+        quant = X.out_quant(plan, in_dt, self.c_dtype, loc)
+        buf = X.Buffers(plan, in_dt, self._bias is not None, loc)
+        m_tiles, n_tiles = X.tile_counts(plan)
+        return plan, quant, buf, buf.c1(self.c_dtype), m_tiles, n_tiles
+
+    def _compute(self, state: tuple, t: Any) -> None:
+        """Block `t` of the iteration order into L0C; `get_tensor_c` then reads `self._cur`."""
+        plan, quant, buf, c_all, m_tiles, _n = state
+        row, col, cur_m, cur_n = X.tile_at(plan, t, m_tiles)
+        c_l0 = X.l0c_slot(buf, c_all, t)
+        X.compute_tile(plan, buf, self._a, self._b, self._bias, c_l0, row, col, cur_m, cur_n)
+        self._cur = (plan, c_l0, row, col, cur_m, cur_n, quant)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -159,6 +228,11 @@ class Matmul:
     # -- checks -----------------------------------------------------------------------------------------
 
     def _check_ready(self, loc: Any) -> None:
+        for what, t in (("A", self.a_type), ("B", self.b_type), ("C", self.c_type)):
+            if TPosition(t.position) != TPosition.GM or CubeFormat(t.format) != CubeFormat.ND:
+                raise NotProvidedError(f"asc.adv.Matmul with {what} at TPosition.{TPosition(t.position).name}, "
+                                       f"CubeFormat.{CubeFormat(t.format).name} is not provided (GM, ND is)", loc,
+                                       hint=_UB_C[1] if what == "C" else None)
         if not self._registered:
             raise TraceError("this Matmul was not registered: call asc.adv.register_matmul(pipe, workspace, matmul"
                              "[, tiling]) first", loc)
@@ -168,10 +242,6 @@ class Matmul:
             raise TraceError("this Matmul has no tiling: pass it to register_matmul or call matmul.init(tiling)", loc)
         if self._a is None or self._b is None:
             raise TraceError("set A and B first: matmul.set_tensor_a(a_global), matmul.set_tensor_b(b_global)", loc)
-        for what, t in (("A", self.a_type), ("B", self.b_type), ("C", self.c_type)):
-            if TPosition(t.position) != TPosition.GM or CubeFormat(t.format) != CubeFormat.ND:
-                raise NotProvidedError(f"asc.adv.Matmul with {what} at TPosition.{TPosition(t.position).name}, "
-                                       f"CubeFormat.{CubeFormat(t.format).name} is not provided (GM, ND is)", loc)
         bad = self.config.result_changing()
         if bad:
             raise NotProvidedError(f"asc.adv.Matmul with MatmulConfig.{bad[0]} is not provided", loc)
@@ -198,6 +268,68 @@ class Matmul:
         return plan, in_dt
 
 
+class MatmulIterator:
+    """What `Matmul.iterate()` returns: a context manager (pyasc's `with matmul.iterate() as count:`, a runtime
+    loop over the core's blocks, traced once) or a truth value (`while matmul.iterate():`, one block per call,
+    unrolled while tracing)."""
+
+    def __init__(self, mm: Matmul, loc: Any) -> None:
+        self.mm, self.loc = mm, loc
+        self.region: Any = None
+
+    def __enter__(self) -> Any:
+        from ..proxies.scalar import Scalar as _Scalar
+        ctx = current("asc.adv.Matmul.iterate")
+        if getattr(ctx, "eager", False):
+            raise NotProvidedError("`with matmul.iterate() as count:` on the eager backend: its body is Python run "
+                                   "once, and the loop needs it once per block", self.loc,
+                                   hint="write `while matmul.iterate():` (with the block count known while "
+                                        "tracing), or run on sim / cpp")
+        state = self.mm._begin_iterate(self.loc)
+        m_tiles, n_tiles = state[4], state[5]
+        self.region = ctx.open_loop(0, m_tiles * n_tiles, 1, self.loc)
+        count = _Scalar(self.region.var)
+        self.mm._compute(state, count)
+        return count
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self.mm._cur = None
+        if exc_type is None:
+            current("asc.adv.Matmul.iterate").close_loop(self.region)
+        return False
+
+    def __bool__(self) -> bool:
+        """`while matmul.iterate():` - while tracing, the first test opens a runtime loop over the blocks and
+        traces the body once for a symbolic block, the second closes it (False); on eager (Python run as it
+        goes), one block per test until the last."""
+        mm = self.mm
+        ctx = current("asc.adv.Matmul.iterate")
+        if not getattr(ctx, "eager", False):
+            if mm._open is None:
+                from ..proxies.scalar import Scalar as _Scalar
+                state = mm._begin_iterate(self.loc)
+                mm._open = ctx.open_loop(0, state[4] * state[5], 1, self.loc)
+                mm._compute(state, _Scalar(mm._open.var))
+                return True
+            ctx.close_loop(mm._open)
+            mm._open, mm._cur = None, None
+            return False
+        if mm._unrolled is None:
+            state = mm._begin_iterate(self.loc)
+            total = state[4] * state[5]
+            if isinstance(total, Scalar):            # eager knows every runtime value as it runs
+                from ..proxies.scalar import to_expr
+                total = int(ctx.value(to_expr(total)))
+            mm._unrolled = [state, 0, int(total)]
+        state, t, total = mm._unrolled
+        if t >= total:                   # done: the next `while matmul.iterate():` starts over
+            mm._unrolled, mm._cur = None, None
+            return False
+        mm._unrolled[1] = t + 1
+        mm._compute(state, t)
+        return True
+
+
 # Matmul methods of pyasc not provided, each with why
 _ABSENT = {
     "iterate_batch": "batched matmuls are not provided yet",
@@ -213,7 +345,7 @@ _ABSENT = {
     "set_workspace": "the workspace of the mixed Matmul (C through GM to the vector core) is not provided yet",
     "async_get_tensor_c": _ITERATE[0],
     "wait_get_tensor_c": _ITERATE[0],
-    "get_offset_c": _ITERATE[0],
+    "get_offset_c": "GetOffsetC (the block's place, for the asynchronous GetTensorC) is not provided",
 }
 
 
