@@ -49,8 +49,11 @@ class Matmul:
     def __init__(self, a: MatmulType | None = None, b: MatmulType | None = None, c: MatmulType | None = None,
                  bias: MatmulType | None = None, matmul_config: MatmulConfig | None = None,
                  matmul_policy: Any = 0) -> None:
-        current("asc.adv.Matmul")
+        ctx = current("asc.adv.Matmul")
         loc = user_loc()
+        graph = getattr(ctx, "graph", None)
+        if graph is not None and getattr(graph, "matmul_client", None) is None:
+            graph.matmul_client = loc      # pyasc's MIX mode unless cube-only (graph/matmul_clients.py)
         for what, t in (("a", a), ("b", b), ("c", c)):
             if not isinstance(t, MatmulType):
                 raise TraceError(f"asc.adv.Matmul: {what} is an asc.adv.MatmulType, got {type(t).__name__}", loc)

@@ -78,7 +78,9 @@ class EagerRuntime(Runtime):
         journal = GmJournal()
         try:
             for core in range(job.core_num):
-                m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                # GetBlockNum() is the launched count, also when each block runs two Matmul clients
+                nblk = job.core_num // job.options.get("matmul_clients", 1)
+                m = Machine(np.array([core]), nblk, job.bound.arrays, job.bound.scalars, journal)
                 ctx = EagerContext(KernelGraph(job.name, sig, dict(job.options)), m)
                 if art.cube:
                     from .cube_exec import memories

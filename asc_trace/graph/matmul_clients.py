@@ -1,0 +1,64 @@
+"""pyasc's MIX mode for a kernel that registers an `asc.adv.Matmul` without `matmul_cube_only=True`: the
+vendor's Matmul then runs as a client on each of the two vector cores of an AI core, the cube core serving
+their requests (pyasc's LegalizeKernelArgs pass and compiler.py: a kernel with REGIST_MATMUL_OBJ is
+KERNEL_TYPE_MIX_AIC_1_2 unless matmul_cube_only). So the kernel's code runs 2 x blocks times: `GetBlockIdx()`
+is `block * 2 + sub-block` (0 .. 2 x blocks - 1) while `GetBlockNum()` is still the launched count (the vendor's
+dav_c220 kernel_operator_sys_var_impl.h: GetBlockIdxImpl, and GetBlockNum = get_block_num()).
+
+asc_trace expands the Matmul into the cube's own instructions, so each client's requests are the cube work
+the kernel records with that client's block id. A kernel whose work is all the Matmul's (tutorial 03) runs
+as its equivalent cube kernel on 2 x blocks cube cores, with `GetBlockNum()` read as half of that: the same
+block ids, block count and results as the vendor's MIX launch; the emitted Ascend C is that AIC_ONLY kernel
+(correct when launched on 2 x blocks). Not the same: timing (two clients share one cube core on the NPU; here
+each has its own), so asc.profile refuses it. A client kernel with vector work of its own (C into the Unified
+Buffer, tutorial 05) is not provided yet."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..errors import NotProvidedError
+from .expr import BLOCK_NUM, Const, binop, free_vars
+from .kernel_graph import KernelGraph
+
+CLIENTS_PER_BLOCK = 2        # KERNEL_TYPE_MIX_AIC_1_2: one Matmul client per vector core, two per AI core
+
+
+def clients_per_block(traced: KernelGraph, options: Any) -> int:
+    """2 for a kernel in pyasc's MIX Matmul mode (it registers a Matmul, and is not declared cube-only), else 1."""
+    if getattr(traced, "matmul_client", None) is None:
+        return 1
+    kt = options.get("kernel_type")
+    if options.get("matmul_cube_only") or kt in ("cube", "aic", "KERNEL_TYPE_AIC_ONLY"):
+        return 1
+    return CLIENTS_PER_BLOCK
+
+
+def as_client_kernel(traced: KernelGraph) -> KernelGraph:
+    """The kernel as traced, run on 2 x blocks cube cores: `GetBlockNum()` becomes the launched count (half)."""
+    from .cube_graph import is_cube_graph, is_mix_graph
+    loc = traced.matmul_client
+    if is_mix_graph(traced) or not is_cube_graph(traced):
+        raise NotProvidedError("a kernel with an asc.adv.Matmul and vector work of its own runs in pyasc's MIX mode "
+                               "(a Matmul client on each vector core, block ids 0 .. 2 x blocks - 1), which asc_trace "
+                               "provides only when all the kernel's work is the Matmul's", loc,
+                               hint="declare @asc.jit(matmul_cube_only=True) for a cube kernel, or write the mixed "
+                                    "kernel with the basic cube API (docs/cube.md, Mixed kernels)")
+    half = binop("//", BLOCK_NUM, Const(CLIENTS_PER_BLOCK))
+    out = traced.copy()
+    for nid in traced.order:
+        n = traced.node(nid)
+        if _uses_block_num(n.args):
+            out.replace(dataclasses.replace(n, args=_subst(n.args, {BLOCK_NUM: half})))
+    out.matmul_client = loc
+    return out
+
+
+def _uses_block_num(args: Any) -> bool:
+    from .node import exprs_in
+    return any(v == BLOCK_NUM for e in exprs_in(args) for v in free_vars(e))
+
+
+def _subst(args: Any, m: dict) -> Any:
+    from .mix_split import _subst_arg
+    return _subst_arg(args, m)

@@ -1,0 +1,130 @@
+"""pyasc's MIX Matmul mode (tutorial 03): a kernel that registers an asc.adv.Matmul without matmul_cube_only runs
+one Matmul client per vector core, two per launched block, so `get_block_idx()` covers 0 .. 2 x blocks - 1 while
+`get_block_num()` is the launched count (the vendor's GetBlockIdxImpl / GetBlockNum). Checked against NumPy on
+sim, eager and cpp."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc_trace as asc
+from asc_trace.errors import NotProvidedError
+
+ND = asc.CubeFormat.ND
+GM = asc.TPosition.GM
+
+
+def make_kernel(backend: str = "sim", grid_from_block_num: bool = False, **opts):
+    """Tutorial 03's kernel (its `if get_block_idx() < used_core_num:` included). With `grid_from_block_num`,
+    the core grid is read from get_block_num(): M split in get_block_num() rows of cores, so the result is
+    right only if get_block_num() is the launched count."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+             workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        m_blocks = asc.get_block_num() if grid_from_block_num else tiling.m.ceildiv(tiling.single_core_m)
+        mi = bi % m_blocks
+        ni = bi // m_blocks
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + ni * tiling.single_core_n)
+        gc.set_global_buffer(c + mi * tiling.n * tiling.single_core_m + ni * tiling.single_core_n)
+        pipe = asc.TPipe()
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                            asc.adv.MatmulType(GM, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        if asc.get_block_idx() < tiling.used_core_num:
+            mm.set_tensor_a(ga)
+            mm.set_tensor_b(gb)
+            mm.iterate_all(gc)
+            mm.end()
+    return asc.jit(body, backend=backend, **opts)
+
+
+def tiling_for(m, n, k, sm, sn):
+    cores = -(-m // sm) * -(-n // sn)
+    return asc.adv.TCubeTiling(used_core_num=cores, m=m, n=n, k_a=k, k_b=k, single_core_m=sm, single_core_n=sn,
+                               single_core_k=k, base_m=32, base_n=32, base_k=32)
+
+
+def run(kernel, blocks, m=128, n=64, k=64, sm=32, sn=32, integers=False):
+    rng = np.random.default_rng(3)
+    if integers:
+        a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+        b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+    else:
+        a = rng.standard_normal((m, k)).astype(np.float16)
+        b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), -9.0, np.float32)
+    t = tiling_for(m, n, k, sm, sn)
+    kernel[blocks](a, b, c, t, np.zeros(64, np.uint8))
+    return c, a.astype(np.float32) @ b.astype(np.float32), t
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_tutorial_03_launch_computes_all_of_c(backend):
+    """used_core_num = 8 clients, launched as tutorial 03 does: used_core_num // 2 blocks."""
+    c, want, t = run(make_kernel(backend), 4)
+    assert t.used_core_num == 8
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+def test_extra_clients_skip_by_the_tutorials_if():
+    """5 blocks = 10 clients for 8 blocks of C: clients 8 and 9 take the `if`'s other side."""
+    c, want, _ = run(make_kernel(), 5)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_block_num_is_the_launched_count(backend):
+    c, want, _ = run(make_kernel(backend, grid_from_block_num=True), 4)       # 4 rows of M cores x 2 columns = 8 clients
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+def test_cube_only_kernel_keeps_one_block_per_cube_core():
+    """matmul_cube_only=True (tutorial 04): block ids 0 .. blocks - 1; launched on half the blocks, half of C."""
+    c, want, _ = run(make_kernel(matmul_cube_only=True), 4)
+    np.testing.assert_allclose(c[:, :32], want[:, :32], rtol=1e-4, atol=1e-3)
+    assert (c[:, 32:] == -9.0).all()
+    c, want, _ = run(make_kernel(matmul_cube_only=True), 8)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+def test_profile_of_a_client_kernel_is_refused():
+    t = tiling_for(128, 64, 64, 32, 32)
+    args = (np.zeros((128, 64), np.float16), np.zeros((64, 64), np.float16), np.zeros((128, 64), np.float32), t,
+            np.zeros(64, np.uint8))
+    with pytest.raises(NotProvidedError, match="MIX Matmul mode"):
+        asc.profile(make_kernel(), *args, core_num=4)
+
+
+def test_client_kernel_with_vector_work_is_refused():
+    @asc.jit
+    def k(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+          workspace: asc.GlobalAddress):
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a)
+        gb.set_global_buffer(b)
+        gc.set_global_buffer(c)
+        pipe = asc.TPipe()
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                            asc.adv.MatmulType(GM, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        mm.iterate_all(gc)
+        mm.end()
+        x = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
+        asc.data_copy(x, gc, 64)
+        asc.adds(x, x, 1.0, 64)
+        asc.data_copy(gc, x, 64)
+
+    with pytest.raises(NotProvidedError, match="MIX mode"):
+        run(k, 1, 32, 32, 32, 32, 32)
+
+
+@pytest.mark.slow
+def test_cpp_equals_sim_to_the_bit():
+    got, want, _ = run(make_kernel("cpp"), 4, integers=True)
+    ref, _, _ = run(make_kernel("sim"), 4, integers=True)
+    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(got, want)
