@@ -7,7 +7,8 @@ dav_c220 kernel_operator_sys_var_impl.h: GetBlockIdxImpl, and GetBlockNum = get_
 
 asc_trace expands the Matmul into the cube's own instructions, so each client's requests are the cube work
 the kernel records with that client's block id. A kernel whose work is all the Matmul's (tutorial 03) runs
-as its equivalent cube kernel on 2 x blocks cube cores, with `GetBlockNum()` read as half of that: the same
+as its equivalent cube kernel on 2 x blocks cube cores (one with no cube work: its vector code on 2 x blocks
+vector cores), with `GetBlockNum()` read as half of that: the same
 block ids, block count and results as the vendor's MIX launch; the emitted Ascend C is that AIC_ONLY kernel
 (correct when launched on 2 x blocks). Not the same: timing (two clients share one cube core on the NPU; here
 each has its own), so asc.profile refuses it. A client kernel with vector work of its own (C into the Unified
@@ -35,10 +36,11 @@ def clients_per_block(traced: KernelGraph, options: Any) -> int:
 
 
 def as_client_kernel(traced: KernelGraph) -> KernelGraph:
-    """The kernel as traced, run on 2 x blocks cube cores: `GetBlockNum()` becomes the launched count (half)."""
-    from .cube_graph import is_cube_graph, is_mix_graph
+    """The kernel as traced, run on 2 x blocks cores: `GetBlockNum()` becomes the launched count (half). A kernel
+    with no cube work (a Matmul built and never run) is the clients' vector code alone: 2 x blocks vector cores."""
+    from .cube_graph import is_mix_graph
     loc = traced.matmul_client
-    if is_mix_graph(traced) or not is_cube_graph(traced):
+    if is_mix_graph(traced):
         raise NotProvidedError("a kernel with an asc.adv.Matmul and vector work of its own runs in pyasc's MIX mode "
                                "(a Matmul client on each vector core, block ids 0 .. 2 x blocks - 1), which asc_trace "
                                "provides only when all the kernel's work is the Matmul's", loc,
