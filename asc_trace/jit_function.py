@@ -233,7 +233,6 @@ class CompiledKernel:
                 from .graph.cube_graph import is_cube_graph
                 cube = self.__dict__["_cube"] = is_cube_graph(self.graph)
             if cube:
-                from .errors import NotProvidedError
                 why = (" (the vendor's headers lower the cube's API to AI Core intrinsics - "
                        "copy_gm_to_cbuf_multi_nd2nz_b16, load_cbuf_to_ca / load_cbuf_to_cb, mad, "
                        "copy_matrix_cc_to_gm - whose host implementation is CANN's closed tikicpulib library; "
@@ -242,6 +241,12 @@ class CompiledKernel:
                 raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim, eager and cpp backends "
                                        f"model so far; the {rt.name} backend cannot run it{why}", loc,
                                        hint="run it with backend='sim', 'eager' or 'cpp'")
+        if self.clients > 1 and rt.name != "sim":
+            from .graph.mix_split import MixGraph
+            if isinstance(self.graph, MixGraph):
+                raise NotProvidedError(f"{self.name} is a mixed kernel in pyasc's MIX Matmul mode (each Matmul client "
+                                       "paired with a cube core); only the sim backend runs such kernels so far, "
+                                       f"not {rt.name}", loc, hint="run it with backend='sim'")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
         opts = self.options if self.clients == 1 else dict(self.options, matmul_clients=self.clients)

@@ -125,7 +125,7 @@ def test_unregistered_and_ub_output_are_clear_errors():
         with mm_.iterate() as count:
             pass
 
-    with pytest.raises(NotProvidedError, match="C at TPosition.VECCALC"):
+    with pytest.raises(TraceError, match="no tiling"):        # C into the UB is provided (MIX mode)
         ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
 
 

@@ -140,7 +140,8 @@ def test_get_tensor_c_outside_iterate_is_refused():
         k[1](a, b, np.zeros((32, 32), np.float32), tiling_for(32, 32, 32, 32, 32), np.zeros(64, np.uint8))
 
 
-def test_get_tensor_c_to_the_unified_buffer_is_refused_clearly():
+def test_get_tensor_c_to_the_unified_buffer_at_its_place_is_refused_clearly():
+    """Into the UB only en_sequential_write=True (tutorial 05's form) is provided (tests/test_matmul_mix_clients.py)."""
     @asc.jit
     def k(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
           workspace: asc.GlobalAddress):
@@ -157,11 +158,11 @@ def test_get_tensor_c_to_the_unified_buffer_is_refused_clearly():
         mm.set_tensor_b(gb)
         with mm.iterate() as count:
             x = q.alloc_tensor(asc.float32)
-            mm.get_tensor_c(x, en_sequential_write=True)
+            mm.get_tensor_c(x)
             q.free_tensor(x)
 
     a, b, _ = data(32, 32, 32)
-    with pytest.raises(NotProvidedError, match="VECCALC|Unified Buffer"):
+    with pytest.raises(NotProvidedError, match="en_sequential_write=False"):
         k[1](a, b, np.zeros((32, 32), np.float32), tiling_for(32, 32, 32, 32, 32), np.zeros(64, np.uint8))
 
 

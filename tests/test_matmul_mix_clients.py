@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import asc_trace as asc
-from asc_trace.errors import NotProvidedError
+from asc_trace.errors import NotProvidedError, TraceError
 
 ND = asc.CubeFormat.ND
 GM = asc.TPosition.GM
@@ -97,29 +97,77 @@ def test_profile_of_a_client_kernel_is_refused():
         asc.profile(make_kernel(), *args, core_num=4)
 
 
-def test_client_kernel_with_vector_work_is_refused():
-    @asc.jit
-    def k(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
-          workspace: asc.GlobalAddress):
-        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
-        ga.set_global_buffer(a)
-        gb.set_global_buffer(b)
-        gc.set_global_buffer(c)
+def leaky_kernel(backend: str = "sim"):
+    """Tutorial 05's kernel: each client's blocks through get_tensor_c into the UB, LeakyRelu there, out to C."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+             alpha: float, tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        mb = tiling.m.ceildiv(tiling.single_core_m)
+        mi = bi % mb
+        ni = bi // mb
+        ga, gb, gc, gbias = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + ni * tiling.single_core_n)
+        gc.set_global_buffer(c + mi * tiling.n * tiling.single_core_m + ni * tiling.single_core_n)
+        gbias.set_global_buffer(bias + ni * tiling.single_core_n)
         pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECOUT, 1)
+        pipe.init_buffer(que=q, num=1, len=tiling.base_m * tiling.base_n * 4)
         mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                            asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32),
                             asc.adv.MatmulType(GM, ND, asc.float32))
         asc.adv.register_matmul(pipe, workspace, mm, tiling)
         mm.set_tensor_a(ga)
         mm.set_tensor_b(gb)
-        mm.iterate_all(gc)
+        mm.set_bias(gbias)
+        with mm.iterate() as count:
+            x = q.alloc_tensor(asc.float32)
+            mm.get_tensor_c(x, en_sequential_write=True)
+            asc.leaky_relu(x, x, alpha, count=tiling.base_m * tiling.base_n)
+            q.enque(x)
+            x = q.deque(asc.float32)
+            round_m = tiling.single_core_m // tiling.base_m
+            off = count % round_m * tiling.base_m * tiling.n + count // round_m * tiling.base_n
+            asc.data_copy(gc[off:], x, repeat_params=asc.DataCopyParams(
+                tiling.base_m, tiling.base_n * 4 // 32, 0, (tiling.n - tiling.base_n) * 4 // 32))
+            q.free_tensor(x)
         mm.end()
-        x = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, 64)
-        asc.data_copy(x, gc, 64)
-        asc.adds(x, x, 1.0, 64)
-        asc.data_copy(gc, x, 64)
+    return asc.jit(body, backend=backend)
 
-    with pytest.raises(NotProvidedError, match="MIX mode"):
-        run(k, 1, 32, 32, 32, 32, 32)
+
+def run_leaky(kernel, blocks, m, n, k, sm, sn):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    t = asc.adv.TCubeTiling(used_core_num=-(-m // sm) * -(-n // sn), m=m, n=n, k_a=k, k_b=k, single_core_m=sm,
+                            single_core_n=sn, single_core_k=k, base_m=32, base_n=32, base_k=32, is_bias=1)
+    c = np.full((m, n), -9.0, np.float32)
+    kernel[blocks](a, b, c, bias, 0.125, t, np.zeros(1 << 16, np.uint8))
+    mm = a.astype(np.float32) @ b.astype(np.float32) + bias
+    return c, np.where(mm >= 0, mm, mm * np.float32(0.125))
+
+
+@pytest.mark.parametrize("blocks,m,n,k", [(1, 128, 64, 64), (2, 128, 128, 80)])
+def test_tutorial_05_form_c_through_the_ub_matches_numpy(blocks, m, n, k):
+    """blocks launched = clients / 2; each client's cube core fixpipes a block into its workspace slot, its
+    vector core takes it into the UB (cross-core flags derived by auto_sync), LeakyRelu, out to C."""
+    c, want = run_leaky(leaky_kernel(), blocks, m, n, k, 64, 64)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cpp"])
+def test_tutorial_05_form_is_refused_off_sim(backend):
+    with pytest.raises(NotProvidedError, match="only the sim backend"):
+        run_leaky(leaky_kernel(backend), 1, 128, 64, 64, 64, 64)
+
+
+def test_ub_output_in_a_cube_only_kernel_is_refused():
+    k = leaky_kernel()
+    k = asc.jit(k.fn, matmul_cube_only=True)
+    with pytest.raises(TraceError, match="no Unified Buffer") as ei:
+        run_leaky(k, 1, 128, 64, 64, 64, 64)
+    assert ei.value.loc.line > 0 and "get_tensor_c" in ei.value.loc.code
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ def _not_provided(api: str, why: str, instead: str | None = None) -> NotProvided
 _UB_C = ("C into the Unified Buffer needs the cube -> vector hand-off through the GM workspace in pyasc's MIX "
          "mode (one Matmul client per vector core), which is not built yet",
          "get_tensor_c(c_global) into GM, then data_copy the block into the UB (a mixed kernel's hand-off)")
+_UB_POSITIONS = (TPosition.VECCALC, TPosition.VECIN, TPosition.VECOUT)
 _ITERATE = ("the asynchronous GetTensorC is not provided", "matmul.get_tensor_c(c_global) in the iterate() loop")
 
 
@@ -81,6 +82,8 @@ class Matmul:
         self._cur: tuple | None = None         # the block the last iterate() computed (get_tensor_c reads it)
         self._unrolled: list | None = None     # `while matmul.iterate():` on eager: [state, next block, count]
         self._open: Any = None                 # `while matmul.iterate():` while tracing: the open loop region
+        self._workspace: Any = None            # register_matmul's workspace (C's hand-off to the UB goes through it)
+        self._ws_tensor: Any = None
 
     # -- setup ------------------------------------------------------------------------------------------
 
@@ -186,9 +189,9 @@ class Matmul:
         if tensor is None:
             raise _not_provided("get_tensor_c() returning a GlobalTensor", "the workspace form (sync=False) is not "
                                 "provided", "pass the destination: matmul.get_tensor_c(c_global)")
-        if type(tensor).__name__ == "LocalTensor" or optional_tensor is not None:
-            raise _not_provided("get_tensor_c to a LocalTensor", _UB_C[0], _UB_C[1])
-        gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
+        if optional_tensor is not None:
+            raise _not_provided("get_tensor_c(c_global, optional_tensor=local)", "C into GM and the Unified Buffer "
+                                "at once is not provided", "two calls: get_tensor_c(c_global), then a data_copy")
         if en_atomic not in (0, False):
             raise _not_provided("get_tensor_c(en_atomic=...)", "GM atomics are not provided")
         cur = self._cur
@@ -198,11 +201,62 @@ class Matmul:
         plan, c_l0, row, col, cur_m, cur_n, quant = cur
         from ..proxies import cube_api as C
         from ..proxies.cube_params import FixpipeParamsV220
+        if type(tensor).__name__ == "LocalTensor":
+            self._to_ub(tensor, en_sequential_write, loc)
+            return
+        gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
         if en_sequential_write:
             C.fixpipe(gc, c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), cur_n, quant))
         else:
             C.fixpipe(gc[row * plan.ldc + col:], c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), plan.ldc,
                                                                          quant))
+
+    def _to_ub(self, ub: Any, sequential: Any, loc: Any) -> None:
+        """The block into the Unified Buffer, as pyasc's MIX mode hands it over: the cube core fixpipes it into
+        this client's slot of the registered workspace (GM: A2 has no L0C -> UB path), the vector core copies
+        it into `ub`, rows base_n apart; auto_sync derives the cross-core flags from that dataflow."""
+        plan, c_l0, _row, _col, cur_m, cur_n, quant = self._cur
+        opts = getattr(getattr(current("asc.adv.Matmul.get_tensor_c"), "graph", None), "options", None) or {}
+        if opts.get("matmul_cube_only") or opts.get("kernel_type") in ("cube", "aic", "KERNEL_TYPE_AIC_ONLY"):
+            raise TraceError("get_tensor_c into a LocalTensor in a cube-only kernel: the cube core has no Unified "
+                             "Buffer", loc, hint="drop matmul_cube_only (pyasc's MIX mode hands C to the vector "
+                                                 "cores), or get_tensor_c into GM")
+        if not sequential:
+            raise _not_provided("get_tensor_c(local_tensor, en_sequential_write=False)", "the block at its place in "
+                                "a local C of the whole core's block is not provided",
+                                "en_sequential_write=True: the block at the start of the LocalTensor, as tutorial 05")
+        if ub.dtype is not self.c_dtype:
+            raise TraceError(f"get_tensor_c into a {ub.dtype} LocalTensor, but C is {self.c_dtype}", loc)
+        sz = self.c_dtype.itemsize
+        if plan.bn * sz % 32:
+            raise _not_provided(f"get_tensor_c to a LocalTensor with base_n = {plan.bn}", "a block row that is not "
+                                "whole 32-byte blocks (the UB copy's unit)")
+        ws = self._handoff(plan, loc)
+        from ..proxies import cube_api as C
+        from ..proxies.api import data_copy, get_block_idx
+        from ..proxies.cube_params import FixpipeParamsV220
+        from ..proxies.params import DataCopyParams
+        slot = ws[get_block_idx() * (plan.bm * plan.bn):]      # this client's block of the workspace
+        C.fixpipe(slot, c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), plan.bn, quant))
+        data_copy(ub, slot, DataCopyParams(cur_m, plan.bn * sz // 32, 0, 0))
+
+    def _handoff(self, plan: Any, loc: Any) -> Any:
+        """The registered workspace as a GlobalTensor of C's type (bound once per Matmul)."""
+        if self._ws_tensor is not None:
+            return self._ws_tensor
+        ws = self._workspace
+        if type(ws).__name__ != "GlobalAddress":
+            raise _not_provided("get_tensor_c to a LocalTensor with this workspace", "the hand-off needs the "
+                                "workspace as a GlobalAddress kernel parameter, as pyasc's tutorials pass it")
+        from ..graph.expr import Const
+        if not (isinstance(ws.offset, Const) and ws.offset.value == 0):
+            raise _not_provided("get_tensor_c to a LocalTensor with an offset workspace", "the workspace is seen in "
+                                "C's element type from its start", "register the workspace argument itself")
+        from ..proxies.tensors import GlobalAddress, GlobalTensor
+        g = GlobalTensor()
+        g.set_global_buffer(GlobalAddress(ws.param, ws.offset, self.c_dtype))
+        self._ws_tensor = g
+        return g
 
     def _begin_iterate(self, loc: Any) -> tuple:
         """The buffers and the block count of an iterate() loop."""
@@ -232,6 +286,8 @@ class Matmul:
 
     def _check_ready(self, loc: Any) -> None:
         for what, t in (("A", self.a_type), ("B", self.b_type), ("C", self.c_type)):
+            if what == "C" and TPosition(t.position) in _UB_POSITIONS and CubeFormat(t.format) == CubeFormat.ND:
+                continue           # C through the workspace into the Unified Buffer: get_tensor_c(local_tensor)
             if TPosition(t.position) != TPosition.GM or CubeFormat(t.format) != CubeFormat.ND:
                 raise NotProvidedError(f"asc.adv.Matmul with {what} at TPosition.{TPosition(t.position).name}, "
                                        f"CubeFormat.{CubeFormat(t.format).name} is not provided (GM, ND is)", loc,
@@ -368,5 +424,6 @@ def register_matmul(pipe: Any, workspace: Any, matmul: Matmul, tiling: TCubeTili
     if not isinstance(matmul, Matmul):
         raise TraceError(f"register_matmul takes an asc.adv.Matmul, got {type(matmul).__name__}", loc)
     matmul._registered = True
+    matmul._workspace = workspace
     if tiling is not None:
         matmul.init(tiling)

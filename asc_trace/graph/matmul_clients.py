@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..errors import NotProvidedError
 from .expr import BLOCK_NUM, Const, binop, free_vars
 from .kernel_graph import KernelGraph
 
@@ -38,14 +37,7 @@ def clients_per_block(traced: KernelGraph, options: Any) -> int:
 def as_client_kernel(traced: KernelGraph) -> KernelGraph:
     """The kernel as traced, run on 2 x blocks cores: `GetBlockNum()` becomes the launched count (half). A kernel
     with no cube work (a Matmul built and never run) is the clients' vector code alone: 2 x blocks vector cores."""
-    from .cube_graph import is_mix_graph
     loc = traced.matmul_client
-    if is_mix_graph(traced):
-        raise NotProvidedError("a kernel with an asc.adv.Matmul and vector work of its own runs in pyasc's MIX mode "
-                               "(a Matmul client on each vector core, block ids 0 .. 2 x blocks - 1), which asc_trace "
-                               "provides only when all the kernel's work is the Matmul's", loc,
-                               hint="declare @asc.jit(matmul_cube_only=True) for a cube kernel, or write the mixed "
-                                    "kernel with the basic cube API (docs/cube.md, Mixed kernels)")
     half = binop("//", BLOCK_NUM, Const(CLIENTS_PER_BLOCK))
     out = traced.copy()
     for nid in traced.order:
