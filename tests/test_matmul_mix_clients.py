@@ -176,3 +176,12 @@ def test_cpp_equals_sim_to_the_bit():
     ref, _, _ = run(make_kernel("sim"), 4, integers=True)
     np.testing.assert_array_equal(got, ref)
     np.testing.assert_array_equal(got, want)
+
+
+def test_tutorial_05_form_without_auto_sync_is_a_race():
+    """The client pairs run under the simulator's pipe and cross-core checks: without the derived flags the
+    launch is refused, not silently right."""
+    from asc_trace.errors import RaceError
+    k = asc.jit(leaky_kernel().fn, auto_sync=False)
+    with pytest.raises(RaceError):
+        run_leaky(k, 1, 128, 64, 64, 64, 64)

@@ -8,8 +8,8 @@ Provided: A, B, C and the bias in GM, ND; A given M x K; B given K x N (16-bit t
 type Mmad takes); C float32 / float16 / bfloat16 from float inputs, int32 from int8; the tiling from
 `register_matmul(..., tiling)` or `init(tiling)`; `set_tail`, `set_org_shape`, `set_single_shape`; `iterate_all`
 to a GlobalTensor; the per-block loop (`with matmul.iterate() as count:` / `while matmul.iterate():` with
-`get_tensor_c` to a GlobalTensor); `end`. What is not (C into the Unified Buffer, batches, quantisation, sparse A)
-raises NotProvidedError at its line.
+`get_tensor_c` to a GlobalTensor, or to a LocalTensor through the workspace in pyasc's MIX mode); `end`. What is
+not (batches, quantisation, sparse A) raises NotProvidedError at its line.
 """
 from __future__ import annotations
 
@@ -37,9 +37,8 @@ def _not_provided(api: str, why: str, instead: str | None = None) -> NotProvided
     return NotProvidedError(f"asc.adv.Matmul.{api} is not provided: {why}", user_loc(), hint=instead)
 
 
-_UB_C = ("C into the Unified Buffer needs the cube -> vector hand-off through the GM workspace in pyasc's MIX "
-         "mode (one Matmul client per vector core), which is not built yet",
-         "get_tensor_c(c_global) into GM, then data_copy the block into the UB (a mixed kernel's hand-off)")
+_UB_C = ("C takes GM, or the Unified Buffer (VECCALC / VECIN / VECOUT) through get_tensor_c",
+         "MatmulType(TPosition.GM, ...) or MatmulType(TPosition.VECCALC, ...)")
 _UB_POSITIONS = (TPosition.VECCALC, TPosition.VECIN, TPosition.VECOUT)
 _ITERATE = ("the asynchronous GetTensorC is not provided", "matmul.get_tensor_c(c_global) in the iterate() loop")
 

@@ -8,11 +8,12 @@ dav_c220 kernel_operator_sys_var_impl.h: GetBlockIdxImpl, and GetBlockNum = get_
 asc_trace expands the Matmul into the cube's own instructions, so each client's requests are the cube work
 the kernel records with that client's block id. A kernel whose work is all the Matmul's (tutorial 03) runs
 as its equivalent cube kernel on 2 x blocks cube cores (one with no cube work: its vector code on 2 x blocks
-vector cores), with `GetBlockNum()` read as half of that: the same
-block ids, block count and results as the vendor's MIX launch; the emitted Ascend C is that AIC_ONLY kernel
-(correct when launched on 2 x blocks). Not the same: timing (two clients share one cube core on the NPU; here
-each has its own), so asc.profile refuses it. A client kernel with vector work of its own (C into the Unified
-Buffer, tutorial 05) is not provided yet."""
+vector cores), with `GetBlockNum()` read as half of that: the same block ids, block count and results as the
+vendor's MIX launch; the emitted Ascend C is that kernel (correct when launched on 2 x blocks). A kernel with
+cube and vector work (C into the Unified Buffer, tutorial 05) runs on sim as 2 x blocks pairs of one cube
+core and one vector core (runtime/mix_sim.py). Not the same: timing (two clients share one cube core on the
+NPU; here each has its own), so asc.profile refuses these kernels."""
+"""
 from __future__ import annotations
 
 import dataclasses
