@@ -13,7 +13,6 @@ vendor's MIX launch; the emitted Ascend C is that kernel (correct when launched 
 cube and vector work (C into the Unified Buffer, tutorial 05) runs on sim as 2 x blocks pairs of one cube
 core and one vector core (runtime/mix_sim.py). Not the same: timing (two clients share one cube core on the
 NPU; here each has its own), so asc.profile refuses these kernels."""
-"""
 from __future__ import annotations
 
 import dataclasses
