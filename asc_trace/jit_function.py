@@ -202,6 +202,8 @@ class CompiledKernel:
         if self.clients > 1:
             self.traced = as_client_kernel(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
+        if self.clients > 1:        # the lowering and the cpp launcher pair each client with a cube core
+            self.graph.matmul_clients = self.clients
         self._artifacts: dict[str, Any] = {}
         self._not_run = first_not_run(self.graph)     # refused at each launch; the graph never changes
         if config.dump_dir() is not None:
@@ -241,12 +243,12 @@ class CompiledKernel:
                 raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim, eager and cpp backends "
                                        f"model so far; the {rt.name} backend cannot run it{why}", loc,
                                        hint="run it with backend='sim', 'eager' or 'cpp'")
-        if self.clients > 1 and rt.name != "sim":
+        if self.clients > 1 and rt.name not in ("sim", "cpp"):
             from .graph.mix_split import MixGraph
             if isinstance(self.graph, MixGraph):
                 raise NotProvidedError(f"{self.name} is a mixed kernel in pyasc's MIX Matmul mode (each Matmul client "
-                                       "paired with a cube core); only the sim backend runs such kernels so far, "
-                                       f"not {rt.name}", loc, hint="run it with backend='sim'")
+                                       "paired with a cube core); only the sim and cpp backends run such kernels so "
+                                       f"far, not {rt.name}", loc, hint="run it with backend='sim' or 'cpp'")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
         opts = self.options if self.clients == 1 else dict(self.options, matmul_clients=self.clients)
