@@ -202,3 +202,27 @@ def test_tutorial_05_form_without_auto_sync_is_a_race():
     k = asc.jit(leaky_kernel().fn, auto_sync=False)
     with pytest.raises(RaceError):
         run_leaky(k, 1, 128, 64, 64, 64, 64)
+
+
+def _headers():
+    from asc_trace.toolchain.real_api import headers_if_configured
+    return headers_if_configured()
+
+
+@pytest.mark.skipif(_headers() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")
+def test_the_client_pair_kernel_compiles_against_the_real_headers():
+    """g++ in CPU-debug mode resolves every call of the emitted MIX_AIC_1_1 kernel (tutorial 05's form: the
+    workspace reinterpreted as float, both sides) against asc-devkit's headers."""
+    from asc_trace.toolchain.header_check import Kernel, check_kernels
+    t = asc.adv.TCubeTiling(used_core_num=2, m=128, n=64, k_a=64, k_b=64, single_core_m=64, single_core_n=64,
+                            single_core_k=64, base_m=32, base_n=32, base_k=32, is_bias=1)
+    args = (np.zeros((128, 64), np.float16), np.zeros((64, 64), np.float16), np.zeros((128, 64), np.float32),
+            np.zeros(64, np.float32), 0.1, t, np.zeros(1 << 16, np.uint8))
+    ck = asc.compile(leaky_kernel(), args, core_num=1)
+    good = Kernel("mix_clients", ck.source, ck.graph)
+    assert check_kernels([good]) == []
+    bad = ck.source.replace("SetGlobalBuffer(reinterpret_cast<__gm__ float*>(workspace))",
+                            "SetGlobalBuffer(reinterpret_cast<__gm__ float*>(workspace), 1, 2)", 1)
+    assert bad != ck.source
+    errors = check_kernels([good, Kernel("mix_clients_bad", bad, ck.graph)])
+    assert len(errors) == 1 and "rejected" in str(errors[0])
