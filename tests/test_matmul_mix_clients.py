@@ -14,7 +14,8 @@ ND = asc.CubeFormat.ND
 GM = asc.TPosition.GM
 
 
-def make_kernel(backend: str = "sim", grid_from_block_num: bool = False, **opts):
+def make_kernel(backend: str = "sim", grid_from_block_num: bool = False, grid_from_sub_block: bool = False,
+                **opts):
     """Tutorial 03's kernel (its `if get_block_idx() < used_core_num:` included). With `grid_from_block_num`,
     the core grid is read from get_block_num(): M split in get_block_num() rows of cores, so the result is
     right only if get_block_num() is the launched count."""
@@ -24,6 +25,9 @@ def make_kernel(backend: str = "sim", grid_from_block_num: bool = False, **opts)
         m_blocks = asc.get_block_num() if grid_from_block_num else tiling.m.ceildiv(tiling.single_core_m)
         mi = bi % m_blocks
         ni = bi // m_blocks
+        if grid_from_sub_block:     # M split over the launched blocks, N over the two clients of each
+            mi = bi // asc.get_task_ratio()
+            ni = asc.get_sub_block_idx() + 0 * asc.get_sub_block_num()
         ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
         gb.set_global_buffer(b + ni * tiling.single_core_n)
@@ -78,6 +82,14 @@ def test_extra_clients_skip_by_the_tutorials_if():
 def test_block_num_is_the_launched_count(backend):
     c, want, _ = run(make_kernel(backend, grid_from_block_num=True), 4)       # 4 rows of M cores x 2 columns = 8 clients
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", pytest.param("cpp", marks=pytest.mark.slow)])
+def test_sub_block_and_task_ratio_are_the_clients(backend):
+    """GetSubBlockIdx() = client % 2 and GetTaskRation() = 2, as on the vector core the client runs on: 4 blocks
+    x 2 clients cover the 4 x 2 grid only with those values."""
+    c, want, _ = run(make_kernel(backend, grid_from_sub_block=True), 4, integers=True)
+    np.testing.assert_array_equal(c, want)
 
 
 def test_cube_only_kernel_keeps_one_block_per_cube_core():

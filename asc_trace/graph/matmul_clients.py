@@ -20,6 +20,7 @@ from typing import Any
 
 from .expr import BLOCK_NUM, Const, binop, free_vars
 from .kernel_graph import KernelGraph
+from .mix_vars import side_values
 
 CLIENTS_PER_BLOCK = 2        # KERNEL_TYPE_MIX_AIC_1_2: one Matmul client per vector core, two per AI core
 
@@ -38,19 +39,21 @@ def as_client_kernel(traced: KernelGraph) -> KernelGraph:
     """The kernel as traced, run on 2 x blocks cores: `GetBlockNum()` becomes the launched count (half). A kernel
     with no cube work (a Matmul built and never run) is the clients' vector code alone: 2 x blocks vector cores."""
     loc = traced.matmul_client
-    half = binop("//", BLOCK_NUM, Const(CLIENTS_PER_BLOCK))
+    # the kernel's code is the clients' (vector cores'): GetSubBlockIdx() is the client's id % 2, GetSubBlockNum()
+    # and GetTaskRation() 2, on both sides of the pairing (the cube core works on the client's behalf)
+    values = {BLOCK_NUM: binop("//", BLOCK_NUM, Const(CLIENTS_PER_BLOCK)), **side_values("aiv")}
     out = traced.copy()
     for nid in traced.order:
         n = traced.node(nid)
-        if _uses_block_num(n.args):
-            out.replace(dataclasses.replace(n, args=_subst(n.args, {BLOCK_NUM: half})))
+        if _uses(n.args, values):
+            out.replace(dataclasses.replace(n, args=_subst(n.args, values)))
     out.matmul_client = loc
     return out
 
 
-def _uses_block_num(args: Any) -> bool:
+def _uses(args: Any, values: dict) -> bool:
     from .node import exprs_in
-    return any(v == BLOCK_NUM for e in exprs_in(args) for v in free_vars(e))
+    return any(v in values for e in exprs_in(args) for v in free_vars(e))
 
 
 def _subst(args: Any, m: dict) -> Any:
