@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import config
-from .errors import AscTraceError, AscTraceWarning, LaunchError, OptionError, TraceError
+from .errors import AscTraceError, AscTraceWarning, LaunchError, NotProvidedError, OptionError, TraceError
 from .fingerprint import launch_fingerprint
 from .graph.kernel_graph import KernelGraph
 from .graph.passes import run_passes
@@ -196,7 +196,14 @@ class CompiledKernel:
         if getattr(self.traced, "core_type_asked", None) is not None:
             self.traced = _per_core_type(jitfn.fn, signature, self.options, self.traced)
         refuse_raw_over_pipe_buffers(self.traced)
+        from .graph.matmul_clients import as_client_kernel, clients_per_block
+        # pyasc's MIX Matmul mode: the kernel runs once per Matmul client, two per launched block
+        self.clients = clients_per_block(self.traced, self.options)
+        if self.clients > 1:
+            self.traced = as_client_kernel(self.traced)
         self.graph: KernelGraph = run_passes(self.traced, self.options)
+        if self.clients > 1:        # the lowering and the cpp launcher pair each client with a cube core
+            self.graph.matmul_clients = self.clients
         self._artifacts: dict[str, Any] = {}
         self._not_run = first_not_run(self.graph)     # refused at each launch; the graph never changes
         if config.dump_dir() is not None:
@@ -228,7 +235,6 @@ class CompiledKernel:
                 from .graph.cube_graph import is_cube_graph
                 cube = self.__dict__["_cube"] = is_cube_graph(self.graph)
             if cube:
-                from .errors import NotProvidedError
                 why = (" (the vendor's headers lower the cube's API to AI Core intrinsics - "
                        "copy_gm_to_cbuf_multi_nd2nz_b16, load_cbuf_to_ca / load_cbuf_to_cb, mad, "
                        "copy_matrix_cc_to_gm - whose host implementation is CANN's closed tikicpulib library; "
@@ -237,10 +243,17 @@ class CompiledKernel:
                 raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim, eager and cpp backends "
                                        f"model so far; the {rt.name} backend cannot run it{why}", loc,
                                        hint="run it with backend='sim', 'eager' or 'cpp'")
+        if self.clients > 1 and rt.name not in ("sim", "cpp"):
+            from .graph.mix_split import MixGraph
+            if isinstance(self.graph, MixGraph):
+                raise NotProvidedError(f"{self.name} is a mixed kernel in pyasc's MIX Matmul mode (each Matmul client "
+                                       "paired with a cube core); only the sim and cpp backends run such kernels so "
+                                       f"far, not {rt.name}", loc, hint="run it with backend='sim' or 'cpp'")
         self._warn_dropped_remainders(bound, core_num)
         refuse_shared_writes(self.graph, bound, loc)
-        rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num, stream, loc,
-                                               self.options))
+        opts = self.options if self.clients == 1 else dict(self.options, matmul_clients=self.clients)
+        rt.launch(self.artifact(rt), LaunchJob(self.name, self.jitfn.fn, self.graph, bound, core_num * self.clients,
+                                               stream, loc, opts))
 
     def _warn_dropped_remainders(self, bound: BoundArgs, core_num: int) -> None:
         """An AscTraceWarning at the loop's line when `range(n // tile)` drops a non-zero `n % tile` of this launch
@@ -439,6 +452,11 @@ def profile(fn: Any, *args: Any, core_num: int = 1, platform: str | None = None,
                                   hint="profile it with timing_only=False (on real data)")
         rt = get_runtime("sim")
         assert isinstance(rt, SimRuntime)
+        if ck.clients > 1:
+            raise NotProvidedError(f"asc.profile of {jf.name}: in pyasc's MIX Matmul mode two Matmul clients share "
+                                   "each AI core's cube core, which the timing model does not model (it would time "
+                                   "each client on a cube core of its own)", loc,
+                                   hint="profile it declared @asc.jit(matmul_cube_only=True), launched on 2 x blocks")
         refuse_shared_writes(ck.graph, bound, loc)
         job = LaunchJob(jf.name, jf.fn, ck.graph, bound, core_num, None, loc, ck.options)
         return rt.profile(ck.artifact(rt), job, plat, execute=not timing_only)

@@ -18,7 +18,9 @@ def smin(a, b):
 
 
 def make_kernel(in_dt, out_dt, trans_b=False, with_bias=False):
-    @asc.jit
+    # launched on used_core_num blocks, one per cube core (tutorial 04); without matmul_cube_only it would be
+    # pyasc's MIX mode, two Matmul clients per block (tests/test_matmul_mix_clients.py)
+    @asc.jit(matmul_cube_only=True)
     def mm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
            tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
         bi = asc.get_block_idx()
@@ -123,7 +125,7 @@ def test_unregistered_and_ub_output_are_clear_errors():
         with mm_.iterate() as count:
             pass
 
-    with pytest.raises(NotProvidedError, match="iterate"):
+    with pytest.raises(TraceError, match="no tiling"):        # C into the UB is provided (MIX mode)
         ub_out[1](np.zeros(1024, np.float16), np.zeros(64, np.uint8))
 
 

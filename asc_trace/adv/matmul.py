@@ -7,8 +7,9 @@ in the fractal layouts, and the timing model and the emitted Ascend C see the in
 Provided: A, B, C and the bias in GM, ND; A given M x K; B given K x N (16-bit types) or transposed (N x K, any
 type Mmad takes); C float32 / float16 / bfloat16 from float inputs, int32 from int8; the tiling from
 `register_matmul(..., tiling)` or `init(tiling)`; `set_tail`, `set_org_shape`, `set_single_shape`; `iterate_all`
-to a GlobalTensor; `end`. What is not (the per-block `iterate` / `get_tensor_c` loop, outputs to the Unified
-Buffer (a mixed cube + vector kernel), batches, quantisation, sparse A) raises NotProvidedError at its line.
+to a GlobalTensor; the per-block loop (`with matmul.iterate() as count:` / `while matmul.iterate():` with
+`get_tensor_c` to a GlobalTensor, or to a LocalTensor through the workspace in pyasc's MIX mode); `end`. What is
+not (batches, quantisation, sparse A) raises NotProvidedError at its line.
 """
 from __future__ import annotations
 
@@ -36,8 +37,10 @@ def _not_provided(api: str, why: str, instead: str | None = None) -> NotProvided
     return NotProvidedError(f"asc.adv.Matmul.{api} is not provided: {why}", user_loc(), hint=instead)
 
 
-_ITERATE = ("the per-block Iterate / GetTensorC loop (a mixed cube + vector kernel when C goes to the Unified "
-            "Buffer) is not provided yet", "matmul.iterate_all(c_global) computes the core's whole block into GM")
+_UB_C = ("C takes GM, or the Unified Buffer (VECCALC / VECIN / VECOUT) through get_tensor_c",
+         "MatmulType(TPosition.GM, ...) or MatmulType(TPosition.VECCALC, ...)")
+_UB_POSITIONS = (TPosition.VECCALC, TPosition.VECIN, TPosition.VECOUT)
+_ITERATE = ("the asynchronous GetTensorC is not provided", "matmul.get_tensor_c(c_global) in the iterate() loop")
 
 
 class Matmul:
@@ -46,8 +49,11 @@ class Matmul:
     def __init__(self, a: MatmulType | None = None, b: MatmulType | None = None, c: MatmulType | None = None,
                  bias: MatmulType | None = None, matmul_config: MatmulConfig | None = None,
                  matmul_policy: Any = 0) -> None:
-        current("asc.adv.Matmul")
+        ctx = current("asc.adv.Matmul")
         loc = user_loc()
+        graph = getattr(ctx, "graph", None)
+        if graph is not None and getattr(graph, "matmul_client", None) is None:
+            graph.matmul_client = loc      # pyasc's MIX mode unless cube-only (graph/matmul_clients.py)
         for what, t in (("a", a), ("b", b), ("c", c)):
             if not isinstance(t, MatmulType):
                 raise TraceError(f"asc.adv.Matmul: {what} is an asc.adv.MatmulType, got {type(t).__name__}", loc)
@@ -72,6 +78,11 @@ class Matmul:
         self._org: dict[str, Any] = {}
         self._single: dict[str, Any] = {}
         self._tail: dict[str, Any] = {}
+        self._cur: tuple | None = None         # the block the last iterate() computed (get_tensor_c reads it)
+        self._unrolled: list | None = None     # `while matmul.iterate():` on eager: [state, next block, count]
+        self._open: Any = None                 # `while matmul.iterate():` while tracing: the open loop region
+        self._workspace: Any = None            # register_matmul's workspace (C's hand-off to the UB goes through it)
+        self._ws_tensor: Any = None
 
     # -- setup ------------------------------------------------------------------------------------------
 
@@ -143,11 +154,125 @@ class Matmul:
     def wait_iterate_all(self) -> None:
         """`WaitIterateAll()`: the expansion is in program order; auto_sync orders what reads C afterwards."""
 
-    def iterate(self, *args: Any, **kwargs: Any) -> Any:
-        raise _not_provided("iterate", *_ITERATE)
+    def iterate(self, en_partial_sum: Any = False, sync: Any = True, local_c_matrix: Any = None) -> "MatmulIterator":
+        """`Iterate()`: the next base_m x base_n block of C (m fastest, the tiling's ORDER_M) into L0C; fetch it
+        with `get_tensor_c`. Two forms: `with matmul.iterate() as count:` (pyasc's: a runtime loop over the
+        blocks, `count` the block's index) and `while matmul.iterate():` (the block count must be known while
+        tracing: the loop is unrolled).
 
-    def get_tensor_c(self, *args: Any, **kwargs: Any) -> Any:
-        raise _not_provided("get_tensor_c", *_ITERATE)
+        Raises:
+            NotProvidedError: `en_partial_sum`, `local_c_matrix`, `sync=False`.
+        """
+        current("asc.adv.Matmul.iterate")
+        if en_partial_sum not in (False, 0):
+            raise _not_provided("iterate(en_partial_sum=True)", "the partial-sum mode (K split over calls) is not "
+                                "provided")
+        if local_c_matrix is not None:
+            raise _not_provided("iterate(local_c_matrix=...)", "a user-given L0C tensor is not provided")
+        if sync not in (True, 1):
+            raise _not_provided("iterate(sync=False)", "the asynchronous Iterate is not provided")
+        return MatmulIterator(self, user_loc())
+
+    def get_tensor_c(self, tensor: Any = None, en_atomic: Any = 0, en_sequential_write: Any = False, sync: Any = True,
+                     optional_tensor: Any = None) -> None:
+        """`GetTensorC(c)`: the block the last `iterate()` computed, from L0C into `tensor` (GM): at its place in
+        C (row pitch: the org N), or with `en_sequential_write=True` at the start of `tensor`, rows cur_n apart
+        (the vendor's copy_cube_out_fixpipe.h: stride = baseWidth, dstOffset = 0).
+
+        Raises:
+            TraceError: not inside an iterate() loop.
+            NotProvidedError: C into the Unified Buffer (a LocalTensor), the returning form, en_atomic.
+        """
+        current("asc.adv.Matmul.get_tensor_c")
+        loc = user_loc()
+        if tensor is None:
+            raise _not_provided("get_tensor_c() returning a GlobalTensor", "the workspace form (sync=False) is not "
+                                "provided", "pass the destination: matmul.get_tensor_c(c_global)")
+        if optional_tensor is not None:
+            raise _not_provided("get_tensor_c(c_global, optional_tensor=local)", "C into GM and the Unified Buffer "
+                                "at once is not provided", "two calls: get_tensor_c(c_global), then a data_copy")
+        if en_atomic not in (0, False):
+            raise _not_provided("get_tensor_c(en_atomic=...)", "GM atomics are not provided")
+        cur = self._cur
+        if cur is None:
+            raise TraceError("get_tensor_c fetches the block the last iterate() computed: call it inside "
+                             "`with matmul.iterate() as count:` or `while matmul.iterate():`", loc)
+        plan, c_l0, row, col, cur_m, cur_n, quant = cur
+        from ..proxies import cube_api as C
+        from ..proxies.cube_params import FixpipeParamsV220
+        if type(tensor).__name__ == "LocalTensor":
+            self._to_ub(tensor, en_sequential_write, loc)
+            return
+        gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
+        if en_sequential_write:
+            C.fixpipe(gc, c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), cur_n, quant))
+        else:
+            C.fixpipe(gc[row * plan.ldc + col:], c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), plan.ldc,
+                                                                         quant))
+
+    def _to_ub(self, ub: Any, sequential: Any, loc: Any) -> None:
+        """The block into the Unified Buffer, as pyasc's MIX mode hands it over: the cube core fixpipes it into
+        this client's slot of the registered workspace (GM: A2 has no L0C -> UB path), the vector core copies
+        it into `ub`, rows base_n apart; auto_sync derives the cross-core flags from that dataflow."""
+        plan, c_l0, _row, _col, cur_m, cur_n, quant = self._cur
+        opts = getattr(getattr(current("asc.adv.Matmul.get_tensor_c"), "graph", None), "options", None) or {}
+        if opts.get("matmul_cube_only") or opts.get("kernel_type") in ("cube", "aic", "KERNEL_TYPE_AIC_ONLY"):
+            raise TraceError("get_tensor_c into a LocalTensor in a cube-only kernel: the cube core has no Unified "
+                             "Buffer", loc, hint="drop matmul_cube_only (pyasc's MIX mode hands C to the vector "
+                                                 "cores), or get_tensor_c into GM")
+        if not sequential:
+            raise _not_provided("get_tensor_c(local_tensor, en_sequential_write=False)", "the block at its place in "
+                                "a local C of the whole core's block is not provided",
+                                "en_sequential_write=True: the block at the start of the LocalTensor, as tutorial 05")
+        if ub.dtype is not self.c_dtype:
+            raise TraceError(f"get_tensor_c into a {ub.dtype} LocalTensor, but C is {self.c_dtype}", loc)
+        sz = self.c_dtype.itemsize
+        if plan.bn * sz % 32:
+            raise _not_provided(f"get_tensor_c to a LocalTensor with base_n = {plan.bn}", "a block row that is not "
+                                "whole 32-byte blocks (the UB copy's unit)")
+        ws = self._handoff(plan, loc)
+        from ..proxies import cube_api as C
+        from ..proxies.api import data_copy, get_block_idx
+        from ..proxies.cube_params import FixpipeParamsV220
+        from ..proxies.params import DataCopyParams
+        slot = ws[get_block_idx() * (plan.bm * plan.bn):]      # this client's block of the workspace
+        C.fixpipe(slot, c_l0, FixpipeParamsV220(cur_n, cur_m, X.up(cur_m, 16), plan.bn, quant))
+        data_copy(ub, slot, DataCopyParams(cur_m, plan.bn * sz // 32, 0, 0))
+
+    def _handoff(self, plan: Any, loc: Any) -> Any:
+        """The registered workspace as a GlobalTensor of C's type (bound once per Matmul)."""
+        if self._ws_tensor is not None:
+            return self._ws_tensor
+        ws = self._workspace
+        if type(ws).__name__ != "GlobalAddress":
+            raise _not_provided("get_tensor_c to a LocalTensor with this workspace", "the hand-off needs the "
+                                "workspace as a GlobalAddress kernel parameter, as pyasc's tutorials pass it")
+        from ..graph.expr import Const
+        if not (isinstance(ws.offset, Const) and ws.offset.value == 0):
+            raise _not_provided("get_tensor_c to a LocalTensor with an offset workspace", "the workspace is seen in "
+                                "C's element type from its start", "register the workspace argument itself")
+        from ..proxies.tensors import GlobalAddress, GlobalTensor
+        g = GlobalTensor()
+        g.set_global_buffer(GlobalAddress(ws.param, ws.offset, self.c_dtype))
+        self._ws_tensor = g
+        return g
+
+    def _begin_iterate(self, loc: Any) -> tuple:
+        """The buffers and the block count of an iterate() loop."""
+        self._check_ready(loc)
+        plan, in_dt = self._plan(loc)
+        quant = X.out_quant(plan, in_dt, self.c_dtype, loc)
+        buf = X.Buffers(plan, in_dt, self._bias is not None, loc)
+        m_tiles, n_tiles = X.tile_counts(plan)
+        return plan, quant, buf, buf.c1(self.c_dtype), m_tiles, n_tiles
+
+    def _compute(self, state: tuple, t: Any) -> None:
+        """Block `t` of the iteration order into L0C; `get_tensor_c` then reads `self._cur`."""
+        plan, quant, buf, c_all, m_tiles, _n = state
+        row, col, cur_m, cur_n = X.tile_at(plan, t, m_tiles)
+        c_l0 = X.l0c_slot(buf, c_all, t)
+        X.compute_tile(plan, buf, self._a, self._b, self._bias, c_l0, row, col, cur_m, cur_n)
+        self._cur = (plan, c_l0, row, col, cur_m, cur_n, quant)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -159,6 +284,13 @@ class Matmul:
     # -- checks -----------------------------------------------------------------------------------------
 
     def _check_ready(self, loc: Any) -> None:
+        for what, t in (("A", self.a_type), ("B", self.b_type), ("C", self.c_type)):
+            if what == "C" and TPosition(t.position) in _UB_POSITIONS and CubeFormat(t.format) == CubeFormat.ND:
+                continue           # C through the workspace into the Unified Buffer: get_tensor_c(local_tensor)
+            if TPosition(t.position) != TPosition.GM or CubeFormat(t.format) != CubeFormat.ND:
+                raise NotProvidedError(f"asc.adv.Matmul with {what} at TPosition.{TPosition(t.position).name}, "
+                                       f"CubeFormat.{CubeFormat(t.format).name} is not provided (GM, ND is)", loc,
+                                       hint=_UB_C[1] if what == "C" else None)
         if not self._registered:
             raise TraceError("this Matmul was not registered: call asc.adv.register_matmul(pipe, workspace, matmul"
                              "[, tiling]) first", loc)
@@ -168,10 +300,6 @@ class Matmul:
             raise TraceError("this Matmul has no tiling: pass it to register_matmul or call matmul.init(tiling)", loc)
         if self._a is None or self._b is None:
             raise TraceError("set A and B first: matmul.set_tensor_a(a_global), matmul.set_tensor_b(b_global)", loc)
-        for what, t in (("A", self.a_type), ("B", self.b_type), ("C", self.c_type)):
-            if TPosition(t.position) != TPosition.GM or CubeFormat(t.format) != CubeFormat.ND:
-                raise NotProvidedError(f"asc.adv.Matmul with {what} at TPosition.{TPosition(t.position).name}, "
-                                       f"CubeFormat.{CubeFormat(t.format).name} is not provided (GM, ND is)", loc)
         bad = self.config.result_changing()
         if bad:
             raise NotProvidedError(f"asc.adv.Matmul with MatmulConfig.{bad[0]} is not provided", loc)
@@ -198,6 +326,68 @@ class Matmul:
         return plan, in_dt
 
 
+class MatmulIterator:
+    """What `Matmul.iterate()` returns: a context manager (pyasc's `with matmul.iterate() as count:`, a runtime
+    loop over the core's blocks, traced once) or a truth value (`while matmul.iterate():`, one block per call,
+    unrolled while tracing)."""
+
+    def __init__(self, mm: Matmul, loc: Any) -> None:
+        self.mm, self.loc = mm, loc
+        self.region: Any = None
+
+    def __enter__(self) -> Any:
+        from ..proxies.scalar import Scalar as _Scalar
+        ctx = current("asc.adv.Matmul.iterate")
+        if getattr(ctx, "eager", False):
+            raise NotProvidedError("`with matmul.iterate() as count:` on the eager backend: its body is Python run "
+                                   "once, and the loop needs it once per block", self.loc,
+                                   hint="write `while matmul.iterate():` (with the block count known while "
+                                        "tracing), or run on sim / cpp")
+        state = self.mm._begin_iterate(self.loc)
+        m_tiles, n_tiles = state[4], state[5]
+        self.region = ctx.open_loop(0, m_tiles * n_tiles, 1, self.loc)
+        count = _Scalar(self.region.var)
+        self.mm._compute(state, count)
+        return count
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self.mm._cur = None
+        if exc_type is None:
+            current("asc.adv.Matmul.iterate").close_loop(self.region)
+        return False
+
+    def __bool__(self) -> bool:
+        """`while matmul.iterate():` - while tracing, the first test opens a runtime loop over the blocks and
+        traces the body once for a symbolic block, the second closes it (False); on eager (Python run as it
+        goes), one block per test until the last."""
+        mm = self.mm
+        ctx = current("asc.adv.Matmul.iterate")
+        if not getattr(ctx, "eager", False):
+            if mm._open is None:
+                from ..proxies.scalar import Scalar as _Scalar
+                state = mm._begin_iterate(self.loc)
+                mm._open = ctx.open_loop(0, state[4] * state[5], 1, self.loc)
+                mm._compute(state, _Scalar(mm._open.var))
+                return True
+            ctx.close_loop(mm._open)
+            mm._open, mm._cur = None, None
+            return False
+        if mm._unrolled is None:
+            state = mm._begin_iterate(self.loc)
+            total = state[4] * state[5]
+            if isinstance(total, Scalar):            # eager knows every runtime value as it runs
+                from ..proxies.scalar import to_expr
+                total = int(ctx.value(to_expr(total)))
+            mm._unrolled = [state, 0, int(total)]
+        state, t, total = mm._unrolled
+        if t >= total:                   # done: the next `while matmul.iterate():` starts over
+            mm._unrolled, mm._cur = None, None
+            return False
+        mm._unrolled[1] = t + 1
+        mm._compute(state, t)
+        return True
+
+
 # Matmul methods of pyasc not provided, each with why
 _ABSENT = {
     "iterate_batch": "batched matmuls are not provided yet",
@@ -213,7 +403,7 @@ _ABSENT = {
     "set_workspace": "the workspace of the mixed Matmul (C through GM to the vector core) is not provided yet",
     "async_get_tensor_c": _ITERATE[0],
     "wait_get_tensor_c": _ITERATE[0],
-    "get_offset_c": _ITERATE[0],
+    "get_offset_c": "GetOffsetC (the block's place, for the asynchronous GetTensorC) is not provided",
 }
 
 
@@ -233,5 +423,6 @@ def register_matmul(pipe: Any, workspace: Any, matmul: Matmul, tiling: TCubeTili
     if not isinstance(matmul, Matmul):
         raise TraceError(f"register_matmul takes an asc.adv.Matmul, got {type(matmul).__name__}", loc)
     matmul._registered = True
+    matmul._workspace = workspace
     if tiling is not None:
         matmul.init(tiling)

@@ -151,8 +151,8 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
                                         cmatrix_init_val=init))
 
 
-def iterate_all(p: Plan, ga: Any, gb: Any, gc: Any, gbias: Any, in_dt: Any, out_dt: Any, loc: SourceLoc) -> None:
-    """The whole single_m x single_n block of C on this core."""
+def out_quant(p: Plan, in_dt: Any, out_dt: Any, loc: SourceLoc) -> QuantModes:
+    """The Fixpipe conversion C's type needs; refuses the layouts and types the expansion does not build."""
     if not p.trans_b and in_dt.itemsize != 2:
         raise NotProvidedError(f"asc.adv.Matmul with B of {in_dt} given K x N (not transposed) is not provided: "
                                "its fractals would need a transposing load that asc_trace does not model for 8- and "
@@ -162,34 +162,59 @@ def iterate_all(p: Plan, ga: Any, gb: Any, gc: Any, gbias: Any, in_dt: Any, out_
     if quant is None:
         raise NotProvidedError(f"asc.adv.Matmul from {in_dt} inputs to a {out_dt} C is not provided (C takes "
                                "float32, float16 or bfloat16 from float inputs, int32 from int8)", loc)
+    if p.sk // p.bk + (1 if p.sk % p.bk else 0) == 0:
+        raise TraceError("asc.adv.Matmul with K = 0: nothing to multiply", loc)
+    return quant
+
+
+def tile_counts(p: Plan) -> tuple[Any, Any]:
+    """How many base_m rows and base_n columns of tiles the core's block has (runtime values with runtime tails)."""
+    return (p.sm + p.bm - 1) // p.bm, (p.sn + p.bn - 1) // p.bn
+
+
+def tile_at(p: Plan, t: Any, m_tiles: Any) -> tuple[Any, Any, Any, Any]:
+    """Tile `t` in the iteration order (m fastest, IterateOrder.ORDER_M): its first row and column in the
+    core's block, and its height and width (smaller at the M / N tails)."""
+    row = t % m_tiles * p.bm
+    col = t // m_tiles * p.bn
+    return row, col, smin(p.sm - row, p.bm), smin(p.sn - col, p.bn)
+
+
+def l0c_slot(buf: Buffers, c_all: Any, t: Any) -> Any:
+    """The L0C half tile `t` accumulates in (ping-pong when two fit)."""
+    return c_all[(t % 2) * buf.c_el:] if buf.l0c_n == 2 else c_all
+
+
+def compute_tile(p: Plan, buf: Buffers, ga: Any, gb: Any, gbias: Any, c_l0: Any, row: Any, col: Any, cur_m: Any,
+                 cur_n: Any) -> None:
+    """One base block of C = A x B (+ bias) into L0C: its K in base_k steps."""
+    full, tail = p.sk // p.bk, p.sk % p.bk
+    if gbias is not None:
+        from ..proxies.api import data_copy
+        data_copy(buf.bias1, gbias[col:], Nd2NzParams(1, 1, cur_n, 0, p.sn, 1, 1, 0))
+        data_copy(buf.bias2, buf.bias1, DataCopyParams(1, (cur_n * 4 + 63) // 64, 0, 0))
+    if gbias is None:       # as examples/matmul_cube.py: one loop of whole steps, then the tail
+        for kk in runtime_range(full):
+            k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, kk, p.bk, kk == 0)
+        if tail:
+            k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, full, tail, full == 0)
+    else:                   # the first step starts from the bias table, the others accumulate
+        for _ in runtime_range(1):
+            k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, 0, p.bk if full else tail, "bias", buf.bias2)
+        for kk in runtime_range(1, full):
+            k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, kk, p.bk, False)
+        if full and tail:
+            k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, full, tail, False)
+
+
+def iterate_all(p: Plan, ga: Any, gb: Any, gc: Any, gbias: Any, in_dt: Any, out_dt: Any, loc: SourceLoc) -> None:
+    """The whole single_m x single_n block of C on this core."""
+    quant = out_quant(p, in_dt, out_dt, loc)
     buf = Buffers(p, in_dt, gbias is not None, loc)
     c_all = buf.c1(out_dt)
-    m_tiles = (p.sm + p.bm - 1) // p.bm
-    n_tiles = (p.sn + p.bn - 1) // p.bn
-    full, tail = p.sk // p.bk, p.sk % p.bk
-    steps = full + (1 if tail else 0)
-    if steps == 0:
-        raise TraceError("asc.adv.Matmul with K = 0: nothing to multiply", loc)
+    m_tiles, n_tiles = tile_counts(p)
     for t in runtime_range(m_tiles * n_tiles):
-        row = t % m_tiles * p.bm
-        col = t // m_tiles * p.bn
-        cur_m = smin(p.sm - row, p.bm)
-        cur_n = smin(p.sn - col, p.bn)
-        c_l0 = c_all[(t % 2) * buf.c_el:] if buf.l0c_n == 2 else c_all
-        if gbias is not None:
-            from ..proxies.api import data_copy
-            data_copy(buf.bias1, gbias[col:], Nd2NzParams(1, 1, cur_n, 0, p.sn, 1, 1, 0))
-            data_copy(buf.bias2, buf.bias1, DataCopyParams(1, (cur_n * 4 + 63) // 64, 0, 0))
-        if gbias is None:       # as examples/matmul_cube.py: one loop of whole steps, then the tail
-            for kk in runtime_range(full):
-                k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, kk, p.bk, kk == 0)
-            if tail:
-                k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, full, tail, full == 0)
-        else:                   # the first step starts from the bias table, the others accumulate
-            for _ in runtime_range(1):
-                k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, 0, p.bk if full else tail, "bias", buf.bias2)
-            for kk in runtime_range(1, full):
-                k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, kk, p.bk, False)
-            if full and tail:
-                k_step(p, buf, ga, gb, c_l0, row, col, cur_m, cur_n, full, tail, False)
+        row, col, cur_m, cur_n = tile_at(p, t, m_tiles)
+        c_l0 = l0c_slot(buf, c_all, t)
+        compute_tile(p, buf, ga, gb, gbias, c_l0, row, col, cur_m, cur_n)
         C.fixpipe(gc[row * p.ldc + col:], c_l0, FixpipeParamsV220(cur_n, cur_m, up(cur_m, 16), p.ldc, quant))

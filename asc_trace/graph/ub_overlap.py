@@ -44,7 +44,8 @@ def refuse_raw_over_pipe_buffers(g: KernelGraph) -> None:
             owned.append((nxt, nxt + size, n))
             nxt += size
         # a LocalTensorAuto has no address yet; graph/auto_place.py refuses one next to a TPipe
-        elif n.op == "local_tensor" and not n.attr("multi_buffer_of") and not n.attr("auto"):
+        elif n.op == "local_tensor" and not n.attr("multi_buffer_of") and not n.attr("auto") \
+                and not _cube_memory(n.args[0]):      # L1 / L0 / the bias table are not the UB
             addr, length = _const(n.args[1]), _const(n.args[2])
             if addr is not None and length is not None and length > 0:
                 raw.append((addr, addr + length * n.attr("dtype").itemsize, n))
@@ -59,3 +60,8 @@ def refuse_raw_over_pipe_buffers(g: KernelGraph) -> None:
                                  hint=f"place the raw LocalTensor at byte {ohi} or above (after the TPipe's "
                                       f"buffers), or take the memory from the {kind} itself "
                                       "(alloc_tensor / tbuf.get)")
+
+
+def _cube_memory(pos: object) -> bool:
+    from ..cube_enums import CUBE_MEMORY
+    return pos in CUBE_MEMORY

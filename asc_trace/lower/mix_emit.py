@@ -32,7 +32,13 @@ def lower_mix(g: MixGraph, lower: Callable[..., str], overflow_param: str | None
             ln = ("// Mixed cube + vector kernel for Atlas A2 (KERNEL_TYPE_MIX_AIC_1_2: per AI core one cube core, "
                   "dav-c220-cube, and two vector cores, dav-c220-vec).")
         pre.append(ln)
-    out = pre + [sig, "{", f"    KERNEL_TASK_TYPE_DEFAULT({MIX_TYPE});", "    if ASCEND_IS_AIC {"]
+    kind = MIX_TYPE
+    if getattr(g, "matmul_clients", 1) > 1:
+        # pyasc's MIX Matmul mode (graph/matmul_clients.py): each client a vector core with a cube core of its own
+        kind = "KERNEL_TYPE_MIX_AIC_1_1"
+        pre.append("// pyasc's MIX Matmul mode: one Matmul client per vector core, each paired with a cube core "
+                   "(KERNEL_TYPE_MIX_AIC_1_1): launch it on 2 x the pyasc launch's blocks.")
+    out = pre + [sig, "{", f"    KERNEL_TASK_TYPE_DEFAULT({kind});", "    if ASCEND_IS_AIC {"]
     out += ["    " + ln if ln else ln for ln in body_c]
     out += ["    }", "    if ASCEND_IS_AIV {"]
     out += ["    " + ln if ln else ln for ln in body_v]

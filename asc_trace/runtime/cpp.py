@@ -202,8 +202,11 @@ extern "C" const char* asc_trace_output(int32_t core) {{ return asc_trace_out[st
 
 def mix_launcher(g: KernelGraph) -> str:
     """The launcher of a mixed kernel: per AI core, its cube core and two vector cores (asc_trace_mix.h), numbered
-    as the mixed simulator numbers them: the cube core of AI core c is c, its vector cores core_num + 2c + s."""
+    as the mixed simulator numbers them: the cube core of AI core c is c, its vector cores core_num + 2c + s. In
+    pyasc's MIX Matmul mode (graph/matmul_clients.py) each of the core_num Matmul clients runs with a cube core of
+    its own, both with the client's block id: vector core core_num + c."""
     call = f"{c_ident(g.name)}({call_args(g)});"
+    nvec = 1 if getattr(g, "matmul_clients", 1) > 1 else 2
     return f"""
 // ---- asc_trace cpp backend: per AI core, one cube core and two vector cores ----
 #include <memory>
@@ -226,26 +229,27 @@ extern "C" int asc_trace_launch(void** args, int32_t core_num, const int64_t* gm
         if (!owned[i]) owned[i].reset(new AscendC::detail::Core());
         cores[i] = owned[i].get();
     }}
+    const int nvec = {nvec};
     for (int32_t c = 0; c < core_num; ++c) {{
-        const int ids[3] = {{c, core_num + 2 * c, core_num + 2 * c + 1}};
-        for (int i = 0; i < 3; ++i) {{
+        const int ids[3] = {{c, core_num + nvec * c, core_num + nvec * c + 1}};
+        for (int i = 0; i < 1 + nvec; ++i) {{
             auto& st = *cores[i];
-            // GetBlockIdx() on a vector core: 2 * AI core + sub-block
-            AscendC::detail::reset_core(st, i == 0 ? c : 2 * c + i - 1, core_num);
+            // GetBlockIdx() on a vector core: 2 * AI core + sub-block (a Matmul client's pair: the client's id)
+            AscendC::detail::reset_core(st, i == 0 || nvec == 1 ? c : 2 * c + i - 1, core_num);
             st.mix_local = i;
         }}
         try {{
-            AscendC::detail::run_ai_core(cores, [&] {{ {call} }});
+            AscendC::detail::run_ai_core(cores, [&] {{ {call} }}, nvec);
         }} catch (const AscendC::detail::MixFailure& f) {{
             asc_trace_kind = f.failure.kind;
             asc_trace_msg = f.failure.message;
             asc_trace_node = cores[f.local]->node;
             asc_trace_core = ids[f.local];
             asc_trace_side = f.local == 0 ? 0 : 1;
-            for (int i = 0; i < 3; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
+            for (int i = 0; i < 1 + nvec; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
             return 1;
         }}
-        for (int i = 0; i < 3; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
+        for (int i = 0; i < 1 + nvec; ++i) asc_trace_out[static_cast<size_t>(ids[i])] = cores[i]->out;
     }}
     return 0;
 }}

@@ -27,6 +27,7 @@ from . import cube_timing as T
 from .machine import Machine
 
 POISON = 0xFF
+CUBE_MEMORY_L0C_ELEMS = MEMORY_BY_SPACE["l0c"].nbytes // 4
 _ROW0 = np.zeros(1, np.int64)
 BINDERS: dict[str, Callable[[Node], Callable[[Machine], Any]]] = {}
 
@@ -51,6 +52,35 @@ class CubeRoot:
 def memories() -> dict[str, np.ndarray]:
     """A cube core's on-chip memories, poisoned."""
     return {space: np.full(mem.nbytes, POISON, np.uint8) for space, mem in MEMORY_BY_SPACE.items()}
+
+
+_UNWRITTEN_SEEN: dict = {}      # warnings' "once per location" registry for check_l0c_written
+
+
+def mark_l0c_written(m: Machine, addr: int, start: int, count: int) -> None:
+    """Which L0C elements an Mmad has written on this core (its issue order: the pipes' order is the race
+    checker's business), so a Fixpipe of elements no Mmad wrote is reported instead of copying the poison."""
+    w = getattr(m, "l0c_written", None)
+    if w is None:
+        w = m.l0c_written = np.zeros(CUBE_MEMORY_L0C_ELEMS, bool)
+    w[addr // 4 + start:addr // 4 + start + count] = True
+
+
+def check_l0c_written(m: Machine, node: Node, addr: int, start: int, idx: np.ndarray) -> None:
+    """An AscTraceWarning at the Fixpipe's line when it reads L0C elements no Mmad wrote: they hold the 0xFF
+    poison (NaN in float32), as on the NPU they hold whatever an earlier kernel left (an Mmad with k = 0 writes
+    nothing, as the vendor's does not; so does a Matmul whose K is 0)."""
+    w = getattr(m, "l0c_written", None)
+    base = addr // 4 + start
+    if w is not None and w[base + idx].all():
+        return
+    import warnings
+    from ..errors import AscTraceWarning
+    n_bad = int(idx.size if w is None else (~w[base + idx]).sum())
+    warnings.warn_explicit(AscTraceWarning(
+        f"this Fixpipe reads {n_bad} L0C element(s) that no Mmad wrote on this core (an Mmad with k = 0 writes "
+        "nothing): it copies the L0C's stale contents - NaN poison in the simulator, an earlier kernel's leftovers "
+        "on the NPU"), AscTraceWarning, node.loc.file, node.loc.line, registry=_UNWRITTEN_SEEN)
 
 
 def _f(e: Any) -> Callable[[dict], Any]:
@@ -419,6 +449,7 @@ def bind_mmad(node: Node) -> Callable[[Machine], Instr | None]:
                                   f"{coff}, but its CO1 tensor has {croot.nbytes} bytes", node=node,
                                   hint="make the L0C tensor hold m and n rounded up to 16 (128 KB at most)")
         av, bv, cv = a.elems(m, aroot), b.elems(m, broot), c.elems(m, croot)
+        mark_l0c_written(m, croot.addr, coff, nc)
         init = bool(q["cmatrix_init_val"]) and not bool(q["is_bias"]) and bias is None
         acc = [c.key(croot, coff, 0, nc, True), a.key(aroot, aoff, 0, na, False), b.key(broot, boff, 0, nb, False)]
         if not init and bias is None:
@@ -473,6 +504,7 @@ def bind_fixpipe(node: Node) -> Callable[[Machine], Instr | None]:
         sroot, soff = src.at(m, node, 64)
         sidx, didx, s_lo, s_hi, ext, rows = _fixpipe_index(M, N, ss, ds)
         src.span(m, node, sroot, soff, s_hi - 1)
+        check_l0c_written(m, node, sroot.addr, soff, sidx)
         info, store = m.gm_access(dst_r, fdst(m.env), ext, node, "the destination of asc.fixpipe", write=True)
         sv = src.elems(m, sroot)
         relu, quant = bool(q["relu_en"]), q["quant_pre"]

@@ -14,7 +14,7 @@ from ..errors import AlignmentError
 from ..graph.hb import Instr
 from ..graph.node import Node, Pipe
 from . import cube_timing as T
-from .cube_exec import Operand, _compile_params, _params, cube_binder
+from .cube_exec import Operand, _compile_params, _params, check_l0c_written, cube_binder
 from .machine import Machine
 
 
@@ -46,6 +46,7 @@ def bind_fixpipe_l1(node: Node) -> Callable[[Machine], Any]:
         droot, doff = dst.at(m, node, 32)
         sidx, didx, s_lo, s_hi, d_lo, d_hi = _index(M, N, ss, ds)
         src.span(m, node, sroot, soff, s_hi - 1)
+        check_l0c_written(m, node, sroot.addr, soff, sidx)
         dst.span(m, node, droot, doff, d_hi - 1)
         sv, dv = src.elems(m, sroot), dst.elems(m, droot)
         relu = bool(q["relu_en"])

@@ -78,7 +78,13 @@ class EagerRuntime(Runtime):
         journal = GmJournal()
         try:
             for core in range(job.core_num):
-                m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                # GetBlockNum() is the launched count, also when each block runs two Matmul clients
+                clients = job.options.get("matmul_clients", 1)
+                m = Machine(np.array([core]), job.core_num // clients, job.bound.arrays, job.bound.scalars, journal)
+                if clients > 1:     # the kernel's code is a Matmul client's, on a vector core (matmul_clients.py)
+                    from ..graph.mix_vars import SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO
+                    m.env[SUB_BLOCK_IDX.env_key] = core % clients
+                    m.env[SUB_BLOCK_NUM.env_key] = m.env[TASK_RATIO.env_key] = clients
                 ctx = EagerContext(KernelGraph(job.name, sig, dict(job.options)), m)
                 if art.cube:
                     from .cube_exec import memories

@@ -135,6 +135,9 @@ class FlagBoard:
 
     def __init__(self, cores: list[MixCore]) -> None:
         self.cores = cores
+        # the vector cores present: two (1:2), or one when each Matmul client is paired with a cube core of its
+        # own (graph/matmul_clients.py)
+        self.vecs = tuple(c.local for c in cores if c.kind == "aiv")
         self.pending: dict[tuple[int, int], deque] = {}
         self.half: dict[tuple[int, int], deque] = {}      # mode 2 sets of one vector core to the cube
         self.setters: dict[tuple[int, int], Node] = {}
@@ -158,11 +161,18 @@ class FlagBoard:
             if core.kind != "aiv":
                 raise SyncError("a cross-core set in mode 1 synchronises the two vector cores of an AI core; the "
                                 "cube core sets in mode 2", node=node)
+            if len(self.vecs) != 2:
+                raise SyncError("a cross-core set in mode 1 synchronises the two vector cores of an AI core, but in "
+                                "pyasc's MIX Matmul mode each client runs here with a cube core of its own and no "
+                                "partner vector core", node=node)
             self._push((3 - core.local, fid), k, node)
             return
         if core.kind == "aic":
-            for v in (1, 2):
+            for v in self.vecs:
                 self._push((v, fid), k, node)
+            return
+        if len(self.vecs) == 1:           # one vector core: its set raises the cube's counter
+            self._push((0, fid), k, node)
             return
         self._push((core.local, fid), k, node, self.half)
         a, b = self.half.get((1, fid)), self.half.get((2, fid))

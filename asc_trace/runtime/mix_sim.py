@@ -28,6 +28,7 @@ from .interpreter import NodeStep
 from .machine import GmJournal, Machine
 from .mix_flags import CoreRunner, FlagBoard, GmOrder, MixCore, merge
 from .platform import platform
+from .workspace_views import bind_workspace_views
 from .printf import emit_output
 
 
@@ -215,21 +216,26 @@ class MixArtifact:
         journal = GmJournal()
         out: list[tuple[int, list[str]]] = []
         plat = platform(job.options.get("platform"))
+        # pyasc's MIX Matmul mode (graph/matmul_clients.py): each Matmul client (a vector core) with a cube core
+        # of its own, both with the client's block id; job.core_num counts the clients
+        pairs = job.options.get("matmul_clients", 1) > 1
+        nvec = 1 if pairs else 2
+        bound = bind_workspace_views(self.graph, job.bound) if pairs else job.bound
         try:
             for c in range(job.core_num):
-                cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + 2 * c + s)
-                                                     for s in range(2)]
+                cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + nvec * c + s)
+                                                     for s in range(nvec)]
                 board = FlagBoard(cores)
-                runner = CoreRunner(3)
-                interps: list[Any] = [self.aic, *self.aiv]
+                runner = CoreRunner(1 + nvec)
+                interps: list[Any] = [self.aic, *self.aiv[:nvec]]
                 timeline: list | None = [] if record is not None else None
                 for it, core in zip(interps, cores):
                     it.core, it.board, it.runner, it.order = core, board, runner, order
                     it.timeline = timeline
-                models: list[Any] = [None, None, None]
-                machines = [Machine(np.array([c]), job.core_num, job.bound.arrays, job.bound.scalars, journal)] + [
-                    Machine(np.array([2 * c + s]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
-                    for s in range(2)]
+                models: list[Any] = [None] * (1 + nvec)
+                machines = [Machine(np.array([c]), job.core_num, bound.arrays, bound.scalars, journal)] + [
+                    Machine(np.array([c if pairs else 2 * c + s]), job.core_num, bound.arrays, bound.scalars, journal)
+                    for s in range(nvec)]
                 machines[0].cube = memories()
 
                 timed = record is not None
@@ -240,13 +246,13 @@ class MixArtifact:
                 def run_aiv(s: int) -> None:
                     models[1 + s] = self.aiv[s].run_group(machines[1 + s], plat, check, True, False, timed)
                 try:
-                    runner.run([run_aic, lambda: run_aiv(0), lambda: run_aiv(1)])
+                    runner.run([run_aic] + [lambda s=s: run_aiv(s) for s in range(nvec)])
                     board.finish(f"AI core {c}")
                     if record is not None:
                         record.append((models[0], models[1:], timeline))
                 finally:
                     for i, m in enumerate(machines):
-                        out.append((c if i == 0 else job.core_num + 2 * c + i - 1, m.out[0]))
+                        out.append((c if i == 0 else job.core_num + nvec * c + i - 1, m.out[0]))
                         m.release()
         except BaseException:
             journal.rollback()

@@ -8,7 +8,9 @@
 // The cross-core counters are the simulator's: one per core and flag id (0..10); a set adds one, a wait
 // blocks its core until the counter is positive and takes one; at most 15 pending sets. Mode 2: a cube
 // set raises both vector cores' counters, and the cube's counter rises once both vector cores have set;
-// mode 1: a vector core raises the other vector core's. What the model cannot see - the order of the
+// mode 1: a vector core raises the other vector core's. In pyasc's MIX Matmul mode (graph/matmul_clients.py)
+// each Matmul client runs with a cube core of its own (`run_ai_core(cores, body, 1)`): one vector core, whose
+// mode-2 set raises the cube's counter directly. What the model cannot see - the order of the
 // pipes inside a core, and GM accesses no flag orders between cores - the mixed simulator checks before
 // the cpp backend runs the kernel (runtime/cpp.py).
 // `if ASCEND_IS_AIC { ... } if ASCEND_IS_AIV { ... }` picks each core's side, as the vendor's two
@@ -49,6 +51,7 @@ struct MixBoard {
     Failure failure;
     int failed = -1;                   // the local index of the core that failed first
     int failed_node = -1;
+    int nvec = 2;                      // vector cores present: 2, or 1 for a Matmul client's pair
 };
 
 inline MixBoard*& mix_board() { static MixBoard* b = nullptr; return b; }
@@ -113,12 +116,19 @@ inline void mix_set(int mode, int id)
         if (me == 0)
             fail("sync", "a cross-core set in mode 1 synchronises the two vector cores of an AI core; the cube core "
                  "sets in mode 2");
+        if (b.nvec == 1)
+            fail("sync", "a cross-core set in mode 1 synchronises the two vector cores of an AI core, but in pyasc's "
+                 "MIX Matmul mode each client runs here with a cube core of its own and no partner vector core");
         mix_push(b, 3 - me, id);
         return;
     }
     if (me == 0) {
         mix_push(b, 1, id);
-        mix_push(b, 2, id);
+        if (b.nvec == 2) mix_push(b, 2, id);
+        return;
+    }
+    if (b.nvec == 1) {                  // one vector core: its set raises the cube's counter
+        mix_push(b, 0, id);
         return;
     }
     ++b.half[me][id];
@@ -153,9 +163,11 @@ inline void mix_wait(int id)
 
 // Run `body` on the three cores of one AI core (cores[0] the cube core); throws MixFailure if one failed
 // (the first failure wins, the other cores are unwound) or a counter is left raised at the end.
-inline void run_ai_core(Core* const cores[3], const std::function<void()>& body)
+inline void run_ai_core(Core* const cores[3], const std::function<void()>& body, int nvec = 2)
 {
     MixBoard b;
+    b.nvec = nvec;
+    if (nvec == 1) b.done[2] = true;    // no second vector core: never given the turn
     mix_board() = &b;
     auto main = [&](int i) {
         current_core() = cores[i];
@@ -179,10 +191,12 @@ inline void run_ai_core(Core* const cores[3], const std::function<void()>& body)
         b.done[i] = true;
         mix_pass(b, i);
     };
-    std::thread t1(main, 1), t2(main, 2);
+    std::thread t1(main, 1);
+    std::thread t2;
+    if (nvec == 2) t2 = std::thread(main, 2);
     main(0);                            // the cube core on the calling thread
     t1.join();
-    t2.join();
+    if (t2.joinable()) t2.join();
     current_core() = nullptr;
     mix_board() = nullptr;
     if (b.failed >= 0) {
