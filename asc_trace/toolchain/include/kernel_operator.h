@@ -736,9 +736,14 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
 // round back after every operation, integers wrap; NaN handling is NumPy's.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
+// The vendor's count forms of the element-wise ops, Cast and Select run in COUNTER mode and end with SetMaskNorm
+// (asc-devkit dav_c220 AddImpl(..., count), CastImpl, VselImpl): whatever mode SetMaskCount set, NORMAL after them.
+inline void count_form_ends_normal() { core().mask_counter = false; }
+
 template <typename T, typename F>
 inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b, int32_t count, F f)
 {
+    count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const T* pa = a.span(n, "src0");
@@ -751,6 +756,7 @@ inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const Loc
 template <typename T, typename F>
 inline void unary(const LocalTensor<T>& dst, const LocalTensor<T>& a, int32_t count, F f)
 {
+    count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const T* pa = a.span(n, "src");
@@ -1051,6 +1057,7 @@ ASC_TRACE_SCALAR_OPS   // the registry's ops of the family (graph/ops/cpp_model.
 
 template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)
 {
+    detail::count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     T* pd = dst.span(n, "dst");
@@ -1081,6 +1088,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
 {
+    detail::count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const U* a = src.span(n, "src");
@@ -1131,6 +1139,7 @@ template <> struct TypeName<uint64_t> { static const char* get() { return "uint6
 template <typename T, typename U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count)
 {
+    detail::count_form_ends_normal();
     if (count == 0) return;
     const U* a = src.span(count, "src");
     T* d = dst.span(count, "dst");
@@ -1295,6 +1304,7 @@ inline void select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    F other)
 {
     // any count: the API runs the count form in counter mode (SetMaskCount), exactly `count` elements
+    count_form_ends_normal();
     if (count == 0) return;
     const uint32_t maskUnits = static_cast<uint32_t>((count + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.span(maskUnits, "sel_mask"));
