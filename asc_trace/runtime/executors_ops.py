@@ -495,6 +495,10 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             if ds % size:
                 raise AlignmentError(f"dst_stride {ds} bytes is not a multiple of sizeof({dt})", node=node)
             src_step = -(-bl // 32) * 32 // size + ss * 32 // size
+            # the UB side is read in whole 32-byte blocks: the API refuses a source tensor smaller than the rounded
+            # extent (asc-devkit kernel_check_data_copy_overflow.h CheckDataCopyPadTensorSizeOverflow)
+            m.ub_span(s, fs(env), (bc - 1) * src_step + -(-bl // 32) * 32 // size, node,
+                      "the copy source (whole 32-byte blocks)")
             src_idx = _blocks(bc, n, src_step)
             dst_idx = _blocks(bc, n, n + ds // size)
             pads, pv, firsts = np.zeros(0, np.int64), None, None

@@ -1401,6 +1401,9 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     const uint32_t n = p.blockLen / sizeof(T);
     const uint32_t ss = (p.blockLen + 31) / 32 * 32 / sizeof(T) + p.srcStride * 32 / sizeof(T);
     const uint32_t ds = n + p.dstStride / sizeof(T);
+    // the UB side is read in whole 32-byte blocks: the API refuses a source tensor smaller than the rounded extent
+    // (kernel_check_data_copy_overflow.h: blockCount * AlignUp(blockLen, 32) + (blockCount - 1) * srcStride * 32)
+    src.span((p.blockCount - 1) * ss + (p.blockLen + 31) / 32 * 32 / sizeof(T), "the copy source (whole 32-byte blocks)");
     T* d = dst.span(detail::span_of<T>(p.blockCount, n, ds), "the copy destination");
     const T* s = src.span(detail::span_of<T>(p.blockCount, n, ss), "the copy source");
     detail::blocks(d, s, p.blockCount, n, ds, ss);
