@@ -161,3 +161,36 @@ def test_a_count_form_call_ends_in_normal_mode(backend, which):
     for r in range(2):
         want[r * 64:r * 64 + 3] = x[r * 64:r * 64 + 3] * 2
     assert z.tobytes() == want.tobytes()
+
+
+@asc.jit
+def counted_by_register(x: asc.GlobalAddress, z: asc.GlobalAddress, count: asc.ConstExpr[int],
+                        as_length: asc.ConstExpr[bool]):
+    """The vendor's own counter-mode idiom: SetMaskCount, SetVectorMask<T, COUNTER>, Op<T, false>(...)."""
+    a = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, N)
+    d = asc.LocalTensor(x.dtype, asc.TPosition.VECOUT, 16384, N)
+    asc.data_copy(a, gm(x), N)
+    asc.duplicate(d, 0, N)
+    asc.set_mask_count()
+    if as_length:
+        asc.set_vector_mask(count, dtype=x.dtype, mode=asc.MaskMode.COUNTER)
+    else:
+        asc.set_vector_mask(0, count, dtype=x.dtype, mode=asc.MaskMode.COUNTER)
+    asc.add(d, a, a, 0, 1, asc.BinaryRepeatParams(1, 1, 1, 8, 8, 8), is_set_mask=False)
+    asc.muls(d, d, 3, 0, 1, asc.UnaryRepeatParams(1, 1, 8, 8), is_set_mask=False)
+    asc.set_mask_norm()
+    asc.reset_mask()
+    asc.data_copy(gm(z), d, N)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype, count, as_length", [("float32", 203, False), ("float16", 300, True),
+                                                      ("int32", 5, True)])
+def test_is_set_mask_false_reads_the_count_the_register_holds(backend, dtype, count, as_length):
+    x = ((np.arange(N) % 23) - 11).astype(dtype)
+    z = np.full(N, 5, dtype)
+    asc.jit(counted_by_register, backend=backend)[1](x, z, count, as_length)
+    want = np.zeros(N, dtype)
+    with np.errstate(over="ignore"):
+        want[:count] = (x[:count] + x[:count]) * x.dtype.type(3)
+    assert z.tobytes() == want.tobytes()
