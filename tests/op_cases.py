@@ -160,9 +160,9 @@ def cmpsel_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, bits: asc.GlobalAd
     dt = x.dtype
     a = _load(dt, asc.TPosition.VECIN, 0, gm(x), n)
     b = _load(dt, asc.TPosition.VECIN, 65536, gm(y), n)
-    # at least one 32-byte block: DataCopyPad reads the UB side in blocks, and the vendor's API refuses a smaller
-    # source tensor (cpu_debug: "tensor size needs to be at least 32 bytes")
-    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 131072, max(n // 8, 32))
+    # whole 32-byte blocks: DataCopyPad reads the UB side in blocks, and the vendor's API (and so every backend)
+    # refuses a source tensor smaller than the rounded length ("tensor size needs to be at least 64 bytes")
+    m = asc.LocalTensor(asc.uint8, asc.TPosition.VECCALC, 131072, -(-n // 256) * 32)
     asc.compare(m, a, b, asc.CMPMODE(mode), n)
     asc.data_copy_pad(gm(bits), m, asc.DataCopyExtParams(1, n // 8, 0, 0, 0))
     c = asc.LocalTensor(dt, asc.TPosition.VECOUT, 139264, n)

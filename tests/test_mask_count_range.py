@@ -2,7 +2,7 @@
 
 The vendor API refuses a count past one repeat of a 2-, 4- or 8-byte type in NORMAL mode (asc-devkit
 impl/basic_api/kernel_npu_debug.h CheckMaskValue: "mask when sizeof(T) == 4", valid range 0..64), and takes
-any count in COUNTER mode (after SetMaskCount). cpu_debug runs that check; sim, eager and cpp follow the mode
+any count in COUNTER mode (after SetMaskCount), where the count means something else: tests/test_mask_counter_mode.py. cpu_debug runs that check; sim, eager and cpp follow the mode
 at run time (set_mask_count / set_mask_norm) and apply the same rule with one helper (runtime/executors_ops.py
 check_mask_count; the cpp model's detail::mask_of), for every op with a count mask: binary, unary, scalar form,
 duplicate, the whole reductions; Compare with dst and Select check no count (vendor's cmpsel_intf_impl.h) and
@@ -92,11 +92,3 @@ def test_a_count_of_one_repeat_runs_and_one_more_is_refused_in_normal_mode(backe
         _run(backend, op, dtype, per + 1, z=z)
     assert_points_at(info.value, f"MARK-mask-count-{op}-call")
     assert (z == 5).all()                                       # nothing reached global memory
-
-
-@pytest.mark.parametrize("backend", ["sim", "eager", "cpp"])
-def test_counter_mode_takes_a_count_past_the_repeat(backend):
-    # after set_mask_count the API allows any count (CheckMaskValue's COUNTER branch); the bytes are not
-    # compared: sim / eager / cpp run at most one repeat of lanes there (docs/known-gaps.md). cpu_debug is left
-    # out: this kernel did not finish within 300 s there (not investigated; docs/known-gaps.md)
-    _run(backend, "add", "float32", 65, counter=True)

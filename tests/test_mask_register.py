@@ -91,8 +91,6 @@ def _add(a):
 
 @pytest.mark.parametrize("body,words", [
     (lambda a, n: _add(a), "nothing in this kernel has set before"),
-    (lambda a, n: (asc.set_mask_count(), asc.set_vector_mask(64, dtype=asc.float32, mode=asc.MaskMode.COUNTER),
-                   _add(a)), "COUNTER"),
     (lambda a, n: (asc.reset_mask(), asc.exp(a, a, 64), _add(a)) and None, None),
     (lambda a, n: (asc.reset_mask(), [asc.adds(a, a, 1.0, 64) for _ in asc.range(n)], _add(a)), "loop or branch"),
     (lambda a, n: (asc.reset_mask(), asc.cast(a.reinterpret_cast(asc.int32), a, asc.RoundMode.CAST_ROUND, 64),

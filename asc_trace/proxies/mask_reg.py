@@ -90,8 +90,10 @@ def _lanes(count: int, dtype: DataType) -> tuple[int, int]:
 def register_mask(opname: str, dtype: DataType, loc: SourceLoc) -> Mask:
     """The lane bits the mask register holds here, for `asc.<opname>(..., is_set_mask=False)`.
 
+    In COUNTER mode the register's words unchanged: the instruction reads the low word as an element count.
+
     Raises:
-        TraceError: the register is in COUNTER mode, or its value here is not known while tracing.
+        TraceError: the register's value here is not known while tracing.
     """
     ctx = current(f"asc.{opname}")
     bits: tuple[int, int] | None = None
@@ -138,9 +140,8 @@ def register_mask(opname: str, dtype: DataType, loc: SourceLoc) -> Mask:
                              hint="set it first: asc.set_vector_mask(mask_high, mask_low, dtype=..., mode=asc.MaskMode.NORMAL)")
         mode = mode or MaskMode.NORMAL      # a kernel starts in NORMAL mode (InitSocState's state)
     if mode is MaskMode.COUNTER:
-        raise TraceError(f"asc.{opname}(..., is_set_mask=False) in COUNTER mode (asc.set_mask_count) is not "
-                         "modelled: the register's count then spans the repeats", loc,
-                         hint="call asc.set_mask_norm() first, or use the op's count form")
+        # the instruction reads the low word as an element count across repeats (runtime/mask_counter.py)
+        return Mask(bits=bits)
     lanes = 256 // dtype.itemsize            # a b32 op reads the low word only (64 lanes per repeat)
     word = (bits[0] | (bits[1] << 64)) & ((1 << lanes) - 1)
     bits = (word & FULL, word >> 64)
@@ -164,14 +165,15 @@ def _cmpsel_effect(n: Any) -> str:
 
 
 def _set_bits(n: Any, opname: str, loc: SourceLoc) -> tuple[int, int]:
+    """The register's words (mask0, mask1) after `SetVectorMask`: as given, or for a length the lane bits in
+    NORMAL mode and (length, 0) in COUNTER mode (kernel_reg.h SetVectorMaskImpl: the count in the low word)."""
     mode, high, low = n.args
-    if mode is MaskMode.COUNTER:
-        raise TraceError(f"asc.{opname}(..., is_set_mask=False) after a COUNTER-mode asc.set_vector_mask "
-                         f"({n.loc.short}) is not modelled", loc, hint="use the op's count form")
     if high is not None:
         return int(low.value), int(high.value)
     if not isinstance(low, Const):
         raise TraceError(f"the mask length set at {n.loc.short} is not known while tracing", loc)
+    if mode is MaskMode.COUNTER:
+        return int(low.value), 0
     return _lanes(int(low.value), n.attr("dtype"))
 
 

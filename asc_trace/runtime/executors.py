@@ -36,7 +36,29 @@ def bind(node: Node, ranges: Ranges | None = None, known: set | None = None, che
     if b is None:
         raise NotImplementedError(f"no executor for op {node.op!r}")
     step = b(node, op)
+    if ends_in_normal_mode(node, op):
+        step = _then_normal_mode(step)
     return with_checks(node, step, ranges, known) if checks else step
+
+
+_COUNT_FORM_FAMILIES = ("vec_binary", "vec_unary", "vec_scalar", "vec_duplicate", "vec_cast")
+
+
+def ends_in_normal_mode(node: Node, op: OpDef) -> bool:
+    """The vendor's count forms of the element-wise ops, Cast and Select switch to COUNTER mode themselves and
+    end with SetMaskNorm (asc-devkit impl/basic_api/dav_c220: AddImpl(..., count), CastImpl, VselImpl), whatever
+    mode asc.set_mask_count set before them."""
+    if op.family in _COUNT_FORM_FAMILIES:
+        return node.attr("form") != "mask" and not node.attr("mask_form")
+    return node.op == "select" and node.attr("form") is None
+
+
+def _then_normal_mode(step: Step) -> Step:
+    def run(m: Machine) -> Any:
+        out = step(m)
+        m.mask_counter = False
+        return out
+    return run
 
 
 @binder("vec_binary")

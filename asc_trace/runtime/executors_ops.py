@@ -21,6 +21,7 @@ from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executor_base import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine, gm_rows
+from .mask_counter import counter_count, counter_index, refuse_counter
 
 Step = Callable[[Machine], Instr | None]
 
@@ -41,9 +42,12 @@ def check_mask_count(n: int, m: Machine, node: Node, per_rep: int) -> None:
 
 
 def mask_positions(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int,
-                   count_checked: bool = True) -> np.ndarray:
+                   count_checked: bool = True, elementwise: bool = False) -> np.ndarray:
     """Positions (0 .. per_rep-1) a mask selects within one repeat. `count_checked`: the API checks a count
-    mask's range (CheckMaskValue; Select's mask forms do not)."""
+    mask's range (CheckMaskValue; Select's mask forms do not). `elementwise`: the caller follows COUNTER mode
+    itself (mask_counter.py); any other caller is refused there."""
+    if not elementwise:
+        refuse_counter(m, node)
     if mask.bits is not None:
         word = mask.bits[0] | (mask.bits[1] << 64)
         return np.array([e for e in range(per_rep) if (word >> e) & 1], dtype=np.int64)
@@ -81,15 +85,24 @@ def bind_masked(node: Node, op: OpDef) -> Step:
 
     def run(m: Machine) -> Instr | None:
         env = m.env
-        repeat = m.count(fr(env), node)
-        if repeat == 0:
-            return None
-        pos = mask_positions(mask, env, m, node, BLOCKS * per_block)
+        per_rep = BLOCKS * per_block
+        counter = m.mask_counter        # the register's count runs across repeats; the repeat time is not read
+        if counter:
+            count = counter_count(mask, env, m, node, per_rep, sdt.itemsize)
+            if count == 0:
+                return None
+            repeat = -(-count // per_rep)
+        else:
+            repeat = m.count(fr(env), node)
+            if repeat == 0:
+                return None
+            pos = mask_positions(mask, env, m, node, per_rep)
         views, idxs, ub = [], [], []
         for t, off, (fb, frp) in zip(tensors, offs, stride_fns):
             blk = m.uniform_int(fb(env), node, "a block stride")
             rep = m.uniform_int(frp(env), node, "a repeat stride")
-            idx = masked_index(pos, repeat, blk, rep, 32 // t.dtype.itemsize)
+            pb = 32 // t.dtype.itemsize
+            idx = counter_index(count, per_rep, blk, rep, pb) if counter else masked_index(pos, repeat, blk, rep, pb)
             # only the lanes the mask selects are accessed: the span ends at the last selected element
             nel = int(idx.max()) + 1 if len(idx) else 0
             addr, view = m.ub_access(t, off(env), nel, node, "an operand")
@@ -482,6 +495,10 @@ def _bind_pad(node: Node, op: OpDef) -> Step:
             if ds % size:
                 raise AlignmentError(f"dst_stride {ds} bytes is not a multiple of sizeof({dt})", node=node)
             src_step = -(-bl // 32) * 32 // size + ss * 32 // size
+            # the UB side is read in whole 32-byte blocks: the API refuses a source tensor smaller than the rounded
+            # extent (asc-devkit kernel_check_data_copy_overflow.h CheckDataCopyPadTensorSizeOverflow)
+            m.ub_span(s, fs(env), (bc - 1) * src_step + -(-bl // 32) * 32 // size, node,
+                      "the copy source (whole 32-byte blocks)")
             src_idx = _blocks(bc, n, src_step)
             dst_idx = _blocks(bc, n, n + ds // size)
             pads, pv, firsts = np.zeros(0, np.int64), None, None

@@ -17,6 +17,7 @@ from ..graph.hb import Instr, api_steps
 from ..graph.node import Node, Pipe
 from ..graph.numerics import tree_sum
 from ..graph.ops import OpDef
+from ..graph.ops.reduce_work import work_elements
 from .executor_base import BINDERS, binder, efn
 from .executors_ops import index_bits, mask_positions, masked_index
 from .machine import Machine
@@ -49,11 +50,12 @@ def bind_reduce_mask(node: Node, op: OpDef) -> Step:
             return None
         idx = masked_index(pos, repeat, 1, rep, per_block)
         n_src = int(idx.max()) + 1
-        n_tmp = max(per, repeat)
+        n_tmp = work_elements(kind, with_index, repeat, dt.itemsize)    # what the vendor's steps touch
         n_dst = 2 if with_index else 1
         aa, va = m.ub_access(s, fs(env), n_src, node, "src")
         ad, vd = m.ub_access(d, fd(env), n_dst, node, "dst")
-        at, vt = m.ub_access(tmp, ft(env), n_tmp, node, "the shared tmp buffer")
+        # one repeat with the index: the vendor writes dst only, and the work tensor is not touched
+        at, vt = m.ub_access(tmp, ft(env), n_tmp, node, "the shared tmp buffer") if n_tmp else (0, None)
 
         def apply() -> None:
             x = to_compute(va[:, idx], dt)                      # (C, repeat * selected), repeat-major
@@ -70,13 +72,14 @@ def bind_reduce_mask(node: Node, op: OpDef) -> Step:
                 nan = np.isnan(x)
                 k = np.where(nan.any(axis=1), np.argmax(nan, axis=1), k)
             val = x[np.arange(x.shape[0]), k]
-            vt[:, 0] = from_compute(val, dt)
+            if vt is not None:
+                vt[:, 0] = from_compute(val, dt)
             vd[:, 0] = from_compute(val, dt)
             if with_index:
                 vd[:, 1] = index_bits(idx[k], dt)
         nb = dt.itemsize
         return Instr(node, Pipe.V, "op", apply=apply, work=repeat * per,
-                     ub=((aa, n_src * nb, False), (at, n_tmp * nb, True), (ad, n_dst * nb, True)),
+                     ub=((aa, n_src * nb, False), *(((at, n_tmp * nb, True),) if n_tmp else ()), (ad, n_dst * nb, True)),
                      api=api_steps(node, lambda _e: repeat))
     return run
 

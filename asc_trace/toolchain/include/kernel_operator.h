@@ -736,9 +736,14 @@ template <typename T> inline void DataCopy(const LocalTensor<T>& dst, const Loca
 // round back after every operation, integers wrap; NaN handling is NumPy's.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
+// The vendor's count forms of the element-wise ops, Cast and Select run in COUNTER mode and end with SetMaskNorm
+// (asc-devkit dav_c220 AddImpl(..., count), CastImpl, VselImpl): whatever mode SetMaskCount set, NORMAL after them.
+inline void count_form_ends_normal() { core().mask_counter = false; }
+
 template <typename T, typename F>
 inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b, int32_t count, F f)
 {
+    count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const T* pa = a.span(n, "src0");
@@ -751,6 +756,7 @@ inline void binary(const LocalTensor<T>& dst, const LocalTensor<T>& a, const Loc
 template <typename T, typename F>
 inline void unary(const LocalTensor<T>& dst, const LocalTensor<T>& a, int32_t count, F f)
 {
+    count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const T* pa = a.span(n, "src");
@@ -846,8 +852,16 @@ struct MaskSel {
     uint64_t bits[2] = {0, 0};
     bool on(uint32_t e) const { return (bits[e / 64] >> (e % 64)) & 1u; }
 };
+// the families other than the element-wise mask forms (Lanes below) do not follow COUNTER mode: refused
+inline void refuse_counter()
+{
+    if (core().mask_counter)
+        fail("not_provided", "this mask form in counter mask mode (SetMaskCount) is not modelled by asc_trace: only the "
+             "element-wise ops' mask forms (binary, unary, scalar, duplicate) follow the register's count");
+}
 inline MaskSel mask_of(uint64_t count, uint32_t perRepeat)
 {
+    refuse_counter();
     if (count < 1) fail("bounds", "a mask count must be at least 1, got %llu", static_cast<unsigned long long>(count));
     // in NORMAL mode the API refuses a count past one repeat of a 2-, 4- or 8-byte type (CheckMaskValue:
     // "mask when sizeof(T) == 4", 0..64); 1-byte types are not checked, and COUNTER mode takes any count
@@ -861,7 +875,14 @@ inline MaskSel mask_of(uint64_t count, uint32_t perRepeat)
     for (uint32_t e = 0; e < count; ++e) m.bits[e / 64] |= (1ull << (e % 64));
     return m;
 }
-inline MaskSel mask_of(const uint64_t mask[], uint32_t) { MaskSel m; m.bits[0] = mask[0]; m.bits[1] = mask[1]; return m; }
+inline MaskSel mask_of(const uint64_t mask[], uint32_t)
+{
+    refuse_counter();
+    MaskSel m;
+    m.bits[0] = mask[0];
+    m.bits[1] = mask[1];
+    return m;
+}
 
 // the elements a masked operand touches: offset of position e in repeat r
 template <typename T> inline uint32_t masked_at(uint32_t r, uint32_t e, uint32_t blk, uint32_t rep)
@@ -878,6 +899,66 @@ template <typename T> inline uint32_t masked_extent(const MaskSel& sel, uint32_t
         if (sel.on(e)) { uint32_t at = masked_at<T>(repeat - 1, e, blk, rep) + 1; if (at > end) end = at; }
     return end;
 }
+
+// The register's low word after the API's SetMask (kernel_utils_base.h): COUNTER mode reads it as an element count.
+// A count n writes lane bits: all ones when n >= 64 or n is a whole repeat, else (1 << n) - 1; a list its mask[0].
+inline uint64_t counter_low(uint64_t n, uint32_t perRepeat)
+{
+    if (n > 0xFFFFFFFFull)
+        fail("bounds", "the mask in counter mode is 0..4294967295 (the API's CheckMaskValue), got %llu",
+             static_cast<unsigned long long>(n));
+    return (n >= 64 || n == perRepeat) ? ~0ull : (1ull << n) - 1;
+}
+inline uint64_t counter_low(const uint64_t mask[], uint32_t) { return mask[0]; }
+
+// The elements an element-wise mask form runs (runtime/mask_counter.py is the simulator's same rule): in NORMAL mode
+// the mask's lanes of each of `repeat` repeats; in COUNTER mode elements 0 .. count-1, `per` to a repeat, the repeat
+// time not read.
+struct Lanes {
+    MaskSel sel;
+    uint32_t per = 0, repeat = 0;
+    bool counter = false;
+    uint64_t count = 0;
+    bool empty() const { return counter ? count == 0 : repeat == 0; }
+    template <typename F> void each(F f) const
+    {
+        if (counter) {
+            for (uint64_t k = 0; k < count; ++k) f(static_cast<uint32_t>(k / per), static_cast<uint32_t>(k % per));
+            return;
+        }
+        for (uint32_t r = 0; r < repeat; ++r)
+            for (uint32_t e = 0; e < per; ++e)
+                if (sel.on(e)) f(r, e);
+    }
+    // elements from an operand's start to past the last one touched (strides are not negative: the last lane of the
+    // last whole repeat or the last element is furthest)
+    template <typename T> uint32_t extent(uint32_t blk, uint32_t rep) const
+    {
+        if (!counter) return masked_extent<T>(sel, per, repeat, blk, rep);
+        uint32_t end = 0;
+        const uint32_t full = static_cast<uint32_t>(count / per), rest = static_cast<uint32_t>(count % per);
+        if (full > 0) end = masked_at<T>(full - 1, per - 1, blk, rep) + 1;
+        if (rest > 0) end = std::max(end, masked_at<T>(full, rest - 1, blk, rep) + 1);
+        return end;
+    }
+};
+template <typename M> inline Lanes lanes_of(M mask, uint32_t per, uint32_t repeat)
+{
+    Lanes l;
+    l.per = per;
+    l.repeat = repeat;
+    if (!core().mask_counter) {
+        if (repeat > 0) l.sel = mask_of(mask, per);
+        return l;
+    }
+    l.counter = true;
+    l.count = counter_low(mask, per);
+    const uint64_t most = static_cast<uint64_t>(UB_USABLE / 256) * per;
+    if (l.count > most)
+        fail("bounds", "counter mode: the mask register's count %llu is more elements than the UB holds (%llu)",
+             static_cast<unsigned long long>(l.count), static_cast<unsigned long long>(most));
+    return l;
+}
 }  // namespace detail
 
 namespace detail {
@@ -885,33 +966,28 @@ template <typename T, typename M, typename F>
 inline void unary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, const uint8_t repeatTime,
                          const UnaryRepeatParams& p, F f)
 {
-    if (repeatTime == 0) return;
-    const uint32_t per = 256 / sizeof(T);
-    MaskSel sel = mask_of(mask, per);
-    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const T* a = src.span(masked_extent<T>(sel, per, repeatTime, p.srcBlkStride, p.srcRepStride), "src");
-    for (uint32_t r = 0; r < repeatTime; ++r)
-        for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e))
-                d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = f(a[masked_at<T>(r, e, p.srcBlkStride, p.srcRepStride)]);
+    const Lanes l = lanes_of(mask, 256 / sizeof(T), repeatTime);
+    if (l.empty()) return;
+    T* d = dst.span(l.extent<T>(p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src.span(l.extent<T>(p.srcBlkStride, p.srcRepStride), "src");
+    l.each([&](uint32_t r, uint32_t e) {
+        d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)] = f(a[masked_at<T>(r, e, p.srcBlkStride, p.srcRepStride)]);
+    });
 }
 template <typename T, typename M, typename F>
 inline void binary_masked(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, M mask,
                           const uint8_t repeatTime, const BinaryRepeatParams& p, F f)
 {
-    if (repeatTime == 0) return;
-    const uint32_t per = 256 / sizeof(T);
-    MaskSel sel = mask_of(mask, per);
-    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const T* a = src0.span(masked_extent<T>(sel, per, repeatTime, p.src0BlkStride, p.src0RepStride), "src0");
-    const T* b = src1.span(masked_extent<T>(sel, per, repeatTime, p.src1BlkStride, p.src1RepStride), "src1");
-    for (uint32_t r = 0; r < repeatTime; ++r)
-        for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e)) {
-                T& out = d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
-                out = f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)],
-                        b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)], out);
-            }
+    const Lanes l = lanes_of(mask, 256 / sizeof(T), repeatTime);
+    if (l.empty()) return;
+    T* d = dst.span(l.extent<T>(p.dstBlkStride, p.dstRepStride), "dst");
+    const T* a = src0.span(l.extent<T>(p.src0BlkStride, p.src0RepStride), "src0");
+    const T* b = src1.span(l.extent<T>(p.src1BlkStride, p.src1RepStride), "src1");
+    l.each([&](uint32_t r, uint32_t e) {
+        T& out = d[masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
+        out = f(a[masked_at<T>(r, e, p.src0BlkStride, p.src0RepStride)], b[masked_at<T>(r, e, p.src1BlkStride, p.src1RepStride)],
+                out);
+    });
 }
 }  // namespace detail
 
@@ -981,6 +1057,7 @@ ASC_TRACE_SCALAR_OPS   // the registry's ops of the family (graph/ops/cpp_model.
 
 template <typename T> inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count)
 {
+    detail::count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     T* pd = dst.span(n, "dst");
@@ -991,13 +1068,10 @@ template <typename T, typename M>
 inline void duplicate_masked(const LocalTensor<T>& dst, const T& scalarValue, M mask, const uint8_t repeatTime,
                              const uint16_t dstBlockStride, const uint8_t dstRepeatStride)
 {
-    if (repeatTime == 0) return;
-    const uint32_t per = 256 / sizeof(T);
-    MaskSel sel = mask_of(mask, per);
-    T* d = dst.span(masked_extent<T>(sel, per, repeatTime, dstBlockStride, dstRepeatStride), "dst");
-    for (uint32_t r = 0; r < repeatTime; ++r)
-        for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e)) d[masked_at<T>(r, e, dstBlockStride, dstRepeatStride)] = scalarValue;
+    const Lanes l = lanes_of(mask, 256 / sizeof(T), repeatTime);
+    if (l.empty()) return;
+    T* d = dst.span(l.extent<T>(dstBlockStride, dstRepeatStride), "dst");
+    l.each([&](uint32_t r, uint32_t e) { d[masked_at<T>(r, e, dstBlockStride, dstRepeatStride)] = scalarValue; });
 }
 }  // namespace detail
 template <typename T, bool isSetMask = true>
@@ -1014,6 +1088,7 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
 {
+    detail::count_form_ends_normal();
     if (count <= 0) return;
     uint32_t n = static_cast<uint32_t>(count);
     const U* a = src.span(n, "src");
@@ -1024,17 +1099,14 @@ template <typename T, typename U, bool isSetMask = true, typename M>
 inline void Axpy_masked(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, M mask,
                         const uint8_t repeatTime, const UnaryRepeatParams& p)
 {
-    if (repeatTime == 0) return;
-    const uint32_t per = 256 / sizeof(U);
-    detail::MaskSel sel = detail::mask_of(mask, per);
-    T* d = dst.span(detail::masked_extent<T>(sel, per, repeatTime, p.dstBlkStride, p.dstRepStride), "dst");
-    const U* a = src.span(detail::masked_extent<U>(sel, per, repeatTime, p.srcBlkStride, p.srcRepStride), "src");
-    for (uint32_t r = 0; r < repeatTime; ++r)
-        for (uint32_t e = 0; e < per; ++e)
-            if (sel.on(e)) {
-                T& out = d[detail::masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
-                out = detail::axpy1(out, a[detail::masked_at<U>(r, e, p.srcBlkStride, p.srcRepStride)], scalarValue);
-            }
+    const detail::Lanes l = detail::lanes_of(mask, 256 / sizeof(U), repeatTime);
+    if (l.empty()) return;
+    T* d = dst.span(l.extent<T>(p.dstBlkStride, p.dstRepStride), "dst");
+    const U* a = src.span(l.extent<U>(p.srcBlkStride, p.srcRepStride), "src");
+    l.each([&](uint32_t r, uint32_t e) {
+        T& out = d[detail::masked_at<T>(r, e, p.dstBlkStride, p.dstRepStride)];
+        out = detail::axpy1(out, a[detail::masked_at<U>(r, e, p.srcBlkStride, p.srcRepStride)], scalarValue);
+    });
 }
 template <typename T, typename U, bool isSetMask = true>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask[],
@@ -1067,6 +1139,7 @@ template <> struct TypeName<uint64_t> { static const char* get() { return "uint6
 template <typename T, typename U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count)
 {
+    detail::count_form_ends_normal();
     if (count == 0) return;
     const U* a = src.span(count, "src");
     T* d = dst.span(count, "dst");
@@ -1231,6 +1304,7 @@ inline void select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    F other)
 {
     // any count: the API runs the count form in counter mode (SetMaskCount), exactly `count` elements
+    count_form_ends_normal();
     if (count == 0) return;
     const uint32_t maskUnits = static_cast<uint32_t>((count + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.span(maskUnits, "sel_mask"));
@@ -1327,6 +1401,9 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     const uint32_t n = p.blockLen / sizeof(T);
     const uint32_t ss = (p.blockLen + 31) / 32 * 32 / sizeof(T) + p.srcStride * 32 / sizeof(T);
     const uint32_t ds = n + p.dstStride / sizeof(T);
+    // the UB side is read in whole 32-byte blocks: the API refuses a source tensor smaller than the rounded extent
+    // (kernel_check_data_copy_overflow.h: blockCount * AlignUp(blockLen, 32) + (blockCount - 1) * srcStride * 32)
+    src.span((p.blockCount - 1) * ss + (p.blockLen + 31) / 32 * 32 / sizeof(T), "the copy source (whole 32-byte blocks)");
     T* d = dst.span(detail::span_of<T>(p.blockCount, n, ds), "the copy destination");
     const T* s = src.span(detail::span_of<T>(p.blockCount, n, ss), "the copy source");
     detail::blocks(d, s, p.blockCount, n, ds, ss);

@@ -38,6 +38,7 @@ void set_node(int node);
 // basic calls may reach past the views they pass (the vendor's code, run as written on the NPU), so the
 // operands of a mask / repeat form are bounded by the UB there, not by the user-level tensor rule. Until set_node.
 void vendor_impl();
+bool in_vendor_impl();   // vendor_impl() was called for the current node
 
 // -- memory checks -------------------------------------------------------------------------------
 // [p, p + nbytes) must lie in the usable Unified Buffer; `align` is the address alignment required.

@@ -7,6 +7,8 @@
 // operand's reach by them; every other form is left to the model's element-by-element UB checks.
 #include "kernel_operator.h"   // first: the precompiled header applies only then
 
+#include <algorithm>
+#include <cstring>
 #include <initializer_list>
 
 #include "asc_stub.h"
@@ -174,17 +176,63 @@ bool CheckFunReduceOtherWhlImpl(VecReduceWhlApiParams& p, const uint64_t, const 
     asc_stub::vec_extents(ptr(p.dstAddr), p.dstSize, ptr(p.src0Addr), p.src0Size, nullptr, 0);
     return true;
 }
-// ReduceSum / Max / Min's mask form (with a work tensor): its several instructions are left to the UB checks;
-// no earlier API's tensors may linger into them.
-bool CheckFunReduceImplForMaskArray(VecReduceApiParams&, const uint64_t[], const char*)
+// ReduceSum / Max / Min's mask form (with a work tensor): the vendor's several instructions are bounded here, before
+// any of them runs, by the three LocalTensors as the simulator bounds them (runtime/executors_reduce_mask.py): src by
+// the mask's lanes of every repeat (block stride 1, srcRepStride blocks apart), dst by the result (and its index),
+// the work tensor by what the vendor's steps touch (work_elements: graph/ops/reduce_work.py's twin). No earlier
+// API's tensors linger into those instructions.
+namespace {
+uint64_t up(uint64_t n, uint64_t per_block) { return (n + per_block - 1) / per_block * per_block; }
+uint64_t level(uint64_t data, uint64_t per) { return data / per * 2 + (data % per ? 2 : 0); }
+uint64_t work_elements(bool sum, bool with_index, uint64_t repeat, uint32_t size)
+{
+    const uint64_t per = 256 / size, per_block = 32 / size;
+    if (repeat == 0) return 0;
+    if (sum) return repeat;
+    if (!with_index) return 2 * repeat;
+    if (repeat == 1) return 0;
+    uint64_t data = 2 * repeat;
+    const uint64_t second = up(data, per_block);
+    data = level(data, per);
+    if (data == 2) return second + 2;
+    const uint64_t third = up(second + data, per_block);
+    if (data > per) return up(third + level(data, per), per_block) + 2;
+    return third + 2;
+}
+void need(const char* api, const char* what, uint64_t elements, uint32_t size, uint64_t bytes)
+{
+    if (elements * size > bytes)
+        asc_stub::fail("bounds", "%s: %s needs %llu elements of %u bytes but its tensor has only %llu", api, what,
+                       static_cast<unsigned long long>(elements), size, static_cast<unsigned long long>(bytes / size));
+}
+// `last`: the highest lane the mask selects, or -1 for none
+bool reduce_mask_form(const VecReduceApiParams& p, int64_t last, const char* name)
 {
     asc_stub::vec_extents(nullptr, 0, nullptr, 0, nullptr, 0);
+    const uint32_t size = p.src0DtypeBytes ? p.src0DtypeBytes : 1;
+    // an adv call's own implementation (GroupNorm's ReduceSum per group) is bounded by the UB only (asc_stub.h)
+    if (asc_stub::in_vendor_impl() || p.repeatTimes == 0 || last < 0) return true;
+    const uint64_t per_block = 32 / size, lane = static_cast<uint64_t>(last);
+    const uint64_t reach = ((p.repeatTimes - 1ull) * p.src0RepeatStride + lane / per_block) * per_block + lane % per_block + 1;
+    const bool sum = std::strcmp(name, "ReduceSum") == 0, with_index = !sum && p.calIndex;
+    need(name, "src", reach, size, p.src0Size);
+    need(name, "dst", with_index ? 2 : 1, size, p.dstSize);
+    need(name, "the shared tmp buffer", work_elements(sum, with_index, p.repeatTimes, size), size, p.src1Size);
     return true;
 }
-bool CheckFunReduceImpl(VecReduceApiParams&, const uint64_t, const char*)
+}  // namespace
+bool CheckFunReduceImplForMaskArray(VecReduceApiParams& p, const uint64_t mask[], const char* name)
 {
-    asc_stub::vec_extents(nullptr, 0, nullptr, 0, nullptr, 0);
-    return true;
+    const int64_t per = 256 / (p.src0DtypeBytes ? p.src0DtypeBytes : 1);
+    int64_t last = -1;
+    for (int64_t e = 0; e < per && e < 128; ++e)
+        if ((mask[e / 64] >> (e % 64)) & 1u) last = e;
+    return reduce_mask_form(p, last, name);
+}
+bool CheckFunReduceImpl(VecReduceApiParams& p, const uint64_t mask, const char* name)
+{
+    const int64_t per = 256 / (p.src0DtypeBytes ? p.src0DtypeBytes : 1);
+    return reduce_mask_form(p, static_cast<int64_t>(std::min<uint64_t>(mask, per)) - 1, name);
 }
 
 #define ASC_STUB_ACCEPT(NAME, ...) \

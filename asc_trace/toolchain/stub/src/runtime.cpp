@@ -77,6 +77,7 @@ void set_node(int node)
 }
 
 void vendor_impl() { S().vendor_impl = true; }
+bool in_vendor_impl() { return S().vendor_impl; }
 
 void gm_window(int root, const void* base, uint64_t nbytes) { S().windows[root] = {static_cast<const uint8_t*>(base), nbytes}; }
 void gm_operand(int root) { S().gm_root = root; }

@@ -71,6 +71,11 @@ template <typename F> inline void for_active(uint32_t per, uint32_t repeat, F&& 
 {
     const Mask& m = S().mask;
     if (m.counter) {
+        // a count of more elements than the UB holds reaches past it whatever the strides; refused before the walk,
+        // which a count of 2^64-1 (SetMask(len) with len >= 64) would never finish with a repeat stride of 0
+        if (m.lo > UB_USABLE / 256 * per)
+            fail("bounds", "counter mode: the mask register's count %llu is more elements than the UB holds (%llu)",
+                 static_cast<unsigned long long>(m.lo), static_cast<unsigned long long>(UB_USABLE / 256 * per));
         for (uint64_t k = 0; k < m.lo; ++k) f(static_cast<uint32_t>(k / per), static_cast<uint32_t>(k % per));
         return;
     }

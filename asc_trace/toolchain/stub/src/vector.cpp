@@ -86,10 +86,20 @@ void check_reach(const Operand& o, uint32_t per, uint32_t repeat, const char* wh
     const auto touch = [&](uint32_t r, uint32_t e) {
         end = std::max<uint64_t>(end, static_cast<uint64_t>(addr_of(o, size, r, e) - x->lo) + size);
     };
-    if (every_lane && repeat > 0)
+    const Mask& m = S().mask;
+    if (every_lane && repeat > 0) {
         touch(repeat - 1, per - 1);     // the strides are not negative: the last lane of the last repeat is furthest
-    else if (!every_lane)
+    } else if (!every_lane && m.counter) {
+        // counter mode: elements 0 .. lo-1, `per` to a repeat. The strides are not negative, so the furthest is the
+        // last lane of the last whole repeat or the last element; found without walking a count that may be 2^64-1
+        // (a mask count n >= 64 sets lo to all ones through SetMask(len)) - walking it hung the kernel
+        if (m.lo >= per) touch(static_cast<uint32_t>(std::min<uint64_t>(m.lo / per - 1, UINT32_MAX)), per - 1);
+        if (m.lo % per != 0)
+            touch(static_cast<uint32_t>(std::min<uint64_t>(m.lo / per, UINT32_MAX)),
+                  static_cast<uint32_t>(m.lo % per - 1));
+    } else if (!every_lane) {
         for_active(per, repeat, touch);
+    }
     if (end > x->bytes)
         fail("bounds", "%s needs %llu x %s elements but its tensor has only %llu", what,
              static_cast<unsigned long long>(end / size), name_of(o.dt),
