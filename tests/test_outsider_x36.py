@@ -36,3 +36,49 @@ def test_outside_state_changed_by_a_kernel_is_refused_at_its_line(name: str, bac
     with pytest.raises(asc.TraceError) as err:
         asc.jit(kernel, backend=backend)[1](*args)
     assert_points_at(err.value, f"x36: {marker}", state.__file__)
+
+
+# ---- #25: misuse of the host API and the command line -------------------------------------------------
+
+def _scale_profile():
+    import asc_trace as asc
+    from outsider_x36_kernels import CASES
+    case = CASES["step_three"]
+    args, cores = case.make(0)
+    return asc.profile(case.kernel, *args, core_num=cores)
+
+
+@pytest.mark.parametrize("path", ["/tmp/x36\0trace.json", "/tmp/" + "a" * 300 + ".json"])
+def test_save_chrome_trace_to_an_impossible_name_is_a_path_error(path: str) -> None:
+    """A NUL byte (was a raw ValueError from pathlib) or a name longer than the file system takes (a raw
+    OSError ENAMETOOLONG) is a PathError like the other unwritable paths."""
+    import asc_trace as asc
+    prof = _scale_profile()
+    with pytest.raises(asc.PathError, match="save_chrome_trace"):
+        prof.save_chrome_trace(path)  # x36: nul path
+
+
+def test_cli_chrome_trace_name_too_long_is_a_command_line_mistake(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    out = subprocess.run([sys.executable, "-m", "asc_trace", "inspect", os.path.join(root, "examples", "vadd.py") +
+                          "::vadd_kernel", "--chrome-trace", str(tmp_path / ("a" * 300 + ".json"))],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "--chrome-trace" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_autotuned_kernel_launched_with_a_core_count_is_a_launch_error() -> None:
+    """`tuned[8](...)`, the plain kernel's launch form, was a raw TypeError ('Autotuner' object is not
+    subscriptable); the configs choose the core count, and the error says to call it directly."""
+    import asc_trace as asc
+    from helpers import assert_points_at
+    from outsider_x36_kernels import runtime_step
+    tuned = asc.autotune(configs=[asc.Config(core_num=1)])(runtime_step)
+    with pytest.raises(asc.LaunchError, match="call it directly") as err:
+        tuned[8]  # x36: tuned subscript
+    assert_points_at(err.value, "x36: tuned subscript")
