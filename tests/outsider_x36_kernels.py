@@ -664,3 +664,18 @@ def run_case(name: str, backend: str, seed: int = 0) -> dict[int, np.ndarray]:
     want = case.want(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args))
     asc.jit(case.kernel, backend=backend)[cores](*args)
     return {i: (args[i], w) for i, w in want.items()}
+
+
+@asc.jit
+def vector_with_co1_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """A vector kernel that also declares a LocalTensor in L0C (CO1), never used (#25: cpu_debug laid it out as
+    UB bytes and reported a UBOverflowError at a negative address; sim, eager and cpp run it). A cube memory
+    makes it a mixed kernel on sim, eager and cpp: two vector cores per launched AI core, so each takes its
+    own tile by its block index."""
+    blk = asc.get_block_idx()
+    xg, zg = _gm(x + blk * T, T), _gm(z + blk * T, T)
+    t = asc.LocalTensor(asc.float32, VECIN, 0, T)
+    asc.LocalTensor(asc.float32, asc.TPosition.CO1, 512, T)
+    asc.data_copy(t, xg, T)
+    asc.adds(t, t, 1.0, T)
+    asc.data_copy(zg, t, T)

@@ -82,3 +82,19 @@ def test_autotuned_kernel_launched_with_a_core_count_is_a_launch_error() -> None
     with pytest.raises(asc.LaunchError, match="call it directly") as err:
         tuned[8]  # x36: tuned subscript
     assert_points_at(err.value, "x36: tuned subscript")
+
+
+@pytest.mark.parametrize("backend", every_backend())
+def test_vector_kernel_with_an_unused_co1_tensor(backend: str) -> None:
+    """sim, eager and cpp run it; cpu_debug, which has no cube, refuses it as a cube kernel (NotProvidedError,
+    as for every cube kernel) instead of a UBOverflowError at a negative UB address."""
+    import asc_trace as asc
+    from outsider_x36_kernels import vector_with_co1_tensor
+    x, z = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)    # one AI core: two vector cores
+    k = asc.jit(vector_with_co1_tensor, backend=backend)
+    if backend == "cpu_debug":
+        with pytest.raises(asc.NotProvidedError, match="cube"):
+            k[1](x, z)
+        return
+    k[1](x, z)
+    assert np.array_equal(z, x + 1)
