@@ -621,6 +621,108 @@ def _want_siblings(args):
     return {1: z}
 
 
+# ---- 21. a LocalTensor at a runtime address equal, at launch, to another's: V writes one, MTE3 reads the other ----
+@asc.jit
+def runtime_addr_alias(x: asc.GlobalAddress, z: asc.GlobalAddress, base: int):
+    xg, zg = _gm(x, T), _gm(z, T)
+    t1 = asc.LocalTensor(asc.float32, VECIN, 0, T)
+    t2 = asc.LocalTensor(asc.float32, VECCALC, base, T)
+    asc.data_copy(t1, xg, T)
+    asc.adds(t2, t2, 1.0, T)
+    asc.data_copy(zg, t1, T)
+
+
+def _make_addr_alias(base):
+    def make(seed):
+        return (_x(T, seed), np.zeros(T, np.float32), base), 1
+    return make
+
+
+def _want_addr_alias(args):
+    x, _, base = args
+    return {1: x + np.float32(1) if base == 0 else x.copy()}
+
+
+# ---- 22. the scalar unit writes GM that MTE2 reads back; MTE3 writes GM that the scalar reads ----
+@asc.jit
+def gm_scalar_roundtrip(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x, n * T), _gm(z, n * T)
+    t = asc.LocalTensor(asc.float32, VECIN, 0, T)
+    for i in range(n):
+        xg.set_value(i * T, 100.0 + i)
+        asc.data_copy(t, xg[i * T:], T)
+        asc.adds(t, t, 1.0, T)
+        asc.data_copy(zg[i * T:], t, T)
+        zg.set_value(i * T + 2, zg.get_value(i * T + 1))
+
+
+def _make_gm_scalar(seed):
+    n = 3
+    return (_x(n * T, seed), np.zeros(n * T, np.float32), n), 1
+
+
+def _want_gm_scalar(args):
+    x, _, n = args
+    w, z = x.copy().reshape(n, T), np.zeros((n, T), np.float32)
+    for i in range(n):
+        w[i, 0] = 100 + i
+        z[i] = w[i] + np.float32(1)
+        z[i, 2] = z[i, 1]
+    return {0: w.ravel(), 1: z.ravel()}
+
+
+# ---- 23. windows of one UB tensor at runtime offsets that overlap from one iteration to the next ----
+@asc.jit
+def sliding_windows(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, step: int):
+    xg, zg = _gm(x, T), _gm(z, n * T)
+    t = asc.LocalTensor(asc.float32, VECCALC, 0, 4 * T)
+    src = asc.LocalTensor(asc.float32, VECIN, 16 * T, T)
+    asc.data_copy(src, xg, T)
+    for i in range(n):
+        asc.adds(t[i * step:], src, 1.0, T)
+        asc.adds(t[i * step:], t[i * step:], 1.0, T)
+        asc.data_copy(zg[i * T:], t[i * step:], T)
+
+
+def _make_windows(seed):
+    n = 5
+    return (_x(T, seed), np.zeros(n * T, np.float32), n, 24), 1
+
+
+def _want_windows(args):
+    x, _, n, _step = args
+    return {1: np.tile(x + np.float32(2), n)}
+
+
+# ---- 24. an @asc.jit sub-kernel with a runtime `if`, called from a runtime loop ----
+@asc.jit
+def _tile_step(t: asc.LocalTensor, xg: asc.GlobalTensor, zg: asc.GlobalTensor, i: int, k: int):
+    asc.data_copy(t, xg[i * T:], T)
+    if k > 0:
+        asc.muls(t, t, 2.0, T)
+    asc.data_copy(zg[i * T:], t, T)
+
+
+@asc.jit
+def sub_kernel_loop(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+    xg, zg = _gm(x, n * T), _gm(z, n * T)
+    t = asc.LocalTensor(asc.float32, VECCALC, 0, T)
+    for i in range(n):
+        _tile_step(t, xg, zg, i, i % 2)
+
+
+def _make_sub(seed):
+    n = 5
+    return (_x(n * T, seed), np.zeros(n * T, np.float32), n), 1
+
+
+def _want_sub(args):
+    x, _, n = args
+    w = x.reshape(n, T).copy()
+    w[1::2] *= np.float32(2)
+    return {1: w.ravel()}
+
+
 CASES: dict[str, Case] = {
     "chain_cond_far_bits": Case(branch_chain_cond, _make_chain(0b10000000001), _want_chain),
     "chain_cond_all": Case(branch_chain_cond, _make_chain(0b11111111111), _want_chain),
@@ -654,6 +756,11 @@ CASES: dict[str, Case] = {
     "siblings_0_5": Case(sibling_loops, _make_siblings(0, 5), _want_siblings),
     "siblings_3_0": Case(sibling_loops, _make_siblings(3, 0), _want_siblings),
     "siblings_4_4": Case(sibling_loops, _make_siblings(4, 4), _want_siblings),
+    "runtime_addr_alias_same": Case(runtime_addr_alias, _make_addr_alias(0), _want_addr_alias),
+    "runtime_addr_alias_apart": Case(runtime_addr_alias, _make_addr_alias(1024), _want_addr_alias),
+    "gm_scalar_roundtrip": Case(gm_scalar_roundtrip, _make_gm_scalar, _want_gm_scalar),
+    "sliding_windows": Case(sliding_windows, _make_windows, _want_windows),
+    "sub_kernel_loop": Case(sub_kernel_loop, _make_sub, _want_sub),
 }
 
 
@@ -679,3 +786,22 @@ def vector_with_co1_tensor(x: asc.GlobalAddress, z: asc.GlobalAddress):
     asc.data_copy(t, xg, T)
     asc.adds(t, t, 1.0, T)
     asc.data_copy(zg, t, T)
+
+
+@asc.jit
+def raw_over_tque(x: asc.GlobalAddress, z: asc.GlobalAddress, base: int):
+    """A raw LocalTensor at a runtime address that is, at launch, the bytes of a TQue buffer in use (#18: an
+    alias of the queue's buffer; refused only when the address is a constant)."""
+    xg, zg = _gm(x, T), _gm(z, T)
+    pipe = asc.TPipe()
+    q = asc.TQue(VECIN, 1)
+    pipe.init_buffer(q, 1, T * 4)
+    a = q.alloc_tensor(asc.float32)
+    asc.data_copy(a, xg, T)
+    q.enque(a)
+    a = q.deque(asc.float32)
+    raw = asc.LocalTensor(asc.float32, VECCALC, base, T)
+    asc.duplicate(raw, 5.0, T)
+    asc.adds(a, a, 1.0, T)
+    asc.data_copy(zg, a, T)
+    q.free_tensor(a)
