@@ -110,3 +110,28 @@ def test_raw_local_tensor_at_runtime_address_over_tque_bytes() -> None:
     x, z = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
     asc.jit(raw_over_tque, backend="sim")[1](x, z, 0)
     assert np.array_equal(z, np.full(64, 6, np.float32))
+
+
+def test_cache_entry_whose_meta_json_is_a_fifo_is_incomplete_not_a_hang(tmp_path) -> None:
+    """A FIFO named meta.json (mkfifo in the cache): opening it for reading waits for a writer, so every cpp
+    launch of that kernel and `asc-trace cache list` hung for ever; now the entry is incomplete (rebuilt)."""
+    import os
+    import threading
+
+    from asc_trace.toolchain.cache import entries
+    key = "ab" * 32
+    d = tmp_path / key[:2] / key
+    d.mkdir(parents=True)
+    (d / "kernel.so").write_bytes(b"x")
+    fifo = d / "meta.json"
+    os.mkfifo(fifo)
+    got: list = []
+    reader = threading.Thread(target=lambda: got.append(entries(tmp_path, verify=True)), daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    if reader.is_alive():       # let the blocked open() return, so the thread ends, then fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=5)
+        pytest.fail("listing the cache waited on a FIFO named meta.json")
+    (entry,) = got[0]
+    assert entry.complete is False
