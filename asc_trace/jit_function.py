@@ -232,8 +232,8 @@ class CompiledKernel:
         if rt.name not in ("sim", "eager", "cpp"):
             cube = self.__dict__.get("_cube")
             if cube is None:
-                from .graph.cube_graph import is_cube_graph
-                cube = self.__dict__["_cube"] = is_cube_graph(self.graph)
+                from .graph.cube_graph import has_cube_memory, is_cube_graph
+                cube = self.__dict__["_cube"] = is_cube_graph(self.graph) or has_cube_memory(self.graph)
             if cube:
                 why = (" (the vendor's headers lower the cube's API to AI Core intrinsics - "
                        "copy_gm_to_cbuf_multi_nd2nz_b16, load_cbuf_to_ca / load_cbuf_to_cb, mad, "

@@ -159,6 +159,11 @@ class Autotuner:
         return tuple(names)
 
     # -- calls ------------------------------------------------------------------------------------
+    def __getitem__(self, item: Any) -> Any:
+        # `tuned[8](...)`, the launch form of a plain kernel, out of habit: the configs choose the core count
+        raise _clean(LaunchError(f"{self!r}[{item!r}]: an autotuned kernel takes its core count from its configs "
+                                 "(asc.Config(core_num=...)); call it directly: tuned(*args)", user_loc()))
+
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         loc = user_loc()
         try:

@@ -51,13 +51,16 @@ def _check_writable(path: str) -> None:
         raise CliError(EXIT_USAGE, f"--chrome-trace {path!r}: give a file path")
     target = Path(path).expanduser()
     parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: is a directory; give a file path")
-    if not parent.is_dir():
-        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: no such directory {parent}")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: not writable")
-    existed = target.exists()
+    try:        # a name too long for the file system is an OSError of the checks themselves
+        if target.is_dir():
+            raise CliError(EXIT_USAGE, f"--chrome-trace {path}: is a directory; give a file path")
+        if not parent.is_dir():
+            raise CliError(EXIT_USAGE, f"--chrome-trace {path}: no such directory {parent}")
+        if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise CliError(EXIT_USAGE, f"--chrome-trace {path}: not writable")
+        existed = target.exists()
+    except (ValueError, OSError) as e:
+        raise CliError(EXIT_USAGE, f"--chrome-trace {path}: {getattr(e, 'strerror', None) or e}") from None
     try:        # os.access trusts the mode bits; some file systems (/proc, read-only mounts) refuse anyway
         with open(target, "a"):
             pass

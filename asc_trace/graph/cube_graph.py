@@ -3,7 +3,7 @@ memory. Such a kernel takes the cube's passes, simulator and lowering; a kernel 
 work is a mixed kernel (graph/mix_split.py), whose cube side takes them."""
 from __future__ import annotations
 
-from ..cube_enums import CUBE_SPACES
+from ..cube_enums import CUBE_MEMORY, CUBE_SPACES
 from .kernel_graph import KernelGraph
 from .node import Node, Pipe, TensorRef
 
@@ -20,6 +20,13 @@ def _is_cube_node(n: Node) -> bool:
 def is_cube_graph(g: KernelGraph) -> bool:
     """Whether the kernel uses the cube (a cube kernel, or a mixed cube + vector kernel: graph/mix_split.py)."""
     return any(_is_cube_node(n) for n in g)
+
+
+def has_cube_memory(g: KernelGraph) -> bool:
+    """Whether the kernel places a LocalTensor in a cube memory (L1, L0A/B/C, the bias table), used or not.
+    A backend without the cube refuses such a kernel as a cube kernel: cpu_debug would otherwise lay the
+    tensor out as UB bytes and report an overflow at an address that means nothing (x36)."""
+    return any(n.op == "local_tensor" and n.args and n.args[0] in CUBE_MEMORY for n in g)
 
 
 def is_mix_graph(g: KernelGraph) -> bool:

@@ -8,10 +8,12 @@ module refuses *mutation*, by value snapshots taken before the region is traced 
 
 What is watched (the roots): the objects bound to the locals of the function holding the region
 (cells and free variables included), the globals its code names, and, through every Python function
-reached that way (a helper, a method of a user object), that function's closure cells and the globals
-it names. From each root the snapshot follows lists, tuples, dicts, sets, bytearrays, NumPy arrays
+reached that way (a helper, a method of a user object), that function's closure cells, the globals
+it names, its defaults and its attributes; the object behind a bound method; a user class's own
+attributes (of a class the code names, or of a user object's class). From each root the snapshot follows lists, tuples, dicts, sets, bytearrays, NumPy arrays
 (their bytes, up to 4 MB), user objects' attributes and iterators (their pickling state, or a
-generator's position and locals).
+generator's position and locals), array.array's bytes, a functools.partial's function and arguments,
+and a user function met inside a container (its defaults, attributes and closure cells).
 
 What is not a change: asc_trace's own objects (tensors, queues) are API and their attributes are
 left out; a user object's attribute rebound from one tensor to another is not a Python value.
@@ -28,6 +30,7 @@ generator advanced by a whole cycle of an identical loop (same position, same lo
 """
 from __future__ import annotations
 
+import array
 import functools
 import gc
 import hashlib
@@ -92,6 +95,11 @@ class Snapshot:
         later: list[types.FunctionType] = []
         for name, v in named:     # the scope's own objects first, so they are named as the user wrote them
             if isinstance(v, types.MethodType):
+                # the object a bound method mutates through `self` outlives the kernel like the method
+                owner = v.__self__
+                if not (isinstance(owner, (types.ModuleType, type)) or _is_proxy(owner)) and id(owner) not in self._ids:
+                    self._ids.add(id(owner))
+                    self.roots.append((f"{name}.__self__", where, owner))
                 v = v.__func__
             if isinstance(v, types.FunctionType):
                 later.append(v)
@@ -100,6 +108,11 @@ class Snapshot:
                 if id(random._inst) not in self._ids:      # type: ignore[attr-defined]
                     self._ids.add(id(random._inst))        # type: ignore[attr-defined]
                     self.roots.append((name, where, random._inst))    # type: ignore[attr-defined]
+            elif isinstance(v, type):
+                view = _user_class_view(v)
+                if view is not None and id(v) not in self._ids:
+                    self._ids.add(id(v))
+                    self.roots.append((name, where, view))
             elif isinstance(v, types.ModuleType):
                 view = _user_module_view(v, code)
                 if view is not None and id(v) not in self._ids:
@@ -111,6 +124,10 @@ class Snapshot:
                 self._ids.add(id(v))
                 self.roots.append((name, where, v))
                 later.extend(f for f in vars(type(v)).values() if isinstance(f, types.FunctionType))
+                view = _user_class_view(type(v))     # `type(self).count += 1`: the class's own attributes
+                if view is not None and id(type(v)) not in self._ids:
+                    self._ids.add(id(type(v)))
+                    self.roots.append((f"type({name})", where, view))
         for fn in later:
             self._add_function(fn)
 
@@ -125,6 +142,12 @@ class Snapshot:
             except ValueError:
                 pass
         self._add_scope(cells, fn.__globals__, fn.__code__, f"seen by {fn.__qualname__}")
+        # a mutable default (`def helper(acc=[])`) and a function attribute (`helper.calls += 1`) are
+        # module-lifetime objects too; watched through a view that reads them again at each comparison
+        view = _FunctionStateView(fn)      # watched even when empty: `fn.calls = 1` may be its first attribute
+        if id(fn) not in self._ids:
+            self._ids.add(id(fn))
+            self.roots.append((fn.__qualname__, "", view))
 
     # -- the tokens -------------------------------------------------------------------------------
     def _token(self, v: Any, seen: dict[int, int] | None = None) -> Any:
@@ -147,8 +170,17 @@ class _Walker:
         self.seen = seen
 
     def token(self, v: Any) -> Any:
-        if isinstance(v, _ModuleView):
-            return ("obj", "module", tuple((n, self.token(x)) for n, x in v.values_now()))
+        if isinstance(v, (_ModuleView, _FunctionStateView)):
+            return ("obj", type(v).kind, tuple((n, self.token(x)) for n, x in v.values_now()))
+        if isinstance(v, types.FunctionType) and not _library(v.__module__) and id(v) not in self.seen:
+            # a function held in a container (`STATE = {"f": lambda c=[0]: ...}`): its defaults,
+            # attributes and closure cells are its state
+            self.seen[id(v)] = len(self.seen)
+            self.snap.alive.append(v)
+            view = _FunctionStateView(v, cells=True)
+            return ("fnstate", id(v), tuple((n, self.token(x)) for n, x in view.values_now()))
+        if isinstance(v, functools.partial):
+            return ("partial", self.token(v.func), self.token(v.args), self.token(v.keywords))
         if isinstance(v, float):
             return ("float", v.hex())
         if isinstance(v, _SIMPLE):
@@ -176,6 +208,8 @@ class _Walker:
             return ("array", v.dtype.str, v.shape, hashlib.blake2b(np.ascontiguousarray(v).tobytes()).digest())
         if isinstance(v, (bytearray, memoryview)):
             return ("bytes", bytes(v))
+        if isinstance(v, array.array):
+            return ("bytes", v.typecode, v.tobytes())
         if isinstance(v, (list, tuple)) or type(v).__name__ == "deque":
             return ("seq", tuple(t(x) for x in v))
         if isinstance(v, dict):
@@ -260,6 +294,7 @@ class _ModuleView:
     `import cfg`): a module is not a container, but its attributes outlive the kernel as globals do.
     Only the names the code uses are watched (a module can be large); library and standard modules,
     and installed packages, are left out as before."""
+    kind = "module"
 
     def __init__(self, module: types.ModuleType, names: list[str]) -> None:
         self.module, self.names = module, names
@@ -273,6 +308,57 @@ class _ModuleView:
 
 
 _MISSING = ("missing",)
+
+
+class _FunctionStateView:
+    """What a user function keeps between calls: its default values, its attributes (`fn.calls`) and,
+    for a function found inside a container, the contents of its closure cells. Read again at every
+    comparison, so a rebound `fn.calls = 2` is seen as well as a mutated default list."""
+    kind = "function"
+
+    def __init__(self, fn: types.FunctionType, cells: bool = False) -> None:
+        self.fn, self.cells = fn, cells
+
+    def values_now(self) -> list[tuple[str, Any]]:
+        fn = self.fn
+        out: list[tuple[str, Any]] = []
+        if fn.__defaults__:
+            out.append(("__defaults__", fn.__defaults__))
+        if fn.__kwdefaults__:
+            out.append(("__kwdefaults__", fn.__kwdefaults__))
+        out.extend((n, v) for n, v in sorted(vars(fn).items()) if not n.startswith("__"))
+        if self.cells:
+            for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                try:
+                    out.append((n, c.cell_contents))
+                except ValueError:
+                    pass
+        return out
+
+
+class _ClassView(_FunctionStateView):
+    """A user class's own attributes (`Cfg.n = Cfg.n * 2`, `type(self).count += 1`): class state outlives
+    the kernel as a module global does. Methods and dunder entries are left out (they are code)."""
+    kind = "class"
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+    def values_now(self) -> list[tuple[str, Any]]:
+        return [(n, v) for n, v in sorted(vars(self.cls).items())
+                if not n.startswith("__") and not isinstance(v, (types.FunctionType, staticmethod, classmethod, property))]
+
+
+def _user_class_view(cls: type) -> _ClassView | None:
+    """The view of a class written by the user (not a library's, the standard library's or asc_trace's)."""
+    module = getattr(cls, "__module__", "") or ""
+    top = module.split(".", 1)[0]
+    m = sys.modules.get(module)
+    path = str(getattr(m, "__file__", "") or "")
+    if module != "__main__" and (_library(module) or top in sys.stdlib_module_names or top.startswith("_")
+                                 or "site-packages" in path or "dist-packages" in path):
+        return None
+    return _ClassView(cls)
 
 
 def _user_module_view(module: types.ModuleType, code: types.CodeType) -> _ModuleView | None:

@@ -310,14 +310,19 @@ def writable_file(path: Any, what: str) -> Path:
     loc = user_loc()
     if not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip():
         raise PathError(f"{what}: give a file path (a str or a pathlib.Path), got {path!r}", loc)
-    target = Path(path).expanduser()
-    parent = target.parent
-    if target.is_dir():
-        raise PathError(f"{what}: {target} is a folder; give a file path in it", loc)
-    if not parent.is_dir():
-        raise PathError(f"{what}: no such folder {parent} (for {target})", loc)
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise PathError(f"{what}: {target} is not writable", loc)
+    if "\0" in str(os.fspath(path)):      # the checks below pass it (is_dir() is False); open() would not
+        raise PathError(f"{what}: {path!r} holds a NUL byte; no file can have that name", loc)
+    try:        # a NUL byte in the path (ValueError) or a name too long (OSError) fails in the checks themselves
+        target = Path(path).expanduser()
+        parent = target.parent
+        if target.is_dir():
+            raise PathError(f"{what}: {target} is a folder; give a file path in it", loc)
+        if not parent.is_dir():
+            raise PathError(f"{what}: no such folder {parent} (for {target})", loc)
+        if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            raise PathError(f"{what}: {target} is not writable", loc)
+    except (ValueError, OSError) as e:
+        raise PathError(f"{what}: cannot write {path!r}: {getattr(e, 'strerror', None) or e}", loc) from None
     return target
 
 

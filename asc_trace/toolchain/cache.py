@@ -52,6 +52,8 @@ def read_meta(path: Path) -> dict[str, Any]:
     """An entry's meta.json as a dict; {} when it is missing, unreadable (a folder, say), truncated, nested
     past the JSON reader's depth or not a JSON object (such an entry is incomplete: rebuilt on lookup,
     listed as incomplete)."""
+    if not path.is_file():      # a folder, or a FIFO, whose open() would wait for a writer forever (x36)
+        return {}
     try:
         info = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):   # ValueError covers bad JSON and bad UTF-8
