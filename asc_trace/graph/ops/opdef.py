@@ -49,8 +49,10 @@ class OpDef:
         operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
     operands: for the family "vec_record" (an op whose record states its whole call, so that the front end,
         the executors and the emitter need nothing of their own for it): the parameter names in order;
-        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value.
-        The executor reads the regions `accesses` gives and computes `ref(*read regions, *int values)`.
+        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value,
+        "name:scalar" a value of the tensors' element type (Ascend C's `const T&`). The executor reads the
+        regions `accesses` gives and computes `ref(*read regions, *values)`: an int value a plain int, a
+        scalar one rounded to the element type (a column of one per core when it differs by core).
     intrinsic: for the element-wise families, the vector instruction the API call issues (vadd, vexp, ...):
         cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
     other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
