@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import from_compute, to_compute
-from ..graph.hb import Instr
+from ..graph.hb import Instr, api_steps
 from ..graph.node import Node, Pipe
 from ..graph.ops import OpDef, accesses
 from ..graph.ops.record_family import operand_kinds
@@ -46,6 +46,8 @@ def _bind_record(node: Node, op: OpDef) -> Step:
                 v[...] = from_compute(np.asarray(o), t.dtype)
         # the cost model counts the elements of the widest region (graph/ops/opdef.py VecCost)
         work = max((v.shape[1] for _t, v, _w in views), default=0)
-        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=work)
+        # the sets and waits the API call makes itself (OpDef.api_sync), on the operands' values here
+        api = api_steps(node, lambda e: m.uniform_int(efn(e)(env), node, "an operand"))
+        return Instr(node, Pipe.V, "op", apply=apply, ub=tuple(ub), work=work, api=api or ())
     return run
 
