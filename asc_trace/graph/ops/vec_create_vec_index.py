@@ -14,7 +14,7 @@ What the vendor's A2 code does, and so what this record computes bit for bit:
 How the pipes see it: the node is on V and writes dst[0, count) there. Its first block is the scalar
 unit's, before the S_V handshake; the model puts that write on V too (as the reductions' scalar writes,
 vec_reduce.py), so a reader of dst on MTE2 / MTE3 before the call must be ordered before V, which the
-model checks, and before the scalar unit, which it does not (docs/ops/create_vec_index.md). The S_V id the
+model checks, and before the scalar unit, which it does not (docs/operators.md, "asc.create_vec_index"). The S_V id the
 call takes is kept out of the kernel's own flags (`api_events`, `api_sync`); a kernel without a TPipe gets
 one from the lowering (lower/ascendc_pipe.py), as ReduceSum does.
 
