@@ -145,10 +145,15 @@ class CppModel:
     expr: for the element-wise families, the C++ expression of one element (operands `a`, `b`, scalar
         `s`), instantiated from the registry into every overload of the API call (runtime/cpp_model_ops.py);
     header: otherwise, the hand-written function(s) of kernel_operator.h that model it.
+    source: or the model's own C++ definitions, carried by the record: graph/ops/cpp_model.py puts them into
+        the generated header (`ASC_TRACE_RECORD_MODELS`), which kernel_operator.h expands inside namespace
+        AscendC after the element-wise ops, so the op needs no edit of the header (no `//` comments and no
+        preprocessor lines: it becomes a macro's body).
     """
 
     expr: str | None = None
     header: str = ""
+    source: str = ""
 
 
 VALUES_ALL = "all"
