@@ -1,7 +1,7 @@
 """asc.create_vec_index (Ascend C CreateVecIndex(dst, firstValue, count)): the one-file op
 graph/ops/vec_create_vec_index.py. NumPy (np.arange) on sim and eager for every dtype the A2 code supports, the
 vendor's rounding past the first block, misuse at the user's line, the pipes the scheduler and the race checker
-see, the emitted call against both CANN generations, the cpp refusal, and the bytes of cpu_debug (the vendor's
+see, the emitted call against both CANN generations, the record's C++ model on cpp, and the bytes of cpu_debug (the vendor's
 own CreateVecIndex over the stub layer) against sim."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from vec_more_kernels import create_vec_index_kernel
 import lane
 
 BACKENDS = ["sim", "eager"]
+ALL = [*BACKENDS, "cpp"]
 DTYPES = ["float16", "float32", "int16", "int32"]
 FILL = 7
 
@@ -82,7 +83,7 @@ def test_float16_rounds_as_the_vendors_adds(backend, first):
     assert np.array_equal(want, direct) == float(first).is_integer()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL)
 def test_the_first_value_differs_by_core(backend):
     @asc.jit
     def per_core(z: asc.GlobalAddress):
@@ -106,7 +107,7 @@ def past_the_tensor(z: asc.GlobalAddress):
     asc.data_copy(gm(z), o, 128)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL)
 def test_a_count_past_the_tensor_is_out_of_bounds_at_the_call(backend):
     with pytest.raises(asc.OutOfBoundsError, match="129") as e:
         asc.jit(past_the_tensor, backend=backend)[1](np.zeros(128, np.int32))
@@ -144,7 +145,7 @@ def unsynced(z: asc.GlobalAddress):
     asc.data_copy(gm(z), o, 128)  # racy
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL)
 def test_the_race_checker_sees_the_write_on_v(backend):
     """Copying dst out with no V -> MTE3 order is a race (RAW) reported at the copy."""
     with pytest.raises(asc.RaceError, match=r"RAW.*MTE3 instruction reads them while the V instruction") as e:
@@ -176,7 +177,7 @@ def held_ids(z: asc.GlobalAddress, ids: asc.ConstExpr[int]):
     asc.data_copy(gm(z), o, 128)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", ALL)
 def test_the_calls_own_s_v_id_is_kept_from_the_kernels_flags(backend):
     z = np.zeros(128, np.int32)
     asc.jit(held_ids, backend=backend)[1](z, 7)
@@ -199,11 +200,22 @@ def test_the_emitted_call_is_declared_by_both_generations():
         assert not check_kernels([Kernel("create_vec_index", src)])
 
 
-def test_cpp_refuses_with_the_records_reason():
-    reason = REGISTRY["create_vec_index"].cpp_model.reason
-    with pytest.raises(asc.ToolchainError) as e:
-        run("cpp", "int32", 0, 100)
-    assert reason in str(e.value)
+@pytest.mark.parametrize("dtype,first", [("float16", 0.3), ("float16", 2040.5), ("float32", 16777200.0),
+                                         ("int16", 32700), ("int32", -5)])
+def test_the_cpp_model_gives_the_bytes_of_sim(dtype, first):
+    """The record's own C++ model (CppModel.source, in the generated header): one compile per dtype, the counts
+    are runtime values (inside one block, one repeat, several repeats with a tail)."""
+    for count in (5, 100, 1000):
+        out = {}
+        for backend in ("sim", "cpp"):
+            z = np.zeros(1024 + 64, dtype)
+            asc.jit(create_vec_index_kernel, backend=backend)[1](z, first, count, 1024 + 64)
+            out[backend] = z.tobytes()
+        assert out["sim"] == out["cpp"], count
+
+
+def test_the_cpp_model_is_the_records():
+    assert "CreateVecIndex(" in REGISTRY["create_vec_index"].cpp_model.source
 
 
 @pytest.mark.slow

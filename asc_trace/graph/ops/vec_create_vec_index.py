@@ -26,7 +26,7 @@ import numpy as np
 from ...enums import HardEvent
 from ..expr import Const
 from ..node import Pipe
-from .opdef import NA, OpDef, VecCost, register
+from .opdef import CppModel, OpDef, VecCost, register
 from .record_family import operand_fields
 
 BLOCK_BYTES, REPEAT_BYTES = 32, 256
@@ -76,6 +76,31 @@ def _ref(first, count: int) -> np.ndarray:
     return _index(first, count, first.dtype, cores)
 
 
+# The cpp backend's model (graph/ops/cpp_model.py puts it into the generated header): the same sequence, the
+# first block from firstValue, then each element the one a block / a repeat before plus that step, in T.
+_CPP = """
+template <typename T>
+inline void CreateVecIndex(const LocalTensor<T>& dst, const T& firstValue, uint32_t count)
+{
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value || std::is_same<T, int16_t>::value
+                  || std::is_same<T, int32_t>::value, "CreateVecIndex: half, float, int16_t or int32_t");
+    if (count == 0) return;
+    T* d = dst.span(count, "dst");
+    const uint32_t blk = 32 / sizeof(T), rep = 256 / sizeof(T);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i >= blk) {
+            const uint32_t step = i < rep ? blk : rep;
+            d[i] = detail::wrap_add(d[i - step], static_cast<T>(static_cast<int32_t>(step)));
+        } else if constexpr (std::is_integral<T>::value) {
+            d[i] = static_cast<T>(static_cast<int64_t>(firstValue) + static_cast<int64_t>(i));
+        } else {
+            d[i] = static_cast<T>(static_cast<float>(firstValue) + static_cast<float>(i));
+        }
+    }
+}
+"""
+
+
 register(
     OpDef("create_vec_index", "vec_record", Pipe.V, "CreateVecIndex",
           dtypes=frozenset({"float16", "float32", "int16", "int32"}),
@@ -87,7 +112,7 @@ register(
           cost=VecCost(40.0, 1.0, "assumed: the scalar unit's SetValue of one block and the S_V handshake "
                                   "(startup), then one vadds per repeat as vadds' 1.0 slope"),
           emit="AscendC::CreateVecIndex({dst}, {first_value}, {count});", emit_fields=operand_fields,
-          cpp_model=NA("the cpp backend's C++ API model has no CreateVecIndex; sim, eager and cpu_debug run it"),
+          cpp_model=CppModel(source=_CPP),
           printer="dst",
           declared={"CreateVecIndex/3": ("include/basic_api/kernel_operator_vec_createvecindex_intf.h:50",
                                          "interface/kernel_operator_vec_createvecindex_intf.h:39")},
