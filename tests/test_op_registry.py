@@ -45,6 +45,8 @@ def test_every_record_has_a_cpp_model_or_says_why_not(name):
     if isinstance(m, CppModel):
         if m.expr is not None:               # instantiated from the record into the generated header
             assert op.family in ELEMENTWISE and f"({op.c_name}, {m.expr})" in model_ops_header(), name
+        elif m.source:                       # carried by the record, put into the generated header
+            assert f"{op.c_name}(" in m.source and m.source.strip().splitlines()[0] in model_ops_header(), name
         else:                                # hand-written in the model header: the names it gives exist there
             assert m.header, name
             for word in re.findall(r"[A-Za-z_]+(?=\s*(?:/|\(|$))", m.header.split(" (")[0]):
@@ -142,3 +144,16 @@ def test_the_table_finder_finds_tables(tmp_path):
         'A = ("set_flag", "wait_flag")\nB = {"alloc_tensor": 1}\nC = ("tbuf", 3)\nD = ("for", "end_for")\n'
         '__all__ = ["printf"]\n')
     assert _naming_modules(tmp_path) == {"m.py": [(1, ["set_flag", "wait_flag"]), (2, ["alloc_tensor"])]}
+
+
+def test_a_records_cpp_source_may_not_end_the_generated_macro(monkeypatch):
+    """CppModel.source becomes the body of ASC_TRACE_RECORD_MODELS: a // comment would swallow the rest."""
+    from asc_trace.graph.ops.cpp_model import record_model_lines
+    from asc_trace.graph.ops.opdef import OpDef
+    for bad in ("inline void Zz() {}  // a comment", "#include <x>\ninline void Zz() {}"):
+        monkeypatch.setitem(REGISTRY, "zz_model", OpDef("zz_model", "vec_record", cpp_model=CppModel(source=bad)))
+        with pytest.raises(ValueError, match="zz_model"):
+            record_model_lines()
+    monkeypatch.setitem(REGISTRY, "zz_model", OpDef("zz_model", "vec_record",
+                                                    cpp_model=CppModel(source="inline void Zz() {}  /* ok */")))
+    assert "inline void Zz() {}  /* ok */" in record_model_lines()

@@ -353,4 +353,33 @@ def backend_cases(Case) -> list:
     # element 496 + 16 = 512, the tensor's end (3 repeats 9 blocks apart would end at 528: OutOfBoundsError)
     out.append(Case("gatherb-uint16", gather_kernel,
                     lambda: (ug, ob, ug[::-1].copy(), 512, 512, 512, 0, ("gatherb", 2, 2, 16)), lambda args: args[2]))
+    return out + create_vec_index_cases(Case)
+
+
+@asc.jit
+def create_vec_index_kernel(z: asc.GlobalAddress, first, count: int, cap: asc.ConstExpr[int]):
+    """asc.create_vec_index (graph/ops/vec_create_vec_index.py) over a UB tensor of `cap` elements that Duplicate
+    filled first, so that the copy out shows what lies past `count` too. The scalar unit writes the first block
+    before the call's own S_V handshake, so V's Duplicate is waited for on S first (V_S)."""
+    o = asc.LocalTensor(z.dtype, asc.TPosition.VECOUT, 0, cap)
+    asc.duplicate(o, 7, cap)
+    asc.set_flag(asc.HardEvent.V_S, 0)
+    asc.wait_flag(asc.HardEvent.V_S, 0)
+    asc.create_vec_index(o, first, count)
+    asc.set_flag(asc.HardEvent.V_MTE3, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+    asc.data_copy(gm(z), o, cap)
+
+
+def create_vec_index_cases(Case) -> list:
+    """CreateVecIndex on sim and cpu_debug (the vendor's A2 code: SetValue, then Adds over the stub layer's vadds):
+    every dtype, counts inside one block, one repeat and several repeats with tails, firsts where float16 rounds
+    and int16 wraps."""
+    out = []
+    for dt, first, count in (("float16", 2040.5, 1000), ("float16", 0.3, 1000), ("float16", -3.0, 13), ("float32", 16777200.0, 700),
+                             ("int16", 32700, 333), ("int32", -5, 2049), ("float32", 0.25, 129)):
+        cap = -(-(count + 16) // 64) * 64
+        out.append(Case(f"create_vec_index-{dt}-{count}", create_vec_index_kernel,
+                        lambda dt=dt, first=first, count=count, cap=cap: (np.zeros(cap, dt), first, count, cap),
+                        lambda args: args[0]))
     return out

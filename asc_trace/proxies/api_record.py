@@ -7,37 +7,39 @@ from typing import Any, Callable
 from ..errors import NotProvidedError, TraceError
 from ..graph.node import Pipe, make_attrs
 from ..graph.ops import OpDef
-from ..graph.ops.record_family import operand_names
+from ..graph.ops.record_family import operand_kinds
 from .context import current
-from .operands import check_same_dtype, check_supported, count_expr
+from .operands import check_same_dtype, check_supported, count_expr, scalar_for
 from .source_loc import user_loc
 from .tensors import vec_operand
 
 
 def make_record_call(op: OpDef) -> Callable[..., None]:
-    names = operand_names(op)
-    signature = ", ".join(n for n, _ in names)
+    kinds = operand_kinds(op)
+    signature = ", ".join(n for n, _ in kinds)
 
     def call(*args: Any, **kwargs: Any) -> None:
         ctx = current(f"asc.{op.name}")
         loc = user_loc()
-        bound = _bind([n for n, _ in names], args, kwargs)
+        bound = _bind([n for n, _ in kinds], args, kwargs)
         if bound is None:
             if op.other_forms:
                 raise NotProvidedError(f"asc.{op.name} takes ({signature}) here; its other forms are not "
                                        f"provided: {op.other_forms}", loc)
             raise TraceError(f"asc.{op.name} takes ({signature})", loc)
-        refs, operands = [], []
-        for name, is_tensor in names:
-            if is_tensor:
-                r = vec_operand(bound[name], name, op.name, loc)
-                refs.append((name, r))
-                operands.append(r)
-            else:
-                operands.append(count_expr(bound[name], loc, name))
+        refs = [(name, vec_operand(bound[name], name, op.name, loc)) for name, kind in kinds if kind == "tensor"]
         dtype = check_same_dtype(op.name, [r for _, r in refs], [n for n, _ in refs], loc)
         check_supported(op, dtype, loc)
-        ctx.record(op.name, tuple(operands), loc, Pipe.V, make_attrs(dtype=dtype))
+        tensors = dict(refs)
+        operands = []
+        for name, kind in kinds:
+            if kind == "tensor":
+                operands.append(tensors[name])
+            elif kind == "scalar":      # Ascend C's `const T& name`: a value of the element type
+                operands.append(scalar_for(dtype, bound[name], op.name, loc))
+            else:
+                operands.append(count_expr(bound[name], loc, name))
+        ctx.record(op.name, tuple(operands), loc, op.pipe or Pipe.V, make_attrs(dtype=dtype))
 
     call.__doc__ = op.doc or f"Ascend C {op.c_name}({signature})."
     return call

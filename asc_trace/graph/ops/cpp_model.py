@@ -2,7 +2,8 @@
 
 toolchain/include/kernel_operator.h defines one macro per element-wise family (ASC_MODEL_BINARY / _UNARY /
 _SCALAR: every overload of the API call around one element's expression); which ops it instantiates
-comes from here, each op's `CppModel.expr`, so a new element-wise op needs no edit of the header.
+comes from here, each op's `CppModel.expr`, so a new element-wise op needs no edit of the header; the models
+other records carry whole (`CppModel.source`) come from here too (`ASC_TRACE_RECORD_MODELS`).
 runtime/cpp.py writes `model_ops_header()` beside the header's include path."""
 from __future__ import annotations
 
@@ -22,7 +23,23 @@ def model_ops_header() -> str:
         items = [f"{macro}({op.c_name}, {op.cpp_model.expr})" for op in REGISTRY.values()
                  if op.family == family and isinstance(op.cpp_model, CppModel) and op.cpp_model.expr is not None]
         out.append(f"#define {lst} \\\n    " + " \\\n    ".join(items))
+    out.append("#define ASC_TRACE_RECORD_MODELS \\\n    " + " \\\n    ".join(record_model_lines()))
     return "\n".join(out) + "\n"
+
+
+def record_model_lines() -> list[str]:
+    """The C++ definitions the records carry (`CppModel.source`), line by line, for a macro's body: a `//`
+    comment would swallow the rest of the macro and a preprocessor line cannot be in one."""
+    lines = []
+    for op in REGISTRY.values():
+        m = op.cpp_model
+        if not (isinstance(m, CppModel) and m.source):
+            continue
+        if "//" in m.source or any(line.lstrip().startswith("#") for line in m.source.splitlines()):
+            raise ValueError(f"the C++ model of {op.name} has a // comment or a preprocessor line; its source "
+                             "becomes a macro's body (use /* */)")
+        lines += [line.rstrip() for line in m.source.strip().splitlines()]
+    return lines
 
 
 # -- cpu_debug's intrinsic model ---------------------------------------------------------------------------

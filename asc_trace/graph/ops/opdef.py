@@ -49,8 +49,10 @@ class OpDef:
         operand `value` (an Expr -> int or None) cannot tell; `api_events` the events it takes ids of.
     operands: for the family "vec_record" (an op whose record states its whole call, so that the front end,
         the executors and the emitter need nothing of their own for it): the parameter names in order;
-        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value.
-        The executor reads the regions `accesses` gives and computes `ref(*read regions, *int values)`.
+        "name" is a LocalTensor (written when its position is in `writes`), "name:int" an integer value,
+        "name:scalar" a value of the tensors' element type (Ascend C's `const T&`). The executor reads the
+        regions `accesses` gives and computes `ref(*read regions, *values)`: an int value a plain int, a
+        scalar one rounded to the element type (a column of one per core when it differs by core).
     intrinsic: for the element-wise families, the vector instruction the API call issues (vadd, vexp, ...):
         cpu_debug's stub layer models it from this record (graph/ops/cpp_model.py `stub_ops_header`).
     other_forms: for "vec_record": why the API's other call forms are not provided (a call with other
@@ -143,10 +145,15 @@ class CppModel:
     expr: for the element-wise families, the C++ expression of one element (operands `a`, `b`, scalar
         `s`), instantiated from the registry into every overload of the API call (runtime/cpp_model_ops.py);
     header: otherwise, the hand-written function(s) of kernel_operator.h that model it.
+    source: or the model's own C++ definitions, carried by the record: graph/ops/cpp_model.py puts them into
+        the generated header (`ASC_TRACE_RECORD_MODELS`), which kernel_operator.h expands inside namespace
+        AscendC after the element-wise ops, so the op needs no edit of the header (no `//` comments and no
+        preprocessor lines: it becomes a macro's body).
     """
 
     expr: str | None = None
     header: str = ""
+    source: str = ""
 
 
 VALUES_ALL = "all"

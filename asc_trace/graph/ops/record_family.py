@@ -11,18 +11,36 @@ from ..node import TensorRef
 from .opdef import REGISTRY
 
 
+OPERAND_KINDS = ("tensor", "int", "scalar")
+
+
+def operand_kinds(op: Any) -> list[tuple[str, str]]:
+    """(name, kind) of each operand of a "vec_record" record, in call order: "name" is a LocalTensor
+    ("tensor"), "name:int" an integer value, "name:scalar" a value of the tensors' element type."""
+    out = []
+    for spec in op.operands:
+        name, _, kind = spec.partition(":")
+        out.append((name, kind or "tensor"))
+    return out
+
+
 def operand_names(op: Any) -> list[tuple[str, bool]]:
     """(name, is a tensor) of each operand of a "vec_record" record, in call order."""
-    return [(spec.partition(":")[0], not spec.endswith(":int")) for spec in op.operands]
+    return [(name, kind == "tensor") for name, kind in operand_kinds(op)]
 
 
 def operand_fields(ctx: Any, node: Any) -> dict[str, str]:
     """The emit template's fields: each operand by its name, a tensor as the emitter refers to it, an
-    integer value as a C expression."""
+    integer value as a C expression, a scalar as a value of the element type (Ascend C wants exactly T)."""
     op = REGISTRY[node.op]
     out = {}
-    for (name, is_tensor), arg in zip(operand_names(op), node.args):
-        out[name] = ctx.ref(arg) if is_tensor else ctx.cast(arg)
+    for (name, kind), arg in zip(operand_kinds(op), node.args):
+        if kind == "tensor":
+            out[name] = ctx.ref(arg)
+        elif kind == "scalar":
+            out[name] = ctx.scalar(arg, node.attr("dtype"))
+        else:
+            out[name] = ctx.cast(arg)
     return out
 
 

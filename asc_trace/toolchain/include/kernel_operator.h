@@ -1085,6 +1085,9 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
                            dstRepeatStride); }
 
 
+// the models records carry whole (OpDef.cpp_model.source, graph/ops/cpp_model.py): e.g. CreateVecIndex
+ASC_TRACE_RECORD_MODELS
+
 template <typename T, typename U>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count)
 {
