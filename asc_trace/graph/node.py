@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Iterator
+from typing import Any
 
 from ..dtypes import DataType
 from .expr import Expr, to_str
@@ -89,19 +89,46 @@ class Node:
         return default
 
 
-def exprs_in(args: Any) -> Iterator[Expr]:
-    """Every scalar expression inside operands: TensorRef offsets, parameter structs, tuples."""
-    for a in args if isinstance(args, (tuple, list)) else (args,):
-        if isinstance(a, Expr):
-            yield a
-        elif isinstance(a, TensorRef):
-            yield a.offset
-        elif isinstance(a, (tuple, list)):
-            yield from exprs_in(a)
+def exprs_in(args: Any) -> list[Expr]:
+    """Every scalar expression inside operands: TensorRef offsets, parameter structs, tuples, in order.
+    (A list built by one recursive function: every pass walks the operands of every node, and the nested
+    generators this was made of cost more than the walk itself.)"""
+    out: list[Expr] = []
+    _collect(args if isinstance(args, (tuple, list)) else (args,), out)
+    return out
+
+
+_SKIP, _EXPR, _REF, _SEQ, _STRUCT = range(5)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    """What an operand of class `cls` holds (per class: isinstance gives the same answer for every
+    instance of a class)."""
+    k = _KINDS.get(cls)
+    if k is None:
+        k = _KINDS[cls] = (_EXPR if issubclass(cls, Expr) else _REF if issubclass(cls, TensorRef)
+                           else _SKIP if cls in (ObjRef, ParamRef)     # (an int and a str: nothing to walk)
+                           else _SEQ if issubclass(cls, (tuple, list)) else _STRUCT if _field_names(cls)
+                           else _SKIP)
+    return k
+
+
+def _collect(args: tuple | list, out: list[Expr]) -> None:
+    for a in args:
+        k = _KINDS.get(a.__class__)
+        if k is None:
+            k = _kind(a.__class__)
+        if k == _SKIP:
+            continue
+        if k == _EXPR:
+            out.append(a)
+        elif k == _REF:
+            out.append(a.offset)
+        elif k == _SEQ:
+            _collect(a, out)
         else:
-            names = _field_names(a.__class__)
-            if names:
-                yield from exprs_in(tuple(getattr(a, n) for n in names))
+            _collect(tuple(getattr(a, n) for n in _field_names(a.__class__)), out)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import TraceError
-from .expr import Var, free_vars
+from .expr import Var, vars_of
 from .kernel_graph import KernelGraph, _producers
 from .node import Node, ObjRef, TensorRef, exprs_in
 from .ops import REGISTRY
@@ -206,5 +206,5 @@ def _check_kinds(n: Node, a: Any, seen: dict[int, Node]) -> None:
 def _vars(a: Any) -> set[Var]:
     out: set[Var] = set()
     for e in exprs_in(a):
-        out |= free_vars(e)
+        out |= vars_of(e)       # (the set kept on the expression: read here, not changed)
     return out
