@@ -97,7 +97,7 @@ def pyasc_iterate_all_kernel(backend: str):
     return asc.jit(matmul_kernel, backend=backend)
 
 
-@pytest.mark.parametrize("backend", ["sim", "eager"])
+@pytest.mark.parametrize("backend", ["sim", "eager", pytest.param("cpp", marks=pytest.mark.slow)])
 def test_pyasc_iterate_all_launch_with_duplicate_clients(backend):
     """used_core_num = 4 blocks of C launched on 4 blocks = 8 MIX clients: clients 4..7 redo blocks 0..3."""
     m, n, k = 64, 64, 64
