@@ -428,17 +428,18 @@ def test_profile_timing_only_leaves_the_arrays_alone():
 
 
 def test_two_cores_writing_one_tile_is_a_race():
-    """Every core computes tile 0 (the block index left out of the offsets): the cores race on C."""
+    """Every core writes tile 0 of C, each from its own rows of A (the block index left out of C's offset):
+    the cores race on C (their bytes differ; equal bytes are test_cross_core_equal_writes.py's)."""
     @asc.jit
     def same_tile(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: int, n: int, k: int):
         t = matmul_cube.Tiles(a, b, c)
         t.n = n
-        t.k_step(k, 0, 32, 32, 32, 0, 0, True)
+        t.k_step(k, 0, 32, 32, 32, 32 * asc.get_block_idx(), 0, True)
         asc.fixpipe(t.gc, t.c1, asc.FixpipeParamsV220(32, 32, 32, n, asc.QuantModes.F322F16))
-    a = np.ones(64 * 64, np.float16)
+    a = np.arange(64 * 64).astype(np.float16) / 1024
     c = np.zeros(64 * 64, np.float16)
     same_tile[1](a, a, c, 64, 64, 64)          # one core: fine
-    with pytest.raises(asc.RaceError, match="cores 0 and 1 both touch GM argument 'c'"):
+    with pytest.raises(asc.RaceError, match="cores 0 and 1 both touch GM argument 'c'.*different bytes"):
         same_tile[2](a, a, np.zeros(64 * 64, np.float16), 64, 64, 64)
     # tiles side by side interleave in C's rows without touching: no race (matmul_cube with 4 cores)
     got, want = matmul_cube.run(64, 256, 64, cores=2)

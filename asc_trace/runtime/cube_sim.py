@@ -18,6 +18,7 @@ from ..graph.operand_checks import Ranges
 from .base import LaunchJob
 from .cube_exec import BINDERS, bind_copy_gm_l1, bind_local_tensor, memories
 from . import cube_exec_l1  # noqa: F401 - registers Fixpipe L0C -> L1
+from .cube_cores import keep_written_bytes
 from .cube_pipes import CubePipes
 from .cube_timing import CLOCK_HZ
 from .executors import bind
@@ -51,6 +52,10 @@ class CubeInterpreter(Interpreter):
         if not m.data:
             ins.apply = None            # timing only: checked and timed, nothing computed
         assert self.model is not None
+        if ins.apply is not None and ins.gm and ins.gm[4] and self.model.gm_log is not None:
+            # the check across cores tells two cores writing equal bytes (order-independent) from different
+            # ones: keep what this write put in GM (runtime/cube_cores.py)
+            ins.apply, ins.gm = keep_written_bytes(ins.apply, m.gm[ins.gm[0]], ins.gm)
         self.model.issue(ins)
 
     def run_core(self, m: Machine, check: bool, trace: bool = False) -> CubePipes:
@@ -149,7 +154,7 @@ class CubeArtifact:
                            cores=list(cores))
 
     def launch(self, job: LaunchJob, check: bool = True, key: Any = None, data: bool = True,
-               trace: bool = False) -> list[CubePipes]:
+               trace: bool = False, arrays: list | None = None) -> list[CubePipes]:
         """Every core in turn; GM writes are journalled, so a launch refused on any core leaves the
         outputs as they were. printf output is shown either way, core by core. A launch whose `key`
         (runtime/sim.py launch_key: what addresses, counts and control flow depend on) passed the race
@@ -161,7 +166,8 @@ class CubeArtifact:
         out: list[tuple[int, list[str]]] = []
         try:
             for core in range(job.core_num):
-                m = Machine(np.array([core]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
+                m = Machine(np.array([core]), job.core_num, job.bound.arrays if arrays is None else arrays,
+                            job.bound.scalars, journal)
                 m.data = data
                 try:
                     models.append(self.interp.run_core(m, check, trace))
