@@ -68,3 +68,29 @@ def test_a_source_short_of_the_rounded_extent_is_refused(backend, dtype, rows, r
         _run(backend, dtype, size, rows, row_bytes, gap, z=z)
     assert_points_at(info.value, "MARK-pad-out")
     assert not z.any()                                  # nothing reached global memory
+
+
+@asc.jit
+def pad_out_of_view(x: asc.GlobalAddress, z: asc.GlobalAddress, size: asc.ConstExpr[int], off: asc.ConstExpr[int],
+                    row_bytes: int):
+    src = asc.LocalTensor(x.dtype, asc.TPosition.VECIN, 0, size)
+    asc.data_copy(src, gm(x), size // 8 * 8)                           # whole 32-byte blocks
+    # the vendor's LocalTensor::operator[] shortens the view's dataLen by the offset: the view holds size - off
+    asc.data_copy_pad(gm(z), src[off], asc.DataCopyExtParams(1, row_bytes, 0, 0, 0))  # MARK-pad-view
+
+
+# float32: a 16-byte row reads one whole 32-byte block (8 floats) from the view src[off]
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("size, ok", [(72, True), (71, False)])
+def test_a_view_is_bounded_by_its_own_size(backend, size, ok):
+    x = (np.arange(size) % 50 + 1).astype(np.float32)
+    z = np.zeros(64, np.float32)
+    run = asc.jit(pad_out_of_view, backend=backend)[1]
+    if ok:
+        run(x, z, size, 64, 16)
+        assert z.tobytes() == np.concatenate([x[64:68], np.zeros(60, np.float32)]).tobytes()
+        return
+    with pytest.raises(OutOfBoundsError) as info:
+        run(x, z, size, 64, 16)
+    assert_points_at(info.value, "MARK-pad-view")
+    assert not z.any()

@@ -186,6 +186,15 @@ def _runtime_count(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, s: float,
         asc.duplicate(c, s, n)
     elif family == "reduce":
         getattr(asc, name)(c, a, tmp, n)
+    elif family == "reduce_small":
+        # a work tensor of 4 elements: the count form's bound is the vendor's footprint (reduce_work.py)
+        small = asc.LocalTensor(dt, asc.TPosition.VECCALC, 3 * size, 4)
+        if name == "reduce_sum":                     # the vendor's count-form ReduceSum never touches it
+            asc.reduce_sum(c, a, small, n)
+        else:
+            getattr(asc, name)(c, a, small, n, True)
+    elif family == "copy_pad_out":
+        asc.data_copy_pad(zg, a, asc.DataCopyExtParams(1, n, 0, 0, 0))
     elif family == "copy_in":
         asc.data_copy(c, xg, n)
     elif family == "copy_out":
@@ -203,7 +212,8 @@ def _runtime_count(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, s: float,
 
 OPS = ["binary:add", "binary:div", "binary:max", "binary:add_relu", "binary:bitwise_and", "unary:exp", "unary:relu",
        "unary:sqrt", "unary:bitwise_not", "scalar:adds", "scalar:leaky_relu", "scalar:axpy", "duplicate:",
-       "reduce:reduce_sum", "reduce:reduce_max", "copy_in:", "copy_out:", "get_value:", "set_value:", "ub_slice:",
+       "reduce:reduce_sum", "reduce:reduce_max", "reduce:reduce_min", "reduce_small:reduce_max",
+       "reduce_small:reduce_sum", "copy_pad_out:", "copy_in:", "copy_out:", "get_value:", "set_value:", "ub_slice:",
        "gm_slice:"]
 COUNTS = [0, -1, 1, 7, 8, 64, 256, 257, 4096, 2 ** 31, 2 ** 40]
 DTYPES = [np.float32, np.float16, np.int32, np.int16]

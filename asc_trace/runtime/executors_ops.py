@@ -16,6 +16,7 @@ from ..graph.numerics import cast_values, tree_sum
 from ..graph.ops import OpDef
 from ..graph.ops.masked import BLOCKS, strides
 from ..graph.ops.vec_reduce import whole_result_width
+from ..graph.ops.reduce_work import count_form_work_elements
 from .cmpmask_reg import select_count_sets_cmpmask as sets_cmpmask
 from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
@@ -218,14 +219,16 @@ def _bind_reduce(node: Node, op: OpDef) -> Step:
         reps = -(-count // per)
         aa, va = m.ub_access(s, fs(env), count, node, "src")
         ad, vd = m.ub_access(d, fd(env), 2 if with_index else 1, node, "dst")
-        at, vt = m.ub_access(tmp, ft(env), max(per, reps), node, "the shared tmp buffer")
+        # the work tensor as far as the vendor's count form touches it; its content after the call is scratch
+        # (the vendor's ReduceSum leaves it alone), so nothing is written there
+        tmp_n = count_form_work_elements(kind, with_index, count, dt.itemsize)
+        at = m.ub_span(tmp, ft(env), tmp_n, node, "the shared tmp buffer")
 
         def apply() -> None:
             x = to_compute(va, dt)
             if kind == "reduce_sum":
                 padded = np.concatenate([x, np.zeros((x.shape[0], reps * per - count), x.dtype)], axis=1)
                 partial = tree_sum(padded.reshape(x.shape[0], reps, per), x.dtype, per)
-                vt[:, :reps] = from_compute(partial, dt)
                 vd[:, 0] = from_compute(tree_sum(partial, x.dtype, per), dt)
                 return
             pick = np.argmax if kind == "reduce_max" else np.argmin
@@ -234,13 +237,12 @@ def _bind_reduce(node: Node, op: OpDef) -> Step:
             if nan_first.any():                       # NumPy's max: NaN wins, first NaN's index
                 idx = np.where(nan_first, np.argmax(np.isnan(x), axis=1), idx)
             val = x[np.arange(x.shape[0]), idx]
-            vt[:, 0] = from_compute(val, dt)
             vd[:, 0] = from_compute(val, dt)
             if with_index:
                 vd[:, 1] = index_bits(idx, dt)
         nb = dt.itemsize
         return Instr(node, Pipe.V, "op", apply=apply, work=count,
-                     ub=((aa, count * nb, False), (at, max(per, reps) * nb, True),
+                     ub=((aa, count * nb, False), *(((at, tmp_n * nb, True),) if tmp_n else ()),
                          (ad, (2 if with_index else 1) * nb, True)), api=api_steps(node, lambda _e: count))
     return run
 

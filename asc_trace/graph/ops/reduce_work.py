@@ -46,3 +46,16 @@ def work_elements(kind: str, with_index: bool, repeat: int, itemsize: int) -> in
         data = _level(data, per)
         return _up(third + data, per_block) + PAIR
     return third + PAIR
+
+
+def count_form_work_elements(kind: str, with_index: bool, count: int, itemsize: int) -> int:
+    """Elements of the work tensor the vendor's dav_c220 count form touches (kernel_operator_vec_reduce_intf_impl.h).
+
+    ReduceSum is one counter-mode vcadd into dst (ReduceSumImpl(dst, src, count)): none. ReduceMax / Min run the
+    mask form's steps over max(1, count // per) whole repeats, then, with a tail, a one-repeat step and two
+    SetValue writes at work[0] and work[1] (ReduceTailCompute)."""
+    if count <= 0 or kind == "reduce_sum":
+        return 0
+    per = 256 // itemsize
+    body = work_elements(kind, with_index, max(1, count // per), itemsize)
+    return max(body, PAIR) if count > per and count % per else body

@@ -1185,6 +1185,29 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
 // Reductions: asc_trace's summation order (numerics.tree_sum); max / min with NumPy's NaN rule.
 // ---------------------------------------------------------------------------------------------
 namespace detail {
+// the work tensor's elements the vendor's dav_c220 count form touches (graph/ops/reduce_work.py's
+// count_form_work_elements): ReduceSum none; ReduceMax / Min the mask form's steps over max(1, count / per)
+// repeats, at least one (value, index) pair more with a tail. Its content after the call is scratch.
+inline uint32_t count_form_work(bool with_index, uint32_t n, uint32_t size)
+{
+    const uint32_t per = 256 / size, per_block = 32 / size, repeat = n / per ? n / per : 1;
+    auto up = [](uint32_t v, uint32_t b) { return (v + b - 1) / b * b; };
+    auto level = [per](uint32_t data) { return data / per * 2 + (data % per ? 2 : 0); };
+    uint32_t body;
+    if (!with_index) body = 2 * repeat;
+    else if (repeat == 1) body = 0;
+    else {
+        uint32_t data = 2 * repeat;
+        const uint32_t second = up(data, per_block);
+        data = level(data);
+        if (data == 2) body = second + 2;
+        else {
+            const uint32_t third = up(second + data, per_block);
+            body = data > per ? up(third + level(data), per_block) + 2 : third + 2;
+        }
+    }
+    return n > per && n % per && body < 2 ? 2 : body;
+}
 }  // namespace detail
 
 template <typename T, bool isSetMask = true>
@@ -1194,10 +1217,10 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     if (count <= 0) return;
     const uint32_t n = static_cast<uint32_t>(count), per = 256 / sizeof(T), reps = (n + per - 1) / per;
     const T* a = src.span(n, "src");
-    T* t = sharedTmpBuffer.span(reps > per ? reps : per, "the shared tmp buffer");
+    (void)sharedTmpBuffer;                       // the vendor's count form never touches it
     T* d = dst.span(1, "dst");
     std::vector<T> partial = detail::fold_repeats(std::vector<T>(a, a + n), per);
-    for (uint32_t r = 0; r < reps; ++r) t[r] = partial[r];
+    (void)reps;
     d[0] = detail::tree_sum(partial, per);
 }
 
@@ -1209,11 +1232,11 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
         if (count <= 0) return;                                                                                 \
         const uint32_t n = static_cast<uint32_t>(count), per = 256 / sizeof(T), reps = (n + per - 1) / per;     \
         const T* a = src.span(n, "src");                                                                        \
-        T* t = sharedTmpBuffer.span(reps > per ? reps : per, "the shared tmp buffer");                         \
+        (void)reps;                                                                                             \
+        sharedTmpBuffer.span(detail::count_form_work(calIndex, n, sizeof(T)), "the shared tmp buffer");        \
         T* d = dst.span(calIndex ? 2 : 1, "dst");                                                               \
         uint32_t i = detail::pick(a, n, WANT_MAX);                                                              \
         T v = a[i];                                                                                             \
-        t[0] = v;                                                                                               \
         d[0] = v;                                                                                               \
         if (calIndex) d[1] = detail::index_bits<T>(i);                                                          \
     }

@@ -67,10 +67,7 @@ bool CheckFunReduceImplMode2(VecReduceApiParams& p, const char* name)
 }
 // ReduceSum / ReduceMax / ReduceMin's count form (level 2, the `repeatTime` the API derives): the
 // instructions read whole repeats, so a count past the source tensor but inside the UB would run
-bool CheckFunReduceImpl(VecReduceApiParams& p, const char* name)
-{
-    return counts_fit(name, p.calCount, {{"src", p.src0DtypeBytes, p.src0Size}});
-}
+bool CheckFunReduceImpl(VecReduceApiParams& p, const char* name);
 bool CheckFuncCopyImpl(CopyApiParams& p, const char* name)
 {
     return counts_fit(name, p.calCount, {{"dst", p.dstDtypeBytes, p.dstSize}, {"src", p.srcDtypeBytes, p.srcSize}});
@@ -221,6 +218,20 @@ bool reduce_mask_form(const VecReduceApiParams& p, int64_t last, const char* nam
     return true;
 }
 }  // namespace
+// ReduceMax / Min's count form (dav_c220: ReduceSum's goes through CheckFunReduceImplMode2 and never touches the work
+// tensor): the work tensor by what the mask form's steps over `repeatTimes` touch, a (value, index) pair at least
+// when a tail follows (ReduceTailCompute's SetValue(0) / SetValue(1)); count_form_work_elements' twin
+bool CheckFunReduceImpl(VecReduceApiParams& p, const char* name)
+{
+    if (!counts_fit(name, p.calCount, {{"src", p.src0DtypeBytes, p.src0Size}})) return false;
+    const uint32_t size = p.src0DtypeBytes ? p.src0DtypeBytes : 1;
+    if (asc_stub::in_vendor_impl() || p.calCount == 0) return true;
+    const uint64_t per = 256 / size, n = p.calCount;
+    uint64_t work = work_elements(false, p.calIndex, p.repeatTimes, size);
+    if (n > per && n % per && work < 2) work = 2;
+    need(name, "the shared tmp buffer", work, size, p.src1Size);
+    return true;
+}
 bool CheckFunReduceImplForMaskArray(VecReduceApiParams& p, const uint64_t mask[], const char* name)
 {
     const int64_t per = 256 / (p.src0DtypeBytes ? p.src0DtypeBytes : 1);
