@@ -73,3 +73,16 @@ def test_wheel_in_a_fresh_virtualenv(tmp_path):
     inspected = _run([venv / "bin" / "asc-trace", "inspect", "vadd.py::vadd_kernel", "--show", "source,profile"],
                      cwd=work, env=env)
     assert "AscendC::Add(" in inspected and "kernel vadd_kernel on 8 core(s)" in inspected
+
+
+def test_no_virtualenv_link_is_tracked():
+    """A helper worktree's `.venv` symlink once got committed, and checking it out replaced the checkout's
+    virtualenv (git treats ignored files as expendable): the ignore rules must cover links as well as folders."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files", "--", ".venv", ".venv-pyasc"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    assert tracked == []
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", ".venv", ".venv-pyasc"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == [".venv", ".venv-pyasc"]
