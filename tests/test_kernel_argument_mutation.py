@@ -7,7 +7,6 @@ itself cannot be a ConstExpr (not hashable: a LaunchError); reading a ConstExpr 
 fills the object's cache on its first call, stay legal."""
 from __future__ import annotations
 
-import inspect
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import pytest
 import asc_trace as asc
 from asc_trace.toolchain.real_api import headers_if_configured
 from helpers import rand
+from test_kernel_container_mutation import _io, _line_of
 
 F32 = asc.float32
 VECCALC = asc.TPosition.VECCALC
@@ -34,18 +34,6 @@ class Cfg:
 
 class HashableDict(dict):
     __hash__ = object.__hash__      # type: ignore[assignment]
-
-
-def _io(x, z):
-    xg, zg = asc.GlobalTensor(), asc.GlobalTensor()
-    xg.set_global_buffer(x)
-    zg.set_global_buffer(z)
-    return xg, zg
-
-
-def _line_of(fn, text: str) -> int:
-    lines, first = inspect.getsourcelines(fn)
-    return first + next(i for i, s in enumerate(lines) if text in s)
 
 
 @asc.jit
