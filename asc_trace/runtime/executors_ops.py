@@ -22,7 +22,7 @@ from ..graph.ops.vec_cmpsel import check_count_256
 from ..graph.params import Mask
 from .executor_base import bind_elementwise, binder, efn, scalar_as
 from .machine import Machine, gm_rows
-from .mask_counter import counter_count, counter_index, refuse_counter
+from .mask_counter import counter_count, refuse_counter
 
 Step = Callable[[Machine], Instr | None]
 
@@ -103,7 +103,9 @@ def bind_masked(node: Node, op: OpDef) -> Step:
             blk = m.uniform_int(fb(env), node, "a block stride")
             rep = m.uniform_int(frp(env), node, "a repeat stride")
             pb = 32 // t.dtype.itemsize
-            idx = counter_index(count, per_rep, blk, rep, pb) if counter else masked_index(pos, repeat, blk, rep, pb)
+            # counter mode: elements 0 .. count-1 are the first `count` of every lane over ceil(count / per_rep) repeats
+            idx = masked_index(np.arange(per_rep), repeat, blk, rep, pb)[:count] if counter else \
+                masked_index(pos, repeat, blk, rep, pb)
             # only the lanes the mask selects are accessed: the span ends at the last selected element
             nel = int(idx.max()) + 1 if len(idx) else 0
             addr, view = m.ub_access(t, off(env), nel, node, "an operand")

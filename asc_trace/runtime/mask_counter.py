@@ -10,8 +10,6 @@ read. So a count n < 64 runs 2**n - 1 elements, and n >= 64 asks for 2**64 - 1 (
 The CPU-debug stub layer reads the register the same way (toolchain/stub/src/state.h for_active)."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import config
 from ..errors import NotProvidedError, OutOfBoundsError
 from ..graph.node import Node
@@ -44,13 +42,6 @@ def counter_count(mask: Mask, env: dict, m: Machine, node: Node, per_rep: int, i
                                     "the mask list [count, 0], or set it with asc.set_vector_mask(0, count, "
                                     "mode=asc.MaskMode.COUNTER) and is_set_mask=False")
     return count
-
-
-def counter_index(count: int, per_rep: int, blk: int, rep: int, per_block: int) -> np.ndarray:
-    """Element offsets of elements 0 .. count-1 for one operand's block and repeat strides."""
-    k = np.arange(count, dtype=np.int64)
-    e = k % per_rep
-    return (k // per_rep) * rep * per_block + (e // per_block) * blk * per_block + e % per_block
 
 
 def refuse_counter(m: Machine, node: Node) -> None:
