@@ -27,7 +27,7 @@ from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
 from .ops.cmpmask import cmpmask_access
 from .pool_layout import arena_root, pool_layout
-from .queue_model import que_event
+from .queue_model import HANDS_OUT, QueSlots, que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
 from .node import Node, Pipe, TensorRef, exprs_in
@@ -193,7 +193,7 @@ class _AbstractRun:
         self.visits: dict[int, int] = {}
         self.trace = Trace()
         self.roots: dict[int, tuple] = {}
-        self.ques: dict[int, dict] = {}
+        self.ques: dict[int, tuple] = {}       # tque id -> (position, QueSlots or None)
         # the scheduler's kernels are built with bisheng's auto-sync off: scalar accesses need flags too
         self.clock = PipeClock(self._on_exec, strict=False, scalar_flags=True,
                                own_pipe=any(n.op == "tpipe" for n in g))
@@ -272,15 +272,15 @@ class _AbstractRun:
             home, delta = self.g.signature.gm_home(n.args[0].index)     # shared memory: one space
             self.roots[n.id] = ("gm", home, self.ev(n.args[1]), delta)
         elif op == "tque":
-            self.ques[n.id] = {"pos": n.args[0], "num": None, "free": [], "inq": [], "reused": set()}
+            self.ques[n.id] = (n.args[0], None)      # (position, QueSlots once init_buffer gave it buffers)
         elif op == "tbuf":
             pass
         elif op == "init_buffer":
             q = self.ques.get(n.args[0].root)
             num = self.ev(n.args[1])
-            if q is not None:
-                q["num"] = num.value if isinstance(num, Const) else None
-                q["free"] = list(range(q["num"])) if q["num"] else []
+            if q is not None:       # a count known only at run time: the queue's buffers are not followed
+                known = isinstance(num, Const) and num.value
+                self.ques[n.args[0].root] = (q[0], QueSlots.fresh(num.value) if known else None)
         elif op == "tbuf_get":
             self.roots[n.id] = ("tbuf", n.args[0].root)
         elif op in QUEUE_OPS:
@@ -333,43 +333,28 @@ class _AbstractRun:
         self.clock.issue(ins)
 
     def que_op(self, n: Node, iters: tuple[int, ...]) -> None:
-        q = self.ques.get(n.args[0].root)
         qid = n.args[0].root
-        if q is None or not q["num"]:
+        q = self.ques.get(qid)
+        if q is None or q[1] is None:
             if REGISTRY[n.op].defines == "tensor":      # a step that hands out a buffer (AllocTensor, DeQue)
                 self.roots[n.id] = ("que", qid, None)
             return
         # a queue no pipe pair serves (TQue at VECCALC) still hands out its buffers, without events (que_event)
-        if n.op == "alloc_tensor":
-            if not q["free"]:
+        pos, slots = q
+        if n.op in HANDS_OUT:
+            got = slots.hand_out(n.op)
+            if got is None:         # (the path taken through branches need not match enques with deques)
                 self.roots[n.id] = ("que", qid, None)
                 return
-            slot = q["free"].pop(0)
+            slot, reused, slots = got
             self.roots[n.id] = ("que", qid, slot)
-            self.que_event(n, q, slot, iters, reused=slot in q["reused"])
-            q["reused"].add(slot)
-        elif n.op == "enque":
+        else:
             slot = self.slot_of(n.args[1])
             if slot is None:
                 return
-            q["inq"].append(slot)
-            self.que_event(n, q, slot, iters)
-        elif n.op == "deque":
-            if not q["inq"]:
-                self.roots[n.id] = ("que", qid, None)
-                return
-            slot = q["inq"].pop(0)
-            self.roots[n.id] = ("que", qid, slot)
-            self.que_event(n, q, slot, iters)
-        elif n.op == "free_tensor":
-            slot = self.slot_of(n.args[1])
-            if slot is None:
-                return
-            q["free"].append(slot)
-            self.que_event(n, q, slot, iters)
-
-    def que_event(self, n: Node, q: dict, slot: int, iters: tuple[int, ...], reused: bool = True) -> None:
-        ev = que_event(q["pos"], n.op, n.args[0].root, slot, reused)
+            reused, slots = True, slots.take_back(n.op, slot)
+        self.ques[qid] = (pos, slots)
+        ev = que_event(pos, n.op, qid, slot, reused)
         if ev is not None:
             self.emit(n, ev[0], ev[1], ev[2], (), iters)
 

@@ -54,7 +54,7 @@ from .ops import REGISTRY
 from .ops.framework import QUEUE_OPS
 from .ops.sync import FLAG_OPS
 from .pool_layout import arena_root, pool_layout
-from .queue_model import que_event, que_pipes
+from .queue_model import HANDS_OUT, QueSlots, que_event, que_pipes
 from .sync_proof_loops import MAX_PERIOD, carry_back, carry_exit, defined_by, loop_items, trip_count_of
 from .sync_proof_state import EMPTY, MAYBE, SET, UNSET, Elem, ElemTable, State
 from .sync_proof_symmetry import align_queues
@@ -364,7 +364,8 @@ class Prover:
             num = self.ev(n.args[1])
             if q is not None:
                 q["num"] = num.value if isinstance(num, Const) else None
-                st.ques[n.args[0].root] = (tuple(range(q["num"])), (), ()) if q["num"] else None
+                # (the proof reads a buffer's first use from its flag state: QueSlots does not track it)
+                st.ques[n.args[0].root] = QueSlots.fresh(q["num"], track_use=False) if q["num"] else None
         elif op == "tbuf_get":
             self.roots[n.id] = ("tbuf", n.args[0].root)
         elif op in QUEUE_OPS:
@@ -541,64 +542,51 @@ class Prover:
             if REGISTRY[n.op].defines == "tensor":      # AllocTensor, DeQue: the step hands out a buffer
                 st.slots[n.id] = None
             return
-        free, inq, reused = qs
-        if n.op == "alloc_tensor":
-            slot = _take(n, st, qid, free, lambda rest: (rest, inq, reused))
-            if slot is None or que_pipes(info["pos"]) is None:      # a queue without events (VECCALC)
+        if n.op in HANDS_OUT:
+            got = qs.hand_out(n.op)
+            if got is None:         # an empty list: the node's buffer is unknown
+                st.slots[n.id] = None
                 return
-            pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
-            prod = PIDX[pipe]
-            # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
-            # for nothing); where that is not known on every path, the wait orders nothing provable
-            if st.flags.get(key, (UNSET,))[0] == SET:
-                self.flag(n, prod, "wait", key, st)
-            elif st.flags.get(key, (UNSET,))[0] == MAYBE:
-                # where the buffer was never freed it was never used (a buffer is free and its event unset
-                # only before its first use), so no access to its bytes is pending on those paths; where it
-                # was freed the framework waits: either way the accesses of this buffer that the free
-                # event's setter had ordered are ordered now (and nothing else is)
-                own = frozenset(e for e in st.flags[key][1] if self.E[e].space == ("que", qid, slot))
-                self.issue(prod, st)
-                if own:
-                    st.pending[prod] = st.pending[prod] - own
-                st.flags[key] = (UNSET, EMPTY, st.flags[key][2])
-        elif n.op == "enque":
-            slot = _put(n, st, qid, lambda s: (free, inq + (s,), reused))
-            if slot is not None:
-                self.que_flag(n, info, slot, st)
-        elif n.op == "deque":
-            slot = _take(n, st, qid, inq, lambda rest: (free, rest, reused))
-            if slot is not None:
-                self.que_flag(n, info, slot, st)
-        elif n.op == "free_tensor":
-            slot = _put(n, st, qid, lambda s: (free + (s,), inq, reused))
-            if slot is not None:
-                self.que_flag(n, info, slot, st)
+            slot, _first, st.ques[qid] = got
+            st.slots[n.id] = slot
+        else:
+            # the buffer of the tensor handed back; where it is not known neither is the queue's state
+            slot = st.slots.get(n.args[1].root)
+            st.ques[qid] = None if slot is None else qs.take_back(n.op, slot)
+            if slot is None:
+                return
+        if n.op == "alloc_tensor":
+            self.alloc_wait(n, info, slot, st)
+        else:
+            self.que_flag(n, info, slot, st)
+
+    def alloc_wait(self, n: Node, info: dict, slot: int, st: State) -> None:
+        """The wait of alloc_tensor on buffer `slot`, which the framework makes only for a buffer used before."""
+        qid = n.args[0].root
+        if que_pipes(info["pos"]) is None:      # a queue without events (VECCALC)
+            return
+        pipe, _wait, key = que_event(info["pos"], n.op, qid, slot)
+        prod = PIDX[pipe]
+        # the framework waits for a buffer's free event once it was freed (a buffer's first use waits
+        # for nothing); where that is not known on every path, the wait orders nothing provable
+        if st.flags.get(key, (UNSET,))[0] == SET:
+            self.flag(n, prod, "wait", key, st)
+        elif st.flags.get(key, (UNSET,))[0] == MAYBE:
+            # where the buffer was never freed it was never used (a buffer is free and its event unset
+            # only before its first use), so no access to its bytes is pending on those paths; where it
+            # was freed the framework waits: either way the accesses of this buffer that the free
+            # event's setter had ordered are ordered now (and nothing else is)
+            own = frozenset(e for e in st.flags[key][1] if self.E[e].space == ("que", qid, slot))
+            self.issue(prod, st)
+            if own:
+                st.pending[prod] = st.pending[prod] - own
+            st.flags[key] = (UNSET, EMPTY, st.flags[key][2])
 
     def que_flag(self, n: Node, info: dict, slot: int, st: State) -> None:
         """The set or wait of a queue operation (graph/queue_model.py)."""
         ev = que_event(info["pos"], n.op, n.args[0].root, slot)
         if ev is not None:          # None: a queue no pipe pair serves issues no events
             self.flag(n, PIDX[ev[0]], ev[1], ev[2], st)
-
-
-def _take(n: Node, st: State, qid: int, fifo: tuple, rebuild) -> int | None:
-    """alloc_tensor / deque: hand node `n` the first buffer of `fifo` (the free list, or the queue) and
-    store the queue's state `rebuild(rest of fifo)`; None (and the node's buffer unknown) when empty."""
-    if not fifo:
-        st.slots[n.id] = None
-        return None
-    st.slots[n.id] = fifo[0]
-    st.ques[qid] = rebuild(fifo[1:])
-    return fifo[0]
-
-
-def _put(n: Node, st: State, qid: int, rebuild) -> int | None:
-    """enque / free_tensor: the buffer of the tensor `n` hands back, with the queue's state
-    `rebuild(buffer)`; None (and the queue's state unknown) when that buffer is not known."""
-    slot = st.slots.get(n.args[1].root)
-    st.ques[qid] = None if slot is None else rebuild(slot)
-    return slot
 
 
 def _flag_elem(key: tuple) -> Elem:

@@ -103,7 +103,7 @@ class State:
     flags: dict = field(default_factory=dict)       # key -> (state, payload, setters)
     pending: list = field(default_factory=lambda: [EMPTY] * 4)
     same: list = field(default_factory=lambda: [EMPTY] * 4)
-    ques: dict = field(default_factory=dict)        # que id -> (free, inq, reused) or None
+    ques: dict = field(default_factory=dict)        # que id -> QueSlots (graph/queue_model.py) or None
     slots: dict = field(default_factory=dict)       # alloc / deque node id -> slot or None
 
     def copy(self) -> "State":

@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .pool_layout import arena_queues
+from .queue_model import QueSlots
 from .sync_proof_state import Elem, ElemTable, State
 
 if TYPE_CHECKING:
     from .kernel_graph import KernelGraph
 
 
-def _bijection(a_q: tuple, b_q: tuple, held: list[tuple[Any, Any]]) -> dict[int, int] | None:
+def _bijection(a_q: QueSlots, b_q: QueSlots, held: list[tuple[Any, Any]]) -> dict[int, int] | None:
     """The renaming of b's buffers onto a's, or None when the two states are not the same up to one."""
     (a_free, a_inq, _), (b_free, b_inq, _) = a_q, b_q
     if len(a_free) != len(b_free) or len(a_inq) != len(b_inq):
@@ -88,8 +89,7 @@ def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dic
     b.flags = {_rename_key(k, ren): v for k, v in b.flags.items()}
     b.ques = dict(b.ques)
     for q, pi in ren.items():
-        b_q = b.ques[q]
-        b.ques[q] = (tuple(pi[s] for s in b_q[0]), tuple(pi[s] for s in b_q[1]), b_q[2])
+        b.ques[q] = b.ques[q].renamed(pi)
     b.slots = {n: (ren[r].get(s, s) if s is not None and (r := g.node(n).args[0].root) in ren else s)
                for n, s in b.slots.items()}
     return b

@@ -16,7 +16,7 @@ from .. import config
 from ..enums import TPosition
 from ..errors import OutOfBoundsError, QueueError, SyncError, UBOverflowError
 from ..graph.hb import Instr
-from ..graph.queue_model import que_event
+from ..graph.queue_model import QueSlots, que_event
 from ..graph.node import Node, Pipe, TensorRef
 from ..graph.ops import REGISTRY, OpDef
 from ..graph.ops.data_copy import check_copy_length
@@ -261,7 +261,7 @@ def _bind_init_buffer(node: Node, op: OpDef) -> Step:
             m.pipe_buffers[q.pos] = used
             q.bufs = [start + i * nbytes for i in range(k)]
             q.blen = nbytes
-            q.free.extend(range(k))
+            q.slots = QueSlots.fresh(k)
         else:
             if m.tbufs.get(obj.root) is not None:
                 raise QueueError("init_buffer called twice for the same TBuf", node=node)
@@ -277,10 +277,8 @@ def _bind_alloc(node: Node, op: OpDef) -> Step:
 
     def run(m: Machine) -> Instr | None:
         q = m.queues[obj.root]
-        slot = q.alloc(node)
+        slot, reused = q.alloc(node)       # the first use of a buffer does not wait (graph/queue_model.py)
         m.define_ub_root(node, q.bufs[slot], q.blen, slot, obj.root)
-        reused = slot in q.reused      # the first use of a buffer does not wait (graph/queue_model.py)
-        q.reused.add(slot)
         return _que_instr(node, q, "alloc_tensor", obj.root, slot, reused)
     return run
 

@@ -8,7 +8,6 @@ the same on every core in this mode (see `interpreter.needs_per_core`), else cor
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import config
 from ..errors import AlignmentError, OutOfBoundsError, QueueError, UBOverflowError
 from ..graph.node import Node, TensorRef
+from ..graph.queue_model import QueSlots
 
 
 @dataclass(slots=True)
@@ -64,55 +64,53 @@ class GmRoot:
 
 @dataclass
 class QueState:
-    """A TQue's buffers and where each one is: free, held by the program, or waiting in the queue."""
+    """A TQue's buffers (UB addresses) and where each one is (graph/queue_model.py QueSlots), with the
+    checks the NPU would not make: a call that would wait forever, a tensor handed back twice."""
 
     pos: Any
     depth: int
     node: Node
     bufs: list[int] = field(default_factory=list)
     blen: int = 0
-    free: deque = field(default_factory=deque)
-    inq: deque = field(default_factory=deque)
-    held: set = field(default_factory=set)
-    reused: set = field(default_factory=set)   # buffers allocated at least once (later allocs wait)
+    slots: QueSlots = QueSlots(())
 
     def _err(self, msg: str, node: Node, hint: str | None = None) -> QueueError:
         return QueueError(msg, node=node, hint=hint, related=[("queue created", self.node.loc)])
 
-    def alloc(self, node: Node) -> int:
-        if not self.bufs:
-            raise self._err("alloc_tensor on a queue that has no buffers", node,
-                            "give it memory first: pipe.init_buffer(que, num, len_bytes)")
-        if not self.free:
+    def alloc(self, node: Node) -> tuple[int, bool]:
+        """(the buffer alloc_tensor hands out, whether an alloc_tensor had it before)."""
+        got = self.slots.hand_out("alloc_tensor")
+        if got is None:
+            if not self.bufs:
+                raise self._err("alloc_tensor on a queue that has no buffers", node,
+                                "give it memory first: pipe.init_buffer(que, num, len_bytes)")
             raise self._err(f"alloc_tensor found all {len(self.bufs)} buffer(s) of the queue in use; on the NPU it "
                             "would wait forever", node, "free_tensor a buffer before allocating the next one, or "
                             "give the queue more buffers in init_buffer")
-        slot = self.free.popleft()
-        self.held.add(slot)
-        return slot
+        slot, reused, self.slots = got
+        return slot, reused
 
     def enque(self, slot: int, node: Node) -> None:
-        if slot not in self.held:
+        if not self.slots.held(slot):
             raise self._err("enque of a tensor this queue did not hand out (or one already enqueued)", node)
-        if self.depth and len(self.inq) >= self.depth:      # depth 0: no count, the buffers bound it
-            raise self._err(f"enque would put {len(self.inq) + 1} tensors in a queue of depth {self.depth}", node,
+        inq = len(self.slots.inq)
+        if self.depth and inq >= self.depth:      # depth 0: no count, the buffers bound it
+            raise self._err(f"enque would put {inq + 1} tensors in a queue of depth {self.depth}", node,
                             "deque before enqueueing again, or create the TQue with a larger depth")
-        self.held.discard(slot)
-        self.inq.append(slot)
+        self.slots = self.slots.take_back("enque", slot)
 
     def deque(self, node: Node) -> int:
-        if not self.inq:
+        got = self.slots.hand_out("deque")
+        if got is None:
             raise self._err("deque of an empty queue; on the NPU it would wait forever", node,
                             "enque a tensor first (each deque needs one enque)")
-        slot = self.inq.popleft()
-        self.held.add(slot)
+        slot, _reused, self.slots = got
         return slot
 
     def free_slot(self, slot: int, node: Node) -> None:
-        if slot not in self.held:
+        if not self.slots.held(slot):
             raise self._err("free_tensor of a tensor that is not held (freed twice, or still enqueued)", node)
-        self.held.discard(slot)
-        self.free.append(slot)
+        self.slots = self.slots.take_back("free_tensor", slot)
 
 
 class Machine:

@@ -140,3 +140,9 @@ QUEUE_OPS = frozenset(op.name for op in family("framework") if op.role == "queue
 # pair (0 producer, 1 consumer), "set" or "wait", and which of the buffer's two events.
 QUEUE_EVENTS = {"alloc_tensor": (0, "wait", "free"), "enque": (0, "set", "enq"),
                 "deque": (1, "wait", "enq"), "free_tensor": (1, "set", "free")}
+
+# How each TQue operation moves its buffer (graph/queue_model.py QueSlots): "out" hands out the head of
+# a list, "back" appends the held buffer to one; the list is the free list or the queue. (An operation
+# that waits on a list's event is the one that takes from it: the event says the buffer is in the list.)
+QUEUE_MOVES = {"alloc_tensor": ("out", "free"), "enque": ("back", "inq"),
+               "deque": ("out", "inq"), "free_tensor": ("back", "free")}
