@@ -116,6 +116,16 @@ class Buffers:
         return LocalTensor(acc, TPosition.CO1, 0, self.l0c_n * self.c_el)
 
 
+def _zero_l1(t: Any, n: int) -> None:
+    """Zero `n` elements of an L1 tensor; 8-bit types through a uint16 view, as the vendor's Matmul pads them
+    (scheduler_base.h StaticPadCommon: InitConstValue takes no 8-bit type; zero bytes are zero either way)."""
+    size = t.dtype.itemsize
+    if size < 2:
+        from ..dtypes import uint16
+        t = t.reinterpret_cast(uint16)
+    C.init_const_value(t, InitConstValueParams(1, n * size // 32, 0, 0))
+
+
 def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: Any, cur_m: Any, cur_n: Any,
            kk: Any, cur_k: int, init: Any, bias: Any = None) -> None:
     """C (+)= A[row:, kk * bk:] x B[kk * bk:, col:] for one K step; `init`: start L0C from zero (True, or a
@@ -128,8 +138,8 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
     kc = up(cur_k, p.c0)
     if cur_k % p.c0 or (not p.trans_b and cur_k % 16):
         # the K tail: Mmad reads the padding up to a whole fractal column, which must hold zeros
-        C.init_const_value(a1, InitConstValueParams(1, buf.a_el * buf.a1._ref.dtype.itemsize // 32, 0, 0))
-        C.init_const_value(b1, InitConstValueParams(1, buf.b_el * buf.b1._ref.dtype.itemsize // 32, 0, 0))
+        _zero_l1(a1, buf.a_el)
+        _zero_l1(b1, buf.b_el)
     k_off = kk * p.bk
     from ..proxies.api import data_copy
     data_copy(a1, ga[row * p.lda + k_off:], Nd2NzParams(1, cur_m, cur_k, 0, p.lda, m16, 1, 0))
