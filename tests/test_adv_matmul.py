@@ -86,8 +86,14 @@ def test_fp32_with_b_transposed():
 
 
 def test_fp32_b_not_transposed_is_refused():
-    with pytest.raises(NotProvidedError, match="transposed"):
+    """The vendor loads an fp32 K x N B with LoadData3DV2 into L0B, not modelled: the refusal names it and says
+    what to write instead (test_fp32_with_b_transposed is that)."""
+    with pytest.raises(NotProvidedError, match="transposed") as ei:
         run(32, 32, 32, 32, 32, np.float32, np.float32, asc.float32, asc.float32)
+    assert "LoadData3DV2 into L0B" in ei.value.msg
+    for what in ("np.ascontiguousarray(b.T)", "set_tensor_b(b_global, True)", "float32, True)",
+                 "n_index * single_core_n * k_b"):
+        assert what in ei.value.hint
 
 
 def test_tiling_is_the_kernels_own_copy():

@@ -164,10 +164,15 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
 def out_quant(p: Plan, in_dt: Any, out_dt: Any, loc: SourceLoc) -> QuantModes:
     """The Fixpipe conversion C's type needs; refuses the layouts and types the expansion does not build."""
     if not p.trans_b and in_dt.itemsize != 2:
-        raise NotProvidedError(f"asc.adv.Matmul with B of {in_dt} given K x N (not transposed) is not provided: "
-                               "its fractals would need a transposing load that asc_trace does not model for 8- and "
-                               "32-bit types", loc, hint="give B transposed (N x K in GM) with "
-                                                         "MatmulType(..., is_trans=True) and set_tensor_b(b, True)")
+        how = ("LoadData3DV2 into L0B (img2colv2_cbuf_to_cb)" if in_dt.itemsize == 4 else
+               "LoadDataWithTranspose (load_cbuf_to_cb_transpose)")
+        raise NotProvidedError(f"asc.adv.Matmul with B of {in_dt} given K x N (not transposed) is not provided: the "
+                               f"vendor's Matmul turns such a B into L0B's layout with {how}, a transposing load "
+                               "asc_trace does not model yet (it models the 16-bit LoadData2D transpose)", loc,
+                               hint="give B transposed: N x K in GM (on the host np.ascontiguousarray(b.T)), "
+                                    f"MatmulType(TPosition.GM, CubeFormat.ND, {in_dt.name}, True), "
+                                    "matmul.set_tensor_b(b_global, True), and B's per-core offset "
+                                    "n_index * single_core_n * k_b instead of n_index * single_core_n")
     quant = _QUANT.get(("int32" if in_dt.name == "int8" else "float32", out_dt.name))
     if quant is None:
         raise NotProvidedError(f"asc.adv.Matmul from {in_dt} inputs to a {out_dt} C is not provided (C takes "
