@@ -210,12 +210,14 @@ def relu_after_kernel(backend: str):
     return asc.jit(body, backend=backend)
 
 
-def leaky_while_kernel(backend: str):
+def leaky_while_kernel(backend: str, wrap: bool = False, scale_copies: bool = False):
     """Tutorial 05's hand-off through the UB in the `while matmul.iterate():` form, one block per client (the
-    block goes to the client's place of C)."""
+    block goes to the client's place of C). `wrap`: clients past used_core_num redo the blocks of the first ones
+    (pyasc's kernels' `block_idx % used` offsets), writing the same C elements again; `scale_copies`: those
+    copies also scale their block by 2, so their bytes differ."""
     def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, alpha: float,
              tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
-        bi = asc.get_block_idx()
+        bi = asc.get_block_idx() % tiling.used_core_num if wrap else asc.get_block_idx()
         mb = tiling.m.ceildiv(tiling.single_core_m)
         ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
         ga.set_global_buffer(a + bi % mb * tiling.k_a * tiling.single_core_m)
@@ -233,9 +235,11 @@ def leaky_while_kernel(backend: str):
             x = q.alloc_tensor(asc.float32)
             mm.get_tensor_c(x, en_sequential_write=True)
             asc.leaky_relu(x, x, alpha, count=tiling.base_m * tiling.base_n)
+            if scale_copies:
+                asc.muls(x, x, 1.0 + asc.get_block_idx() // tiling.used_core_num, tiling.base_m * tiling.base_n)
             q.enque(x)
             x = q.deque(asc.float32)
-            asc.data_copy(gc, x, repeat_params=asc.DataCopyParams(
+            asc.data_copy(gc, x, repeat_params=asc.DataCopyParams(  # MARK-mix-store
                 tiling.base_m, tiling.base_n * 4 // 32, 0, (tiling.n - tiling.base_n) * 4 // 32))
             q.free_tensor(x)
         mm.end()
@@ -273,6 +277,31 @@ def test_mix_while_form_through_the_ub_on_eager_is_sims_bytes():
         got[backend] = c
     np.testing.assert_array_equal(got["eager"], got["sim"])
     np.testing.assert_allclose(got["eager"], np.where(mm >= 0, mm, mm * np.float32(0.125)), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_mix_clients_writing_identical_bytes_warn_and_run(backend):
+    """16 clients for 8 blocks of C: clients 8..15 write blocks 0..7 again from their vector cores with nothing
+    ordering the two writes. Identical bytes: defined, an AscTraceWarning (as for vector and cube kernels)."""
+    from asc_trace.errors import AscTraceWarning
+    a, b, mm = _mix_inputs(128, 64, 64)
+    c = np.full((128, 64), -9.0, np.float32)
+    with pytest.warns(AscTraceWarning, match="both write elements .* identical bytes") as rec:
+        leaky_while_kernel(backend, wrap=True)[8](a, b, c, 0.125, tiling_for(128, 64, 64, 32, 32),
+                                                  np.zeros(1 << 16, np.uint8))
+    np.testing.assert_allclose(c, np.where(mm >= 0, mm, mm * np.float32(0.125)), rtol=1e-4, atol=1e-3)
+    assert any("MARK-mix-store" in open(w.filename).read().splitlines()[w.lineno - 1] for w in rec)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_mix_clients_writing_different_bytes_are_a_race(backend):
+    from asc_trace.errors import RaceError
+    a, b, _ = _mix_inputs(128, 64, 64)
+    c = np.full((128, 64), -9.0, np.float32)
+    with pytest.raises(RaceError, match="leave different bytes"):
+        leaky_while_kernel(backend, wrap=True, scale_copies=True)[8](a, b, c, 0.125, tiling_for(128, 64, 64, 32, 32),
+                                                                     np.zeros(1 << 16, np.uint8))
+    assert (c == -9.0).all()
 
 
 def test_mix_kernel_without_auto_sync_is_a_race_on_eager_too():
