@@ -85,15 +85,49 @@ def test_fp32_with_b_transposed():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_fp32_b_not_transposed_is_refused():
-    """The vendor loads an fp32 K x N B with LoadData3DV2 into L0B, not modelled: the refusal names it and says
-    what to write instead (test_fp32_with_b_transposed is that)."""
+@pytest.mark.parametrize("backend", ["sim", "eager", pytest.param("cpp", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("m,n,k,sm,sn,base,bias", [(32, 32, 32, 32, 32, (32, 32, 32), False),
+                                                    (100, 70, 80, 64, 48, (32, 32, 32), True),
+                                                    (33, 17, 20, 32, 32, (16, 16, 32), False)])
+def test_fp32_b_given_k_by_n(backend, m, n, k, sm, sn, base, bias):
+    """pyasc's test kernels give an fp32 B as K x N: the vendor's Matmul loads it into L0B with LoadData3DV2 (K as
+    the feature map's positions, N as its channels), which lands in L0B's Zn order. Integer data: exact."""
+    rng = np.random.default_rng(1)
+    a = rng.integers(-8, 8, (m, k)).astype(np.float32)
+    b = rng.integers(-8, 8, (k, n)).astype(np.float32)
+    bv = rng.integers(-8, 8, n).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    t = tiling_for(m, n, k, sm, sn, base, bias)
+    kern = asc.jit(make_kernel(asc.float32, asc.float32, False, bias).fn, backend=backend, matmul_cube_only=True)
+    kern[t.used_core_num](a, b, c, bv, t, np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(c, a @ b + (bv if bias else 0))
+
+
+def test_int8_b_not_transposed_is_refused():
+    """The vendor transposes an int8 K x N B with LoadDataWithTranspose, not modelled: the refusal names it and
+    says what to write instead (test_int8_to_int32_with_b_transposed is that)."""
+    a, b = np.zeros((32, 64), np.int8), np.zeros((64, 32), np.int8)
+    t = tiling_for(32, 32, 64, 32, 32, base=(32, 32, 64))
     with pytest.raises(NotProvidedError, match="transposed") as ei:
-        run(32, 32, 32, 32, 32, np.float32, np.float32, asc.float32, asc.float32)
-    assert "LoadData3DV2 into L0B" in ei.value.msg
-    for what in ("np.ascontiguousarray(b.T)", "set_tensor_b(b_global, True)", "float32, True)",
+        make_kernel(asc.int8, asc.int32)[1](a, b, np.zeros((32, 32), np.int32), np.zeros(32, np.float32), t,
+                                            np.zeros(64, np.uint8))
+    assert "LoadDataWithTranspose" in ei.value.msg
+    for what in ("np.ascontiguousarray(b.T)", "set_tensor_b(b_global, True)", "int8, True)",
                  "n_index * single_core_n * k_b"):
         assert what in ei.value.hint
+
+
+def test_load3dv2_into_l0b_refuses_8_bit_types():
+    from asc_trace.errors import DTypeError
+
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        b1 = asc.LocalTensor(asc.int8, asc.TPosition.B1, 0, 1024)
+        b2 = asc.LocalTensor(asc.int8, asc.TPosition.B2, 0, 1024)
+        asc.load_data(b2, b1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, 32, 32, 32, 32, 0, 0))  # MARK-l3-b8
+    with pytest.raises(DTypeError, match="into L0B takes half") as ei:
+        k[1](np.zeros(8, np.float32))
+    assert "MARK-l3-b8" in ei.value.loc.code
 
 
 def test_tiling_is_the_kernels_own_copy():
@@ -287,3 +321,16 @@ def test_int8_k_tail_padding_compiles_against_the_real_headers():
     ck = asc.compile(make_kernel(asc.int8, asc.int32, trans_b=True), args, core_num=t.used_core_num)
     assert "InitConstValue(" in ck.source and "ReinterpretCast<uint16_t>()" in ck.source
     assert check_kernels([Kernel("int8_k_tail", ck.source, ck.graph)]) == []
+
+
+@pytest.mark.skipif(_headers() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")
+def test_fp32_k_by_n_b_load_compiles_against_the_real_headers():
+    """LoadData(b2, b1, LoadData3DParamsV2<float>) into L0B, which the vendor's headers take for float on
+    dav_c220 (kernel_operator_mm_base_impl.h)."""
+    from asc_trace.toolchain.header_check import Kernel, check_kernels
+    t = tiling_for(48, 40, 40, 48, 40, (16, 16, 32), True)
+    args = (np.zeros((48, 40), np.float32), np.zeros((40, 40), np.float32), np.zeros((48, 40), np.float32),
+            np.zeros(40, np.float32), t, np.zeros(64, np.uint8))
+    ck = asc.compile(make_kernel(asc.float32, asc.float32, with_bias=True), args, core_num=t.used_core_num)
+    assert "LoadData3DParamsV2<float>" in ck.source
+    assert check_kernels([Kernel("fp32_k_by_n", ck.source, ck.graph)]) == []

@@ -379,3 +379,41 @@ def test_the_client_pair_kernel_compiles_against_the_real_headers():
     assert bad != ck.source
     errors = check_kernels([good, Kernel("mix_clients_bad", bad, ck.graph)])
     assert len(errors) == 1 and "rejected" in str(errors[0])
+
+
+def test_local_tensor_auto_takes_c_from_the_matmul():
+    """pyasc's insert_sync form: the block into a LocalTensorAuto (placed by liveness; the TPipe only registers
+    the Matmul, it places no buffer), LeakyRelu, out to C with the flags derived."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, alpha: float,
+             tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        mb = tiling.m.ceildiv(tiling.single_core_m)
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + bi % mb * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + bi // mb * tiling.single_core_n)
+        gc.set_global_buffer(c + bi % mb * tiling.n * tiling.single_core_m + bi // mb * tiling.single_core_n)
+        pipe = asc.TPipe()
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float32), asc.adv.MatmulType(GM, ND, asc.float32),
+                            asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        with mm.iterate() as count:
+            x = asc.LocalTensorAuto(asc.float32, tiling.base_m * tiling.base_n)
+            mm.get_tensor_c(x, en_sequential_write=True)
+            asc.leaky_relu(x, x, alpha, count=tiling.base_m * tiling.base_n)
+            round_m = tiling.single_core_m // tiling.base_m
+            off = count % round_m * tiling.base_m * tiling.n + count // round_m * tiling.base_n
+            asc.data_copy(gc[off:], x, repeat_params=asc.DataCopyParams(
+                tiling.base_m, tiling.base_n * 4 // 32, 0, (tiling.n - tiling.base_n) * 4 // 32))
+        mm.end()
+
+    rng = np.random.default_rng(9)
+    a = rng.integers(-4, 5, (64, 48)).astype(np.float32)
+    b = rng.integers(-4, 5, (48, 64)).astype(np.float32)     # float32 B given K x N
+    c = np.full((64, 64), -9.0, np.float32)
+    t = asc.adv.TCubeTiling(used_core_num=4, m=64, n=64, k_a=48, k_b=48, single_core_m=32, single_core_n=32,
+                            single_core_k=48, base_m=32, base_n=32, base_k=32)
+    asc.jit(body, insert_sync=True)[2](a, b, c, 0.25, t, np.zeros(1 << 16, np.uint8))
+    mm = a @ b
+    np.testing.assert_array_equal(c, np.where(mm >= 0, mm, mm * np.float32(0.25)))

@@ -200,7 +200,8 @@ class Matmul:
         plan, c_l0, row, col, cur_m, cur_n, quant = cur
         from ..proxies import cube_api as C
         from ..proxies.cube_params import FixpipeParamsV220
-        if type(tensor).__name__ == "LocalTensor":
+        from ..proxies.tensors import LocalTensor
+        if isinstance(tensor, LocalTensor):      # LocalTensorAuto too (pyasc's insert_sync kernels)
             self._to_ub(tensor, en_sequential_write, loc)
             return
         gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
