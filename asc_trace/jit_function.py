@@ -243,7 +243,7 @@ class CompiledKernel:
                 raise NotProvidedError(f"{self.name} runs on the cube core, which only the sim, eager and cpp backends "
                                        f"model so far; the {rt.name} backend cannot run it{why}", loc,
                                        hint="run it with backend='sim', 'eager' or 'cpp'")
-        if self.clients > 1 and rt.name not in ("sim", "cpp"):
+        if self.clients > 1 and rt.name not in ("sim", "cpp", "eager"):
             from .graph.mix_split import MixGraph
             if isinstance(self.graph, MixGraph):
                 raise NotProvidedError(f"{self.name} is a mixed kernel in pyasc's MIX Matmul mode (each Matmul client "

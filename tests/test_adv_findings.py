@@ -417,14 +417,18 @@ def test_column_split_strided_copies_are_not_a_race(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_overlapping_column_blocks_are_still_a_race(backend):
     x = np.arange(R * C, dtype=np.float32)
-    # each core writes 16 columns from its 8-column offset: core b's columns 8..15 are core b + 1's 0..7
-    with pytest.raises(asc.RaceError, match=r"cores 0 and 1 both write elements \[8, 16\) of global memory "
-                                            r"argument 'z'") as ei:
-        asc.jit(column_split, backend=backend)[C // W - 1](x, np.zeros_like(x), 2 * W)
-    assert_points_at(ei.value, "MARK-col-store", __file__)
-    with pytest.raises(asc.RaceError, match="both write") as ei:
+    # each core writes 16 columns from its 8-column offset: core b's columns 8..15 are core b + 1's 0..7. Both
+    # write 2 * x there, the same bytes: defined whichever lands last, a warning (runtime/equal_writes.py)
+    z = np.zeros_like(x)
+    with pytest.warns(asc.AscTraceWarning, match=r"cores 0 and 1 both write elements \[8, 16\) of global memory "
+                                                 r"argument 'z'.*identical bytes"):
+        asc.jit(column_split, backend=backend)[C // W - 1](x, z, 2 * W)
+    assert np.array_equal(z, 2 * x)
+    # the same with data_copy_pad, whose cores then read their 16 columns back: a read of bytes another core
+    # writes, a race whatever the bytes
+    with pytest.raises(asc.RaceError, match=r"core 0 reads elements \[8, 16\) of global memory argument 'z'") as ei:
         asc.jit(column_split_pad, backend=backend)[C // W - 1](x, np.zeros_like(x), 2 * W, 0)
-    assert_points_at(ei.value, "MARK-col-pad-store", __file__)
+    assert_points_at(ei.value, "MARK-col-pad-read", __file__)
     # disjoint writes, but each core reads back the next core's columns: a read of another core's write
     with pytest.raises(asc.RaceError, match=r"core 0 reads elements \[8, 16\) of global memory argument 'z'") as ei:
         asc.jit(column_split_pad, backend=backend)[C // W - 1](x, np.zeros_like(x), W, W)

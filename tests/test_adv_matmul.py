@@ -85,9 +85,49 @@ def test_fp32_with_b_transposed():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_fp32_b_not_transposed_is_refused():
-    with pytest.raises(NotProvidedError, match="transposed"):
-        run(32, 32, 32, 32, 32, np.float32, np.float32, asc.float32, asc.float32)
+@pytest.mark.parametrize("backend", ["sim", "eager", pytest.param("cpp", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("m,n,k,sm,sn,base,bias", [(32, 32, 32, 32, 32, (32, 32, 32), False),
+                                                    (100, 70, 80, 64, 48, (32, 32, 32), True),
+                                                    (33, 17, 20, 32, 32, (16, 16, 32), False)])
+def test_fp32_b_given_k_by_n(backend, m, n, k, sm, sn, base, bias):
+    """pyasc's test kernels give an fp32 B as K x N: the vendor's Matmul loads it into L0B with LoadData3DV2 (K as
+    the feature map's positions, N as its channels), which lands in L0B's Zn order. Integer data: exact."""
+    rng = np.random.default_rng(1)
+    a = rng.integers(-8, 8, (m, k)).astype(np.float32)
+    b = rng.integers(-8, 8, (k, n)).astype(np.float32)
+    bv = rng.integers(-8, 8, n).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    t = tiling_for(m, n, k, sm, sn, base, bias)
+    kern = asc.jit(make_kernel(asc.float32, asc.float32, False, bias).fn, backend=backend, matmul_cube_only=True)
+    kern[t.used_core_num](a, b, c, bv, t, np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(c, a @ b + (bv if bias else 0))
+
+
+def test_int8_b_not_transposed_is_refused():
+    """The vendor transposes an int8 K x N B with LoadDataWithTranspose, not modelled: the refusal names it and
+    says what to write instead (test_int8_to_int32_with_b_transposed is that)."""
+    a, b = np.zeros((32, 64), np.int8), np.zeros((64, 32), np.int8)
+    t = tiling_for(32, 32, 64, 32, 32, base=(32, 32, 64))
+    with pytest.raises(NotProvidedError, match="transposed") as ei:
+        make_kernel(asc.int8, asc.int32)[1](a, b, np.zeros((32, 32), np.int32), np.zeros(32, np.float32), t,
+                                            np.zeros(64, np.uint8))
+    assert "LoadDataWithTranspose" in ei.value.msg
+    for what in ("np.ascontiguousarray(b.T)", "set_tensor_b(b_global, True)", "int8, True)",
+                 "n_index * single_core_n * k_b"):
+        assert what in ei.value.hint
+
+
+def test_load3dv2_into_l0b_refuses_8_bit_types():
+    from asc_trace.errors import DTypeError
+
+    @asc.jit
+    def k(x: asc.GlobalAddress):
+        b1 = asc.LocalTensor(asc.int8, asc.TPosition.B1, 0, 1024)
+        b2 = asc.LocalTensor(asc.int8, asc.TPosition.B2, 0, 1024)
+        asc.load_data(b2, b1, asc.LoadData3DParamsV2((0, 0, 0, 0), 1, 32, 32, 32, 32, 0, 0))  # MARK-l3-b8
+    with pytest.raises(DTypeError, match="into L0B takes half") as ei:
+        k[1](np.zeros(8, np.float32))
+    assert "MARK-l3-b8" in ei.value.loc.code
 
 
 def test_tiling_is_the_kernels_own_copy():
@@ -219,6 +259,32 @@ def test_int8_to_int32_with_b_transposed():
     np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
 
 
+K_TAILS = [  # (A / B type, C type, B transposed, m, n, k, single m / n, base): every K ends in a partial base_k step
+    ("int8", "int32", True, 50, 70, 40, 32, 48, (32, 32, 64)),        # 40 = 0 x 64 + 40, not a whole 32-byte column
+    ("int8", "int32", True, 33, 17, 72, 32, 32, (16, 16, 32)),        # 72 = 2 x 32 + 8
+    ("float32", "float32", True, 33, 17, 20, 32, 32, (16, 16, 32)),   # 20: not a multiple of fp32's 8-element C0
+    ("float16", "float32", False, 40, 40, 72, 32, 32, (32, 32, 32)),  # 72 = 2 x 32 + 8, B given K x N
+    ("float16", "float32", True, 16, 16, 8, 16, 16, (16, 16, 64)),    # K smaller than one fractal
+]
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager", pytest.param("cpp", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("in_name,out_name,trans_b,m,n,k,sm,sn,base", K_TAILS)
+def test_k_tails_with_m_n_tails_match_numpy(backend, in_name, out_name, trans_b, m, n, k, sm, sn, base):
+    """The K padding of the last step is zeroed in L1 before the copy (Mmad multiplies whatever it holds); 8-bit
+    A / B through a uint16 view, as the vendor's Matmul pads them. Integer data: exact for every type."""
+    rng = np.random.default_rng(7)
+    in_dt, out_dt = getattr(asc, in_name), getattr(asc, out_name)
+    a = rng.integers(-8, 8, (m, k)).astype(in_dt.np)
+    b = rng.integers(-8, 8, (k, n)).astype(in_dt.np)
+    c = np.full((m, n), 99, out_dt.np)
+    t = tiling_for(m, n, k, sm, sn, base)
+    kern = asc.jit(make_kernel(in_dt, out_dt, trans_b).fn, backend=backend, matmul_cube_only=True)
+    kern[t.used_core_num](a, np.ascontiguousarray(b.T) if trans_b else b, c, np.zeros(n, np.float32), t,
+                          np.zeros(64, np.uint8))
+    np.testing.assert_array_equal(c, (a.astype(np.int64) @ b.astype(np.int64)).astype(out_dt.np))
+
+
 def test_profile_sees_every_mmad_of_the_expansion():
     """The Matmul is real instructions: the M pipe's busy cycles are the Mmads the tiling implies."""
     import asc_trace.lib.host as host
@@ -237,3 +303,34 @@ def test_profile_sees_every_mmad_of_the_expansion():
     tiles = (512 // tiling.base_m) * (256 // tiling.base_n)
     mmad = tiling.base_m * tiling.base_n * tiling.base_k // (16 * 16 * 16)       # the vendor's Mmad cycles
     assert p.pipe_busy["M"] == tiles * (k // tiling.base_k) * mmad
+
+
+def _headers():
+    from asc_trace.toolchain.real_api import headers_if_configured
+    return headers_if_configured()
+
+
+@pytest.mark.skipif(_headers() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")
+def test_int8_k_tail_padding_compiles_against_the_real_headers():
+    """The int8 zero fill is InitConstValue on a uint16 ReinterpretCast of the L1 tensor, which the vendor's
+    headers accept (InitConstValueParams<uint16_t>)."""
+    from asc_trace.toolchain.header_check import Kernel, check_kernels
+    t = tiling_for(50, 70, 40, 32, 48, (32, 32, 64))
+    args = (np.zeros((50, 40), np.int8), np.zeros((70, 40), np.int8), np.zeros((50, 70), np.int32),
+            np.zeros(70, np.float32), t, np.zeros(64, np.uint8))
+    ck = asc.compile(make_kernel(asc.int8, asc.int32, trans_b=True), args, core_num=t.used_core_num)
+    assert "InitConstValue(" in ck.source and "ReinterpretCast<uint16_t>()" in ck.source
+    assert check_kernels([Kernel("int8_k_tail", ck.source, ck.graph)]) == []
+
+
+@pytest.mark.skipif(_headers() is None, reason="no Ascend C headers configured: set ASC_TRACE_ASCENDC_HOME")
+def test_fp32_k_by_n_b_load_compiles_against_the_real_headers():
+    """LoadData(b2, b1, LoadData3DParamsV2<float>) into L0B, which the vendor's headers take for float on
+    dav_c220 (kernel_operator_mm_base_impl.h)."""
+    from asc_trace.toolchain.header_check import Kernel, check_kernels
+    t = tiling_for(48, 40, 40, 48, 40, (16, 16, 32), True)
+    args = (np.zeros((48, 40), np.float32), np.zeros((40, 40), np.float32), np.zeros((48, 40), np.float32),
+            np.zeros(40, np.float32), t, np.zeros(64, np.uint8))
+    ck = asc.compile(make_kernel(asc.float32, asc.float32, with_bias=True), args, core_num=t.used_core_num)
+    assert "LoadData3DParamsV2<float>" in ck.source
+    assert check_kernels([Kernel("fp32_k_by_n", ck.source, ck.graph)]) == []

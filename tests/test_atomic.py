@@ -74,7 +74,7 @@ def test_the_calls_are_emitted_as_the_vendor_spells_them():
 @asc.jit
 def mixed(x: asc.GlobalAddress, z: asc.GlobalAddress, plain: asc.ConstExpr[bool]):
     g, o = asc.GlobalTensor(), asc.GlobalTensor()
-    g.set_global_buffer(x)
+    g.set_global_buffer(x + asc.get_block_idx() * N)      # each core its own half of x: different bytes to z
     o.set_global_buffer(z)
     a = asc.LocalTensor(asc.float32, asc.TPosition.VECIN, 0, N)
     asc.data_copy(a, g, N)
@@ -89,9 +89,10 @@ def mixed(x: asc.GlobalAddress, z: asc.GlobalAddress, plain: asc.ConstExpr[bool]
 
 @pytest.mark.parametrize("plain,marker", [(True, "MARK-plain"), (False, "MARK-max")])
 def test_other_cores_accesses_beside_atomic_stores_are_still_races(plain, marker):
-    """Plain stores of two cores race, and so do an add and a max of two cores (they do not commute)."""
+    """Plain stores of two cores with different bytes race (equal bytes are defined:
+    tests/test_vector_equal_writes.py), and so do an add and a max of two cores (they do not commute)."""
     with pytest.raises(asc.RaceError) as ei:
-        mixed[2](np.zeros(N, np.float32), np.zeros(N, np.float32), plain)
+        mixed[2](np.arange(2 * N, dtype=np.float32), np.zeros(N, np.float32), plain)
     assert "cores 0 and 1" in str(ei.value)
     assert_points_at(ei.value, marker)
 

@@ -68,3 +68,21 @@ def test_an_unknown_option_before_the_command_is_named(capsys, argv):
 def test_help_and_version_still_work(capsys):
     assert main(["--version"]) == 0 and "asc_trace" in capsys.readouterr().out
     assert main(["--help"]) == 0 and "COMMAND" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("target, message", [
+    (str(ROOT / "examples" / "vadd.py") + "::", "the kernel name is empty"),
+    ("::vadd_kernel", "the file is missing"),
+    (str(ROOT / "examples" / "vadd.py") + "::vadd kernel", "'vadd kernel' is not a Python name"),
+])
+def test_a_malformed_kernel_target_is_a_command_line_mistake(capsys, target, message):
+    # `f.py::` exited 3 ("has no ''"), the code of a file that lacks a kernel: the target itself is malformed
+    code, out, err = run_cli(capsys, "inspect", target, "--show", "traced")
+    assert code == 2, (out, err)
+    assert message in err and "FILE.py::KERNEL" in err, err
+    assert len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_a_well_formed_name_the_file_lacks_still_exits_3(capsys):
+    code, _, err = run_cli(capsys, "inspect", str(ROOT / "examples" / "vadd.py") + "::no_such_kernel")
+    assert code == 3 and "has no 'no_such_kernel'" in err and "vadd_kernel" in err

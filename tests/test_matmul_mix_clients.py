@@ -1,7 +1,8 @@
 """pyasc's MIX Matmul mode (tutorial 03): a kernel that registers an asc.adv.Matmul without matmul_cube_only runs
 one Matmul client per vector core, two per launched block, so `get_block_idx()` covers 0 .. 2 x blocks - 1 while
 `get_block_num()` is the launched count (the vendor's GetBlockIdxImpl / GetBlockNum). Checked against NumPy on
-sim, eager and cpp."""
+sim, eager and cpp; kernels with vector work besides the Matmul (C into the UB, or read back from GM) on eager
+too, with the simulator's bytes."""
 from __future__ import annotations
 
 import numpy as np
@@ -168,9 +169,149 @@ def test_tutorial_05_form_c_through_the_ub_matches_numpy(blocks, m, n, k):
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
 
 
-def test_tutorial_05_form_is_refused_on_eager():
-    with pytest.raises(NotProvidedError, match="only the sim and cpp backends"):
+def test_tutorial_05_with_form_is_refused_on_eager():
+    """Eager runs Python as it goes: the `with` body runs once, the loop needs it once per block."""
+    with pytest.raises(NotProvidedError, match="eager backend") as ei:
         run_leaky(leaky_kernel("eager"), 1, 128, 64, 64, 64, 64)
+    assert "while matmul.iterate()" in ei.value.hint and "iterate()" in ei.value.loc.code
+
+
+def relu_after_kernel(backend: str):
+    """MIX mode with vector work after the Matmul: iterate_all into C (GM), then each client's vector core reads
+    its block of C back row by row, ReLU in the UB, and writes it over (cross-core flags derived by auto_sync)."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+             workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        mb = tiling.m.ceildiv(tiling.single_core_m)
+        mi = bi % mb
+        ni = bi // mb
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + mi * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + ni * tiling.single_core_n)
+        gc.set_global_buffer(c + mi * tiling.n * tiling.single_core_m + ni * tiling.single_core_n)
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 1)
+        pipe.init_buffer(que=q, num=1, len=tiling.single_core_n * 4)
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                            asc.adv.MatmulType(GM, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        mm.iterate_all(gc)
+        mm.end()
+        for r in range(tiling.single_core_m):
+            x = q.alloc_tensor(asc.float32)
+            asc.data_copy(x, gc[r * tiling.n:], tiling.single_core_n)
+            asc.relu(x, x, tiling.single_core_n)
+            q.enque(x)
+            x = q.deque(asc.float32)
+            asc.data_copy(gc[r * tiling.n:], x, tiling.single_core_n)
+            q.free_tensor(x)
+    return asc.jit(body, backend=backend)
+
+
+def leaky_while_kernel(backend: str, wrap: bool = False, scale_copies: bool = False):
+    """Tutorial 05's hand-off through the UB in the `while matmul.iterate():` form, one block per client (the
+    block goes to the client's place of C). `wrap`: clients past used_core_num redo the blocks of the first ones
+    (pyasc's kernels' `block_idx % used` offsets), writing the same C elements again; `scale_copies`: those
+    copies also scale their block by 2, so their bytes differ."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, alpha: float,
+             tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx() % tiling.used_core_num if wrap else asc.get_block_idx()
+        mb = tiling.m.ceildiv(tiling.single_core_m)
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + bi % mb * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + bi // mb * tiling.single_core_n)
+        gc.set_global_buffer(c + bi % mb * tiling.n * tiling.single_core_m + bi // mb * tiling.single_core_n)
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECOUT, 1)
+        pipe.init_buffer(que=q, num=1, len=tiling.base_m * tiling.base_n * 4)
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float16), asc.adv.MatmulType(GM, ND, asc.float16),
+                            asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        while mm.iterate():
+            x = q.alloc_tensor(asc.float32)
+            mm.get_tensor_c(x, en_sequential_write=True)
+            asc.leaky_relu(x, x, alpha, count=tiling.base_m * tiling.base_n)
+            if scale_copies:
+                asc.muls(x, x, 1.0 + asc.get_block_idx() // tiling.used_core_num, tiling.base_m * tiling.base_n)
+            q.enque(x)
+            x = q.deque(asc.float32)
+            asc.data_copy(gc, x, repeat_params=asc.DataCopyParams(  # MARK-mix-store
+                tiling.base_m, tiling.base_n * 4 // 32, 0, (tiling.n - tiling.base_n) * 4 // 32))
+            q.free_tensor(x)
+        mm.end()
+    return asc.jit(body, backend=backend)
+
+
+def _mix_inputs(m, n, k):
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    return a, b, a.astype(np.float32) @ b.astype(np.float32)
+
+
+def test_mix_matmul_then_vector_relu_on_eager_is_sims_bytes():
+    """8 clients (block ids 0..7) on 4 launched blocks; eager and sim write the same bytes, NumPy's ReLU(A x B)."""
+    a, b, mm = _mix_inputs(128, 64, 64)
+    t = tiling_for(128, 64, 64, 32, 32)
+    got = {}
+    for backend in ("sim", "eager"):
+        c = np.full((128, 64), -9.0, np.float32)
+        relu_after_kernel(backend)[4](a, b, c, t, np.zeros(64, np.uint8))
+        got[backend] = c
+    np.testing.assert_array_equal(got["eager"], got["sim"])
+    np.testing.assert_allclose(got["eager"], np.maximum(mm, 0), rtol=1e-4, atol=1e-3)
+
+
+def test_mix_while_form_through_the_ub_on_eager_is_sims_bytes():
+    """K = 80 over base_k 32 (a K tail): each client's block fixpiped into its workspace slot, LeakyRelu in the UB."""
+    a, b, mm = _mix_inputs(128, 64, 80)
+    t = tiling_for(128, 64, 80, 32, 32)
+    got = {}
+    for backend in ("sim", "eager"):
+        c = np.full((128, 64), -9.0, np.float32)
+        leaky_while_kernel(backend)[4](a, b, c, 0.125, t, np.zeros(1 << 16, np.uint8))
+        got[backend] = c
+    np.testing.assert_array_equal(got["eager"], got["sim"])
+    np.testing.assert_allclose(got["eager"], np.where(mm >= 0, mm, mm * np.float32(0.125)), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_mix_clients_writing_identical_bytes_warn_and_run(backend):
+    """16 clients for 8 blocks of C: clients 8..15 write blocks 0..7 again from their vector cores with nothing
+    ordering the two writes. Identical bytes: defined, an AscTraceWarning (as for vector and cube kernels)."""
+    from asc_trace.errors import AscTraceWarning
+    a, b, mm = _mix_inputs(128, 64, 64)
+    c = np.full((128, 64), -9.0, np.float32)
+    with pytest.warns(AscTraceWarning, match="both write elements .* identical bytes") as rec:
+        leaky_while_kernel(backend, wrap=True)[8](a, b, c, 0.125, tiling_for(128, 64, 64, 32, 32),
+                                                  np.zeros(1 << 16, np.uint8))
+    np.testing.assert_allclose(c, np.where(mm >= 0, mm, mm * np.float32(0.125)), rtol=1e-4, atol=1e-3)
+    assert any("MARK-mix-store" in open(w.filename).read().splitlines()[w.lineno - 1] for w in rec)
+
+
+@pytest.mark.parametrize("backend", ["sim", "eager"])
+def test_mix_clients_writing_different_bytes_are_a_race(backend):
+    from asc_trace.errors import RaceError
+    a, b, _ = _mix_inputs(128, 64, 64)
+    c = np.full((128, 64), -9.0, np.float32)
+    with pytest.raises(RaceError, match="leave different bytes"):
+        leaky_while_kernel(backend, wrap=True, scale_copies=True)[8](a, b, c, 0.125, tiling_for(128, 64, 64, 32, 32),
+                                                                     np.zeros(1 << 16, np.uint8))
+    assert (c == -9.0).all()
+
+
+def test_mix_kernel_without_auto_sync_is_a_race_on_eager_too():
+    from asc_trace.errors import RaceError
+    a, b, _ = _mix_inputs(128, 64, 64)
+    c = np.zeros((128, 64), np.float32)
+    with pytest.raises(RaceError):
+        asc.jit(relu_after_kernel("eager").fn, backend="eager", auto_sync=False)[4](
+            a, b, c, tiling_for(128, 64, 64, 32, 32), np.zeros(64, np.uint8))
+    assert (c == 0).all()
 
 
 @pytest.mark.slow
@@ -238,3 +379,41 @@ def test_the_client_pair_kernel_compiles_against_the_real_headers():
     assert bad != ck.source
     errors = check_kernels([good, Kernel("mix_clients_bad", bad, ck.graph)])
     assert len(errors) == 1 and "rejected" in str(errors[0])
+
+
+def test_local_tensor_auto_takes_c_from_the_matmul():
+    """pyasc's insert_sync form: the block into a LocalTensorAuto (placed by liveness; the TPipe only registers
+    the Matmul, it places no buffer), LeakyRelu, out to C with the flags derived."""
+    def body(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, alpha: float,
+             tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress):
+        bi = asc.get_block_idx()
+        mb = tiling.m.ceildiv(tiling.single_core_m)
+        ga, gb, gc = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+        ga.set_global_buffer(a + bi % mb * tiling.k_a * tiling.single_core_m)
+        gb.set_global_buffer(b + bi // mb * tiling.single_core_n)
+        gc.set_global_buffer(c + bi % mb * tiling.n * tiling.single_core_m + bi // mb * tiling.single_core_n)
+        pipe = asc.TPipe()
+        mm = asc.adv.Matmul(asc.adv.MatmulType(GM, ND, asc.float32), asc.adv.MatmulType(GM, ND, asc.float32),
+                            asc.adv.MatmulType(asc.TPosition.VECCALC, ND, asc.float32))
+        asc.adv.register_matmul(pipe, workspace, mm, tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        with mm.iterate() as count:
+            x = asc.LocalTensorAuto(asc.float32, tiling.base_m * tiling.base_n)
+            mm.get_tensor_c(x, en_sequential_write=True)
+            asc.leaky_relu(x, x, alpha, count=tiling.base_m * tiling.base_n)
+            round_m = tiling.single_core_m // tiling.base_m
+            off = count % round_m * tiling.base_m * tiling.n + count // round_m * tiling.base_n
+            asc.data_copy(gc[off:], x, repeat_params=asc.DataCopyParams(
+                tiling.base_m, tiling.base_n * 4 // 32, 0, (tiling.n - tiling.base_n) * 4 // 32))
+        mm.end()
+
+    rng = np.random.default_rng(9)
+    a = rng.integers(-4, 5, (64, 48)).astype(np.float32)
+    b = rng.integers(-4, 5, (48, 64)).astype(np.float32)     # float32 B given K x N
+    c = np.full((64, 64), -9.0, np.float32)
+    t = asc.adv.TCubeTiling(used_core_num=4, m=64, n=64, k_a=48, k_b=48, single_core_m=32, single_core_n=32,
+                            single_core_k=48, base_m=32, base_n=32, base_k=32)
+    asc.jit(body, insert_sync=True)[2](a, b, c, 0.25, t, np.zeros(1 << 16, np.uint8))
+    mm = a @ b
+    np.testing.assert_array_equal(c, np.where(mm >= 0, mm, mm * np.float32(0.25)))

@@ -133,14 +133,16 @@ def test_wait_before_its_set_in_program_order_is_fine():
 
 
 def test_cores_writing_the_same_gm_is_a_race():
+    """Different bytes to the same elements (equal bytes are defined: tests/test_vector_equal_writes.py)."""
     @asc.jit
-    def k(z: asc.GlobalAddress):
+    def k(x: asc.GlobalAddress, z: asc.GlobalAddress):
         t = asc.LocalTensor(F32, asc.TPosition.VECOUT, 0, 64)
-        asc.duplicate(t, 1.0, 64)
+        asc.data_copy(t, _gm(x)[asc.get_block_idx() * 64:], 64)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
         asc.data_copy(_gm(z), t, 64)  # MARK-same-gm
 
     with pytest.raises(asc.RaceError, match="cores") as ei:
-        k[4](np.zeros(64, np.float32))
+        k[4](np.arange(256, dtype=np.float32), np.zeros(64, np.float32))
     assert_points_at(ei.value, "MARK-same-gm")
 
 

@@ -79,7 +79,7 @@ class Matmul:
         self._single: dict[str, Any] = {}
         self._tail: dict[str, Any] = {}
         self._cur: tuple | None = None         # the block the last iterate() computed (get_tensor_c reads it)
-        self._unrolled: list | None = None     # `while matmul.iterate():` on eager: [state, next block, count]
+        self._unrolled: tuple | None = None    # `while matmul.iterate():` on eager: (state, the blocks loop)
         self._open: Any = None                 # `while matmul.iterate():` while tracing: the open loop region
         self._workspace: Any = None            # register_matmul's workspace (C's hand-off to the UB goes through it)
         self._ws_tensor: Any = None
@@ -200,7 +200,8 @@ class Matmul:
         plan, c_l0, row, col, cur_m, cur_n, quant = cur
         from ..proxies import cube_api as C
         from ..proxies.cube_params import FixpipeParamsV220
-        if type(tensor).__name__ == "LocalTensor":
+        from ..proxies.tensors import LocalTensor
+        if isinstance(tensor, LocalTensor):      # LocalTensorAuto too (pyasc's insert_sync kernels)
             self._to_ub(tensor, en_sequential_write, loc)
             return
         gc = _gm_tensor(tensor, "Matmul.get_tensor_c")
@@ -374,16 +375,15 @@ class MatmulIterator:
             return False
         if mm._unrolled is None:
             state = mm._begin_iterate(self.loc)
-            total = state[4] * state[5]
-            if isinstance(total, Scalar):            # eager knows every runtime value as it runs
-                from ..proxies.scalar import to_expr
-                total = int(ctx.value(to_expr(total)))
-            mm._unrolled = [state, 0, int(total)]
-        state, t, total = mm._unrolled
-        if t >= total:                   # done: the next `while matmul.iterate():` starts over
+            # the eager context's own runtime loop over the blocks, as the trace's: a mixed kernel's eager cores
+            # follow the scheduled graph's loop through it, with the cross-core flags of each iteration
+            # (runtime/mix_eager.py)
+            mm._unrolled = (state, iter(ctx.loop_range(0, state[4] * state[5], 1, self.loc)))
+        state, blocks = mm._unrolled
+        t = next(blocks, None)
+        if t is None:                    # done: the next `while matmul.iterate():` starts over
             mm._unrolled, mm._cur = None, None
             return False
-        mm._unrolled[1] = t + 1
         mm._compute(state, t)
         return True
 

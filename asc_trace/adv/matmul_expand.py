@@ -4,9 +4,9 @@ fixpipe), never a black box.
 
 The schedule is one, whatever the MatmulConfig: the core's single_m x single_n block of C is walked in
 base_m x base_n tiles (m fastest, as IterateOrder.ORDER_M), each tile's K in base_k steps: A and B tiles GM ->
-L1 (Nz), L1 -> L0A (LoadData3DV2, the vendor's fast matmul load) and L0B (LoadData2D; a transpose per fractal
-when B is K x N, a plain copy when B is given transposed), Mmad into L0C (the first step from zero or from the
-bias table), Fixpipe L0C -> GM with the conversion C's type needs. L1, L0A / L0B and L0C are ping-pong when two
+L1 (Nz), L1 -> L0A (LoadData3DV2, the vendor's fast matmul load) and L0B (B given K x N: LoadData2D with a
+transpose per fractal for 16-bit types, LoadData3DV2 for float32; a plain copy when B is given transposed), Mmad
+into L0C (the first step from zero or from the bias table), Fixpipe L0C -> GM with the conversion C's type needs. L1, L0A / L0B and L0C are ping-pong when two
 buffers fit, so auto_sync's flags let the next step's copies overlap this step's Mmad (docs/cube.md). A K tail
 that is not a whole 32-byte column has its L1 buffers zeroed first: Mmad multiplies whatever the padding holds.
 """
@@ -116,6 +116,16 @@ class Buffers:
         return LocalTensor(acc, TPosition.CO1, 0, self.l0c_n * self.c_el)
 
 
+def _zero_l1(t: Any, n: int) -> None:
+    """Zero `n` elements of an L1 tensor; 8-bit types through a uint16 view, as the vendor's Matmul pads them
+    (scheduler_base.h StaticPadCommon: InitConstValue takes no 8-bit type; zero bytes are zero either way)."""
+    size = t.dtype.itemsize
+    if size < 2:
+        from ..dtypes import uint16
+        t = t.reinterpret_cast(uint16)
+    C.init_const_value(t, InitConstValueParams(1, n * size // 32, 0, 0))
+
+
 def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: Any, cur_m: Any, cur_n: Any,
            kk: Any, cur_k: int, init: Any, bias: Any = None) -> None:
     """C (+)= A[row:, kk * bk:] x B[kk * bk:, col:] for one K step; `init`: start L0C from zero (True, or a
@@ -128,8 +138,8 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
     kc = up(cur_k, p.c0)
     if cur_k % p.c0 or (not p.trans_b and cur_k % 16):
         # the K tail: Mmad reads the padding up to a whole fractal column, which must hold zeros
-        C.init_const_value(a1, InitConstValueParams(1, buf.a_el * buf.a1._ref.dtype.itemsize // 32, 0, 0))
-        C.init_const_value(b1, InitConstValueParams(1, buf.b_el * buf.b1._ref.dtype.itemsize // 32, 0, 0))
+        _zero_l1(a1, buf.a_el)
+        _zero_l1(b1, buf.b_el)
     k_off = kk * p.bk
     from ..proxies.api import data_copy
     data_copy(a1, ga[row * p.lda + k_off:], Nd2NzParams(1, cur_m, cur_k, 0, p.lda, m16, 1, 0))
@@ -137,12 +147,17 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
     if p.trans_b:     # B is N x K: its Nz fractals (16 n x C0 k) are L0B's Zn fractals already
         data_copy(b1, gb[col * p.ldb + k_off:], Nd2NzParams(1, cur_n, cur_k, 0, p.ldb, n16, 1, 0))
         C.load_data(b2, b1, LoadData2DParams(0, (kc // p.c0) * (n16 // 16), 1, 0, 0, False, 0))
-    else:             # B is K x N: each 16 x 16 fractal transposed on the way into L0B
+    elif p.c0 == 16:  # B is K x N, 16-bit: each 16 x 16 fractal transposed on the way into L0B
         k16 = up(cur_k, 16)
         data_copy(b1, gb[k_off * p.ldb + col:], Nd2NzParams(1, cur_k, cur_n, 0, p.ldb, k16, 1, 0))
         k1, n1 = k16 // 16, n16 // 16
         for i in runtime_range(k1):
             C.load_data(b2[i * n1 * 256:], b1[i * 256:], LoadData2DParams(0, n1, k1, 0, 0, True, 0))
+    else:             # B is K x N, 32-bit: LoadData3DV2 into L0B, K as the feature map's m and N as its channels
+        # (the vendor's Matmul on dav_c220: load_to_l0b_loadInstr.h, LOAD3DV2), no 32-bit LoadData2D transpose
+        k16 = up(cur_k, 16)
+        data_copy(b1, gb[k_off * p.ldb + col:], Nd2NzParams(1, cur_k, cur_n, 0, p.ldb, k16, 1, 0))
+        C.load_data(b2, b1, LoadData3DParamsV2((0, 0, 0, 0), 1, k16, n16, n16, k16, 0, 0))
     if isinstance(init, str):
         C.mmad(c_l0, a2, b2, bias, MmadParams(cur_m, cur_n, cur_k, unit_flag=0, cmatrix_source=True,
                                               cmatrix_init_val=False))
@@ -153,11 +168,16 @@ def k_step(p: Plan, buf: Buffers, ga: Any, gb: Any, c_l0: Any, row: Any, col: An
 
 def out_quant(p: Plan, in_dt: Any, out_dt: Any, loc: SourceLoc) -> QuantModes:
     """The Fixpipe conversion C's type needs; refuses the layouts and types the expansion does not build."""
-    if not p.trans_b and in_dt.itemsize != 2:
-        raise NotProvidedError(f"asc.adv.Matmul with B of {in_dt} given K x N (not transposed) is not provided: "
-                               "its fractals would need a transposing load that asc_trace does not model for 8- and "
-                               "32-bit types", loc, hint="give B transposed (N x K in GM) with "
-                                                         "MatmulType(..., is_trans=True) and set_tensor_b(b, True)")
+    if not p.trans_b and in_dt.itemsize == 1:
+        how = "LoadDataWithTranspose (load_cbuf_to_cb_transpose)"
+        raise NotProvidedError(f"asc.adv.Matmul with B of {in_dt} given K x N (not transposed) is not provided: the "
+                               f"vendor's Matmul turns such a B into L0B's layout with {how}, a transposing load "
+                               "asc_trace does not model yet (it models the 16-bit LoadData2D transpose and the "
+                               "32-bit LoadData3DV2 into L0B)", loc,
+                               hint="give B transposed: N x K in GM (on the host np.ascontiguousarray(b.T)), "
+                                    f"MatmulType(TPosition.GM, CubeFormat.ND, {in_dt.name}, True), "
+                                    "matmul.set_tensor_b(b_global, True), and B's per-core offset "
+                                    "n_index * single_core_n * k_b instead of n_index * single_core_n")
     quant = _QUANT.get(("int32" if in_dt.name == "int8" else "float32", out_dt.name))
     if quant is None:
         raise NotProvidedError(f"asc.adv.Matmul from {in_dt} inputs to a {out_dt} C is not provided (C takes "

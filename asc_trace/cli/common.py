@@ -10,7 +10,7 @@ EXIT_OK, EXIT_KERNEL_ERROR, EXIT_USAGE, EXIT_LOAD, EXIT_UNAVAILABLE = 0, 1, 2, 3
 EXIT_CODES = f"""exit codes:
   {EXIT_OK}  success
   {EXIT_KERNEL_ERROR}  asc_trace reported an error about the kernel (trace, schedule, lowering, simulation)
-  {EXIT_USAGE}  bad command line (unknown option, malformed --args, no inputs to inspect with)
+  {EXIT_USAGE}  bad command line (unknown option, malformed --args or FILE.py::KERNEL, no inputs to inspect with)
   {EXIT_LOAD}  the file could not be loaded, or it has no such kernel
   {EXIT_UNAVAILABLE}  info --require BACKEND: that backend is not usable here"""
 

@@ -52,10 +52,18 @@ class Inputs:
 
 
 def load_kernel(target: str) -> tuple[ModuleType, JitFunction, Path]:
-    """`path/to/file.py::kernel_name` -> (module, kernel, path); CliError(3) when that fails."""
+    """`path/to/file.py::kernel_name` -> (module, kernel, path); CliError(2) for a malformed target, (3) when
+    loading it fails."""
     if "::" not in target:
         raise CliError(EXIT_USAGE, f"{target!r}: name the kernel as FILE.py::KERNEL")
     file_part, name = target.rsplit("::", 1)
+    # an empty side or a name no Python kernel can have is a mistake in the command line (exit 2), found
+    # before the file is imported; a well-formed name the file lacks is a load failure (exit 3)
+    if not file_part.strip():
+        raise CliError(EXIT_USAGE, f"{target!r}: the file is missing: name the kernel as FILE.py::KERNEL")
+    if not name.isidentifier():
+        what = "the kernel name is empty" if not name else f"{name!r} is not a Python name"
+        raise CliError(EXIT_USAGE, f"{target!r}: {what}: name the kernel as FILE.py::KERNEL")
     path = Path(file_part).expanduser().resolve()
     if not path.exists():
         raise CliError(EXIT_LOAD, f"no such file: {file_part}")

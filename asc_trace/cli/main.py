@@ -3,7 +3,7 @@
 Exit codes (the same for every command, so scripts can rely on them):
   0  success
   1  asc_trace reported an error about the kernel (trace, schedule, lowering, simulation)
-  2  bad command line (unknown command or option, malformed --args, no inputs to inspect with)
+  2  bad command line (unknown command or option, malformed --args or FILE.py::KERNEL, no inputs to inspect with)
   3  the file could not be loaded, or it has no such kernel
   4  `info --require BACKEND`: that backend is not usable here
 """

@@ -27,6 +27,7 @@ from .hazards import SEPARATORS, dependence, needs_barrier, strongest
 from .hb import API_EVENT_ID, PIDX, Instr, PipeClock, api_events, api_steps
 from .ops.cmpmask import cmpmask_access
 from .pool_layout import arena_root, pool_layout
+from .raw_alias import ANY_OWNED, may_alias, owned_layout, raw_space
 from .queue_model import HANDS_OUT, QueSlots, que_event
 from .kernel_graph import Cond, KernelGraph, Loop, While, walk_items
 from .linear import Lin, disjoint, linearize
@@ -47,7 +48,8 @@ _BOOKKEEPING = with_role("storage", "queue", "barrier", "block_sync")
 
 @dataclass(frozen=True, slots=True)
 class Acc:
-    """A symbolic access: `space` names the memory (("ub",), ("que", q, slot), ("tbuf", t), ("gm", param))."""
+    """A symbolic access: `space` names the memory (("ub", what it may alias), ("que", q, slot), ("tbuf", t),
+    ("arena", pool), ("gm", param))."""
 
     space: tuple
     start: Lin
@@ -266,8 +268,8 @@ class _AbstractRun:
         op = n.op
         if n.pipe is None and op not in _BOOKKEEPING:
             return
-        if op == "local_tensor":
-            self.roots[n.id] = ("ub", self.ev(n.args[1]))
+        if op == "local_tensor":     # [2]: where the TPipe's buffers are, which the raw bytes may alias
+            self.roots[n.id] = ("ub", self.ev(n.args[1]), owned_layout(self.g))
         elif op == "global_tensor":
             home, delta = self.g.signature.gm_home(n.args[0].index)     # shared memory: one space
             self.roots[n.id] = ("gm", home, self.ev(n.args[1]), delta)
@@ -393,7 +395,9 @@ def _access(ref: TensorRef, offset: Expr, nelem: Expr, write: bool, root: tuple)
     length = linearize(binop("*", nelem, Const(size)))
     if root[0] == "ub":
         start = linearize(binop("+", root[1], off))
-        space: tuple = ("ub",)
+        space: tuple = ANY_OWNED
+        if start is not None and length is not None and len(root) > 2:
+            space = raw_space(root[2], start, length)
     elif root[0] == "gm":
         # root[3]: the parameter's first byte in the memory it shares with another (0 alone)
         start = linearize(binop("+", binop("*", root[2], Const(size)), binop("+", off, Const(root[3]))))
@@ -462,8 +466,15 @@ def abstract_trace(g: KernelGraph, profile: PathChoice = PathChoice()) -> Trace:
 
 def _overlap(a: Acc, b: Acc) -> bool:
     if a.space[0] != b.space[0]:
+        # a raw LocalTensor's bytes may be those of a TPipe buffer (graph/raw_alias.py); GM stays apart
+        if a.space[0] == "ub":
+            return may_alias(a.space, b.space)
+        if b.space[0] == "ub":
+            return may_alias(b.space, a.space)
         return False
-    if a.space[0] == "que":
+    if a.space[0] == "ub":
+        pass            # two raw tensors: compared by address below, whatever they may alias
+    elif a.space[0] == "que":
         if a.space[1] != b.space[1]:
             return False
         if a.space[2] is not None and b.space[2] is not None and a.space[2] != b.space[2]:

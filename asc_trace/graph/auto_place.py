@@ -72,10 +72,12 @@ def auto_place(g: KernelGraph) -> KernelGraph:
     autos = [n for n in g if n.op == "local_tensor" and n.attr("auto")]
     if not autos:
         return g
-    pipe = next((n for n in g if n.op == "tpipe"), None)
+    # a TPipe that places no buffer (pyasc's insert_sync matmul kernels make one only to register the Matmul)
+    # leaves the UB to the auto tensors: only init_buffer puts tensors in it (a TBufPool's too go through it)
+    pipe = next((n for n in g if n.op == "init_buffer"), None)
     if pipe is not None:
         raise TraceError("asc.LocalTensorAuto places tensors itself and cannot share the UB with a TPipe", autos[0].loc,
-                         related=[("the TPipe", pipe.loc)],
+                         related=[("the TPipe's buffer", pipe.loc)],
                          hint="use TQue / TBuf tensors or LocalTensorAuto in a kernel, not both")
     fixed: list[tuple[int, int]] = []
     for n in g:

@@ -35,7 +35,8 @@ def pipeline(options: dict[str, Any]) -> list[tuple[str, Pass]]:
 def run_passes(graph: KernelGraph, options: dict[str, Any]) -> KernelGraph:
     check = config.check_passes()
     debug = config.debug_level() >= 2
-    from .cube_graph import is_cube_graph, is_mix_graph
+    from .cube_graph import is_cube_graph, is_mix_graph, refuse_lone_cube_barrier
+    refuse_lone_cube_barrier(graph)
     steps = pipeline(options)
     if is_mix_graph(graph):
         from .mix_passes import run_mix_passes

@@ -46,6 +46,7 @@ from typing import Any
 
 from ..enums import HardEvent
 from .analysis import _access, _moduli, _overlap  # one overlap rule for the guess and the proof
+from .raw_alias import owned_layout, raw_space
 from .expr import Const, Expr, Var, binop, substitute
 from .hazards import dependence, needs_barrier
 from .hb import API_EVENT_ID, PIDX, api_steps
@@ -330,7 +331,7 @@ class Prover:
 
         def f(e: Elem) -> Elem:
             lins = carry_back(e.start, e.length, olds, ctx.m, ctx.d, older)
-            return e if lins is None else Elem(e.node, e.pipe, e.space, *lins, e.write, e.api)
+            return e if lins is None else Elem(e.node, e.pipe, self._respace(e.space, lins), *lins, e.write, e.api)
         return self._map(st, ("back", ctx.node.id, ctx.any_phase), f)
 
     def _exit(self, ctx: _LoopCtx, st: State) -> State:
@@ -339,8 +340,15 @@ class Prover:
 
         def f(e: Elem) -> Elem:
             lins = carry_exit(e.start, e.length, olds, ctx.m, anyv)
-            return e if lins is None else Elem(e.node, e.pipe, e.space, *lins, e.write, e.api)
+            return e if lins is None else Elem(e.node, e.pipe, self._respace(e.space, lins), *lins, e.write, e.api)
         return self._map(st, ("exit", ctx.node.id), f)
+
+    def _respace(self, space: tuple, lins: tuple[Lin, Lin]) -> tuple:
+        """A raw UB access carried to other iterations may alias what its new range covers as well."""
+        if space[0] != "ub" or len(space) == 1:
+            return space
+        wider = raw_space(owned_layout(self.g), *lins)
+        return wider if len(wider) == 1 else ("ub", space[1] | wider[1])
 
     def _map(self, st: State, name: tuple, f) -> State:
         """`st` with every access mapped by f (pure; named by `name` for its memos)."""
@@ -352,8 +360,8 @@ class Prover:
 
     def node(self, n: Node, st: State) -> State:
         op = n.op
-        if op == "local_tensor":
-            self.roots[n.id] = ("ub", self.ev(n.args[1]))
+        if op == "local_tensor":     # [2]: where the TPipe's buffers are, which the raw bytes may alias
+            self.roots[n.id] = ("ub", self.ev(n.args[1]), owned_layout(self.g))
         elif op == "global_tensor":
             home, delta = self.g.signature.gm_home(n.args[0].index)     # shared memory: one space
             self.roots[n.id] = ("gm", home, self.ev(n.args[1]), delta)

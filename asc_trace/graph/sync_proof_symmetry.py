@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .pool_layout import arena_queues
 from .queue_model import QueSlots
+from .raw_alias import aliased_queues
 from .sync_proof_state import Elem, ElemTable, State
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ def align_queues(a: State, b: State, g: "KernelGraph", tab: ElemTable, memo: dic
     """`b` with each queue's buffers renamed to match `a` where the two differ only by such a renaming
     (`memo`: the renamings' memos, by renaming). The queues' renamings touch disjoint buffers, so they are
     applied together, in one pass over the state."""
-    fixed = arena_queues(g)     # a queue whose buffers share bytes with other pools' is not symmetric
+    # a queue whose buffers share bytes with other pools', or that a raw LocalTensor may cover, is not symmetric
+    fixed = arena_queues(g) | aliased_queues(g)
     ren: dict[int, dict[int, int]] = {}
     for q in set(a.ques) & set(b.ques):
         if q in fixed:

@@ -151,10 +151,15 @@ def load_data(dst: Any, src: Any, params: Any) -> None:
 
 
 def _load_data_3dv2(ctx: Any, dst: Any, src: Any, p: LoadData3DParamsV2, loc: SourceLoc) -> None:
-    """The matmul case of LoadData with LoadData3DParamsV2: a 1 x 1 filter, stride 1, no padding, into L0A."""
-    d = _at(dst, "dst", "asc.load_data with LoadData3DParamsV2", ("l0a",), loc)
+    """The matmul case of LoadData with LoadData3DParamsV2: a 1 x 1 filter, stride 1, no padding, into L0A (Zz of
+    the m x k slice) or L0B (Zn of it: the vendor's Matmul loads a B given K x N this way, K as m, N as k)."""
+    d = _at(dst, "dst", "asc.load_data with LoadData3DParamsV2", ("l0a", "l0b"), loc)
     s = _at(src, "src", "asc.load_data with LoadData3DParamsV2", ("l1",), loc)
     _same(d, s, "asc.load_data", loc)
+    if d.space == "l0b" and d.dtype.name not in ("float16", "bfloat16", "float32", "int32", "uint32"):
+        # kernel_operator_mm_base_impl.h, __NPU_ARCH__ 2201: the B2 destination's types
+        raise DTypeError(f"asc.load_data with LoadData3DParamsV2 into L0B takes half, bfloat16, float, int32 or "
+                         f"uint32, not {d.dtype}", loc, hint="transpose int8 with load_data_with_transpose")
     unit = {"filter_w": 1, "filter_h": 1, "stride_w": 1, "stride_h": 1, "dilation_filter_w": 1,
             "dilation_filter_h": 1, "en_transpose": 0, "filter_size_w": 0, "filter_size_h": 0, "f_matrix_ctrl": 0}
     for f, want in unit.items():

@@ -313,15 +313,20 @@ def bind_load2d(node: Node) -> Callable[[Machine], Instr | None]:
 
 
 @lru_cache(maxsize=256)
-def _load3d_index(m_ext: int, k_ext: int, m0: int, k0: int, plane: int, C0: int) -> tuple:
+def _load3d_index(m_ext: int, k_ext: int, m0: int, k0: int, plane: int, C0: int, zn: bool = False) -> tuple:
     """(source elements, destination elements, source [lo, hi)) of the matmul case of LoadData3DV2:
     element (i, j) of the slice is row m0 + i, column k0 + j of the Nz matrix in L1 (`plane` elements per
-    C0-wide column block), and lands in L0A's Zz order."""
+    C0-wide column block), and lands in L0A's Zz order, or with `zn` in L0B's Zn order of the slice as a
+    K x N matrix (fractals of 16 j by C0 i): the vendor's Matmul loads a B given K x N so, K as m and N as
+    channels (load_to_l0b_loadInstr.h), and its Mmad then reads L0B as Zn."""
     i = np.arange(m_ext)[:, None]
     j = np.arange(k_ext)[None, :]
     col = k0 + j
     sidx = (col // C0) * plane + (m0 + i) * C0 + col % C0
-    didx = ((i // 16) * (k_ext // C0) + j // C0) * (16 * C0) + (i % 16) * C0 + j % C0
+    if zn:
+        didx = ((i // C0) * (k_ext // 16) + j // 16) * (16 * C0) + (j % 16) * C0 + i % C0
+    else:
+        didx = ((i // 16) * (k_ext // C0) + j // C0) * (16 * C0) + (i % 16) * C0 + j % C0
     return sidx, didx, int(sidx.min()), int(sidx.max()) + 1
 
 
@@ -347,7 +352,11 @@ def bind_load3d(node: Node) -> Callable[[Machine], Instr | None]:
         droot, doff = dst.at(m, node, 512)
         sroot, soff = src.at(m, node, 32)
         plane = q["l1_h"] * q["l1_w"] * C0
-        sidx, didx, s_lo, s_hi = _load3d_index(m_ext, k_ext, q["m_start_pt"], q["k_start_pt"], plane, C0)
+        if droot.space == "l0b" and k_ext % 16:
+            raise AlignmentError(f"LoadData3DParamsV2 into L0B: k_extension ({k_ext}, L0B's n) must be a multiple of "
+                                 "16, whole Zn fractals", node=node)
+        sidx, didx, s_lo, s_hi = _load3d_index(m_ext, k_ext, q["m_start_pt"], q["k_start_pt"], plane, C0,
+                                               droot.space == "l0b")
         src.span(m, node, sroot, soff, s_hi - 1)
         dst.span(m, node, droot, doff, m_ext * k_ext - 1)
         sv, dv = src.elems(m, sroot), dst.elems(m, droot)

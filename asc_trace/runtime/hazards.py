@@ -48,17 +48,23 @@ def check_hazards(memo: HazardMemo, job: LaunchJob) -> None:
     if key is not None and key in memo.clean:
         return
     from .platform import platform
-    from .sim import SimArtifact, simulate
+    from .sim import SimArtifact, Simulator, simulate
     if memo.sim is None:
         memo.sim = SimArtifact(memo.graph)
     trial = dataclasses.replace(job, graph=memo.graph)
     if memo.data_dependent:     # values read from the UB steer the kernel: compute it, on copies
         arrays = [None if a is None else a.copy() for a in job.bound.arrays]
         trial = dataclasses.replace(trial, bound=dataclasses.replace(job.bound, arrays=arrays))
+    from .equal_writes import EqualWritesUnknown, judge
     try:
         # without data effects (the caller's arrays are untouched) unless the kernel needs its data
         simulate(memo.sim, trial, platform(job.options.get("platform")), True, False,
                  execute=memo.data_dependent, emit=False, timing=False)
+    except EqualWritesUnknown as err:
+        # cores write the same GM elements: defined when the bytes are equal, which this launch's data tells
+        # (runtime/equal_writes.py); not remembered as clean, other data may differ
+        judge(memo.graph, job, err, Simulator)
+        return
     except HAZARDS:
         raise
     except AscTraceError:

@@ -36,12 +36,14 @@ from ..proxies.context import use
 from ..proxies.scalar import Scalar
 from ..proxies.runtime_if import kernel_callable
 from ..proxies.tracer import param_proxy, user_loc_of_traceback
+from .args import BoundArgs
 from .base import LaunchJob
 from .cube_exec import memories
 from .eager_context import EagerContext
 from .machine import GmJournal, Machine
 from .mix_flags import CoreRunner, FlagBoard, MixCore
 from .printf import emit_output
+from .workspace_views import bind_workspace_views
 
 
 class MixPlan:
@@ -177,14 +179,17 @@ class MixEagerContext(EagerContext):
         self._flags(None)
 
 
-def _machine(job: LaunchJob, blk: int, journal: GmJournal, kind: str) -> Machine:
-    m = Machine(np.array([blk]), job.core_num, job.bound.arrays, job.bound.scalars, journal)
-    # the mixed-kernel variables (graph/mix_vars.py), as the split gives each side
-    aiv = kind == "aiv"
+def _machine(job: LaunchJob, bound: BoundArgs, blk: int, journal: GmJournal, kind: str, clients: int) -> Machine:
+    # eager runs the kernel function itself, not the client graph whose GetBlockNum() was halved
+    # (graph/matmul_clients.py): in pyasc's MIX Matmul mode it reads the launched count here
+    m = Machine(np.array([blk]), job.core_num // clients, bound.arrays, bound.scalars, journal)
+    # the mixed-kernel variables (graph/mix_vars.py), as the split gives each side; a Matmul client's cube core
+    # works on the client's behalf, so both sides of a client pair see the client's (vector core's) values
+    aiv = kind == "aiv" or clients > 1
     m.env[SUB_BLOCK_IDX.env_key] = blk % AIV_PER_AIC if aiv else 0
     m.env[SUB_BLOCK_NUM.env_key] = AIV_PER_AIC if aiv else 1
     m.env[TASK_RATIO.env_key] = AIV_PER_AIC if aiv else 1
-    if not aiv:
+    if kind == "aic":
         m.cube = memories()
     return m
 
@@ -203,11 +208,18 @@ def launch_mixed(plan: MixPlan, job: LaunchJob) -> None:
     sig = job.bound.signature
     journal = GmJournal()
     out: list[tuple[int, list[str]]] = []
+    # pyasc's MIX Matmul mode (graph/matmul_clients.py): job.core_num counts the Matmul clients, each a vector
+    # core paired with a cube core of its own, both with the client's block id (as runtime/mix_sim.py runs them)
+    clients = job.options.get("matmul_clients", 1)
+    nvec = 1 if clients > 1 else AIV_PER_AIC
+    bound = bind_workspace_views(plan.graph, job.bound) if clients > 1 else job.bound
     try:
         for c in range(job.core_num):
-            cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + 2 * c + s) for s in range(2)]
-            board, runner = FlagBoard(cores), CoreRunner(3)
-            machines = [_machine(job, c, journal, "aic")] + [_machine(job, 2 * c + s, journal, "aiv") for s in range(2)]
+            cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + nvec * c + s)
+                                                 for s in range(nvec)]
+            board, runner = FlagBoard(cores), CoreRunner(1 + nvec)
+            machines = [_machine(job, bound, c, journal, "aic", clients)] + [
+                _machine(job, bound, c if clients > 1 else 2 * c + s, journal, "aiv", clients) for s in range(nvec)]
             ctxs = [MixEagerContext(KernelGraph(job.name, sig, dict(job.options)), m, plan, core, board, runner)
                     for m, core in zip(machines, cores)]
             for ctx in ctxs:
@@ -219,7 +231,7 @@ def launch_mixed(plan: MixPlan, job: LaunchJob) -> None:
                 for ctx in ctxs:
                     ctx.restore()
                 for i, m in enumerate(machines):
-                    out.append((c if i == 0 else job.core_num + 2 * c + i - 1, m.out[0]))
+                    out.append((c if i == 0 else job.core_num + nvec * c + i - 1, m.out[0]))
                     m.release()
     except BaseException:
         journal.rollback()

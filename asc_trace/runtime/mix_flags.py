@@ -208,25 +208,37 @@ class _Access:
     pipe: int
     epoch: int
     node: Node
+    kept: np.ndarray | None = None      # a write's bytes once applied, one row per start (GmOrder with arrays)
 
 
 class GmOrder:
     """GM accesses of every core of a launch: an access must be ordered after every earlier access by
-    another core to the same elements when either writes (within a core, the pipe model checks)."""
+    another core to the same elements when either writes (within a core, the pipe model checks).
 
-    def __init__(self, names: dict[int, str]) -> None:
+    With `arrays` (a run with data), two writes of different cores to the same elements are compared byte for
+    byte once the second has run: identical bytes leave the same memory whichever lands last, an
+    AscTraceWarning as for vector and cube kernels (runtime/equal_writes.py, cube_cores.py); different bytes a
+    RaceError. A read of bytes another core writes stays a RaceError."""
+
+    def __init__(self, names: dict[int, str], arrays: list | None = None) -> None:
         self.names = names
         self.log: dict[int, list[_Access]] = {}
+        self.arrays = arrays
+        self.warned = False
 
-    def access(self, core: MixCore, pipe: int, epoch: int, gm: tuple, node: Node) -> None:
+    def access(self, core: MixCore, pipe: int, epoch: int, gm: tuple, node: Node) -> Callable[[], None] | None:
+        """Check the access; for a write of a run with data, returns what to call once it has run (it keeps the
+        bytes and judges the writes of other cores to the same elements)."""
         # the cube's instructions carry one (param, row starts, row length, size, write), the vector
         # core's a tuple of (param, starts, count, size, write, ...)
+        after: list[tuple] = []
         for g in ((gm,) if isinstance(gm[0], (int, np.integer)) else gm):
-            param, starts, length, _size, write = g[:5]
+            param, starts, length, size, write = g[:5]
             lo = np.atleast_1d(np.asarray(starts, dtype=np.int64))
             hi = lo + int(length)
             hist = self.log.setdefault(param, [])
             k = core.knowledge
+            pairs: list[tuple] = []
             for a in hist:
                 if a.core is core or not (write or a.write):
                     continue
@@ -236,14 +248,49 @@ class GmOrder:
                 hit = (a.lo[:, None] < hi[None, :]) & (lo[None, :] < a.hi[:, None])
                 if hit.any():
                     i, j = np.argwhere(hit)[0]
+                    if write and a.write and self.arrays is not None:
+                        pairs.append((a, hit))      # judged by the bytes once this write has run
+                        continue
                     self._race(a, core, node, write, param, max(a.lo[i], lo[j]), min(a.hi[i], hi[j]))
-            hist.append(_Access(lo, hi, bool(write), core, pipe, epoch, node))
+            acc = _Access(lo, hi, bool(write), core, pipe, epoch, node)
+            hist.append(acc)
+            if write and self.arrays is not None:
+                after.append((acc, param, int(length), int(size), pairs))
+        if not after:
+            return None
+        return lambda: self._written(core, node, after)
 
-    def _race(self, a: _Access, core: MixCore, node: Node, write: bool, param: int, lo: int, hi: int) -> None:
+    def _written(self, core: MixCore, node: Node, after: list[tuple]) -> None:
+        for acc, param, length, size, pairs in after:
+            flat = self.arrays[param].reshape(-1).view(np.uint8)      # type: ignore[index]
+            idx = acc.lo[:, None] * size + np.arange(length * size, dtype=np.int64)[None, :]
+            acc.kept = flat[idx]        # fancy indexing: a copy, as written now
+            for a, hit in pairs:
+                for i, j in np.argwhere(hit):
+                    lo, hi = max(a.lo[i], acc.lo[j]), min(a.hi[i], acc.hi[j])
+                    mine = acc.kept[j][(lo - acc.lo[j]) * size:(hi - acc.lo[j]) * size]
+                    theirs = None if a.kept is None else a.kept[i][(lo - a.lo[i]) * size:(hi - a.lo[i]) * size]
+                    if theirs is None or not np.array_equal(mine, theirs):
+                        self._race(a, core, node, True, param, lo, hi, differ=theirs is not None)
+                lo, hi = max(a.lo[i], acc.lo[j]), min(a.hi[i], acc.hi[j])
+                if not self.warned:
+                    self.warned = True
+                    import warnings
+                    from ..errors import AscTraceWarning
+                    warnings.warn_explicit(AscTraceWarning(
+                        f"{a.core.name} and {core.name} both write elements [{int(lo)}, {int(hi)}) of GM argument "
+                        f"'{self.names.get(param, param)}' with no cross-core flag ordering the writes; every write "
+                        "of those bytes carried identical bytes in this run, so the result does not depend on which "
+                        "lands last (only because the bytes are equal: data that makes them differ is a race)"),
+                        AscTraceWarning, node.loc.file, node.loc.line)
+
+    def _race(self, a: _Access, core: MixCore, node: Node, write: bool, param: int, lo: int, hi: int,
+              differ: bool = False) -> None:
         what = lambda w: "writes" if w else "reads"     # noqa: E731
         raise RaceError(f"race on GM argument '{self.names.get(param, param)}' elements [{int(lo)}, {int(hi)}): "
                         f"{core.name} {what(write)} them here, {a.core.name} {what(a.write)} them at "
-                        f"{a.node.loc.short}, and no cross-core flag orders the two", node=node,
+                        f"{a.node.loc.short}, and no cross-core flag orders the two"
+                        + (" (and the two writes leave different bytes)" if differ else ""), node=node,
                         related=[(f"the other access ({a.core.name})", a.node.loc)],
                         hint="the cube core sets CrossCoreSetFlag<2, PIPE_FIX> after its Fixpipe and each vector "
                              "core waits before reading; a reused workspace needs the acknowledgement back "

@@ -100,8 +100,10 @@ class _Side:
         gm = _blocks(ins, m) or ins.gm
 
         def apply() -> None:
-            order.access(core, p, ins.epoch, gm, ins.node)
+            after = order.access(core, p, ins.epoch, gm, ins.node)
             inner()
+            if after is not None:       # writes of other cores to the same elements: judged by the bytes
+                after()
         ins.apply = apply
         return ins
 
@@ -212,7 +214,6 @@ class MixArtifact:
         """Every AI core in turn, its three cores together (runtime/mix_flags.py). With `record` (profiling), each
         AI core's pipe models and cross-core events are appended to it: (cube model, [vector models], events)."""
         names = {p.index: p.name for p in self.graph.signature.runtime if p.kind == "gm"}
-        order = GmOrder(names) if check else None
         journal = GmJournal()
         out: list[tuple[int, list[str]]] = []
         plat = platform(job.options.get("platform"))
@@ -221,6 +222,9 @@ class MixArtifact:
         pairs = job.options.get("matmul_clients", 1) > 1
         nvec = 1 if pairs else 2
         bound = bind_workspace_views(self.graph, job.bound) if pairs else job.bound
+        # the arrays let the check tell two cores' writes of identical bytes (defined) from different ones;
+        # arguments that share memory are not compared (a write through one changes the other's bytes)
+        order = GmOrder(names, None if bound.signature.shared else bound.arrays) if check else None
         try:
             for c in range(job.core_num):
                 cores = [MixCore("aic", c, 0, c)] + [MixCore("aiv", c, 1 + s, job.core_num + nvec * c + s)

@@ -352,10 +352,22 @@ class RaceChecker:
 
 # -- across cores -----------------------------------------------------------------------------------
 
+_WAW = object()     # _check_param's mark on a conflict of writes only
+
+
+class EqualWritesUnknown(RaceError):
+    """Cores write the same GM elements and nothing else conflicts: whether the bytes are equal needs the data
+    (runtime/equal_writes.py). `hits`: (argument name, first element, end element, first writer's node, second
+    writer's node, the two cores) per argument."""
+
+    hits: list[tuple] = []
+
+
 def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
     """A GM byte that one core writes and another core reads or writes in the same launch is a race no
     in-core event can order (the NPU runs cores independently): raise the one at the lowest address."""
     by_param: dict[int, list[GmRecord]] = {}
+    equal: list[tuple] = []      # arguments whose only conflicts are writes of two cores (equal bytes or not)
     for r in records:
         by_param.setdefault(r.param, []).append(r)
     for param in sorted(by_param):
@@ -366,8 +378,22 @@ def check_cross_core(records: list[GmRecord], names: dict[int, str]) -> None:
         # the envelopes of strided copies overlap: compare the blocks they really touch
         if hit and any(r.log.blocks for r in recs):
             hit = _check_param(recs, names.get(param, f"#{param}"), exact=True)
-        if hit:
+        if hit and hit[-1] is _WAW:
+            equal.append(hit[:-1])     # only the data can tell (runtime/equal_writes.py)
+        elif hit:
             _cross_core_error(*hit)
+    if equal:
+        hits = []
+        for h in equal:
+            try:
+                _cross_core_error(*h)
+            except RaceError as e:
+                hits.append(e)
+        err = EqualWritesUnknown(hits[0].msg, node=hits[0].node, related=hits[0].related,
+                                 hint=hits[0].hint)
+        err.iteration = ""
+        err.hits = [e.waw for e in hits]
+        raise err
 
 
 def _accesses(recs: list[GmRecord], exact: bool) -> tuple:
@@ -411,16 +437,32 @@ def _check_param(recs: list[GmRecord], name: str, exact: bool) -> tuple | None:
     # another access; every other write may overlap no access of another core
     plain = w & (kind == "")
     touched, written = _runs(lo, hi, core), _runs(lo[plain], hi[plain], core[plain])
+    waw = None
     if _overlapped(touched, written):       # numpy first: the sweep below is Python, one step per run
         hit = _sweep(_as_list(touched), _as_list(written))
         if hit is not None:
-            return hit, ins, lo, hi, core, w, name
+            # a read of bytes another core writes is a race whatever the bytes; writes of two cores only are
+            # defined when they carry the same bytes (runtime/equal_writes.py), which needs the data
+            reads = ~w
+            read_hit = _sweep_between(_merge(lo[plain], hi[plain], core[plain]),
+                                      _merge(lo[reads], hi[reads], core[reads]))
+            if read_hit is not None:      # reported as the read: the reading core's writes there left out
+                keep = ~(w & _reader_side(read_hit, lo, hi, core, w))
+                at = np.flatnonzero(keep).tolist()
+                return read_hit, [ins[i] for i in at], lo[keep], hi[keep], core[keep], w[keep], name
+            waw = (hit, ins, lo, hi, core, w, name, None, _WAW)
     for op in sorted(set(kind.tolist()) - {""}):
         mine = w & (kind == op)
         hit = _sweep_between(_merge(lo[mine], hi[mine], core[mine]), _merge(lo[~mine], hi[~mine], core[~mine]))
         if hit is not None:        # the atomic store against another core's other access
             return hit, ins, lo, hi, core, w, name, mine
-    return None
+    return waw
+
+
+def _reader_side(hit: tuple, lo: np.ndarray, hi: np.ndarray, core: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The reading core's writes over the conflict: left out, so that the report names its read."""
+    _cw, co, a, b = hit
+    return (lo < b) & (hi > a) & (core == co)
 
 
 def _merge(lo: np.ndarray, hi: np.ndarray, core: np.ndarray) -> list[tuple[int, int, int]]:
@@ -525,6 +567,7 @@ def _cross_core_error(hit: tuple, ins: list, lo: np.ndarray, hi: np.ndarray, cor
     where_o = describe_iters(other.where)
     if other_write:
         first, second = sorted(((cw, writer, where_w), (co, other, where_o)), key=lambda t: t[0])
+        waw = (name, e0, e1, first[1].node, second[1].node, (first[0], second[0]))
         msg = (f"cores {first[0]} and {second[0]} both write elements [{e0}, {e1}) of global memory argument "
                f"'{name}'{second[2]}; nothing orders writes of different cores (on the NPU either may land last)")
         node, related = second[1].node, [(f"core {first[0]}'s write{first[2]}", first[1].node.loc)]
@@ -539,4 +582,6 @@ def _cross_core_error(hit: tuple, ins: list, lo: np.ndarray, hi: np.ndarray, cor
                 "into two launches (the second reads what the first wrote)")
     err = RaceError(msg, node=node, related=related, hint=hint)
     err.iteration = ""
+    if other_write:
+        err.waw = waw       # runtime/equal_writes.py reports from it
     raise err

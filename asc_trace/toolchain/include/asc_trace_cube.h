@@ -192,7 +192,7 @@ template <typename T> inline void LoadData(const LocalTensor<T>& dst, const Loca
 }
 
 // the matmul case of LoadData3DV2: a 1 x 1 filter, stride 1, no padding (the m x k slice of the Nz matrix
-// from (mStartPt, kStartPt), into L0A's Zz order)
+// from (mStartPt, kStartPt), into L0A's Zz order or L0B's Zn order)
 template <typename T>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<T>& p)
 {
@@ -214,11 +214,18 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     cube::at(src, 32, (last_col / C0) * plane + (uint64_t(p.mStartPt) + m_ext - 1) * C0 + last_col % C0,
              "src of asc.load_data");
     cube::at(dst, 512, uint64_t(m_ext) * k_ext - 1, "dst of asc.load_data");
+    // into L0B: Zn of the slice as a K x N matrix (K as m, N as channels: the vendor's Matmul loads a B given
+    // K x N so), else L0A's Zz
+    const bool zn = detail::memory_kind(dst.position()) == 3;
+    if (zn && k_ext % 16)
+        detail::fail("alignment", "LoadData3DParamsV2 into L0B: k_extension (%u, L0B's n) must be a multiple of 16, "
+                     "whole Zn fractals", k_ext);
     for (uint32_t i = 0; i < m_ext; ++i)
         for (uint32_t j = 0; j < k_ext; ++j) {
             const uint64_t col = p.kStartPt + j;
-            d[((i / 16) * (k_ext / C0) + j / C0) * (16 * C0) + (i % 16) * C0 + j % C0] =
-                s[(col / C0) * plane + (uint64_t(p.mStartPt) + i) * C0 + col % C0];
+            const uint64_t to = zn ? ((i / C0) * (k_ext / 16) + j / 16) * (16 * C0) + (j % 16) * C0 + i % C0
+                                   : ((i / 16) * (k_ext / C0) + j / C0) * (16 * C0) + (i % 16) * C0 + j % C0;
+            d[to] = s[(col / C0) * plane + (uint64_t(p.mStartPt) + i) * C0 + col % C0];
         }
 }
 
