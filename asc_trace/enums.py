@@ -1,7 +1,10 @@
 """Ascend C enumerations, with pyasc's names and values."""
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import Enum, IntEnum
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound=Enum)
 
 
 class TPosition(IntEnum):
@@ -219,3 +222,12 @@ class Hardware(IntEnum):
     BIAS = 6
     FIXBUF = 7
     MAX = 8
+
+
+def member(cls: type[E], value: Any) -> E:
+    """`cls(value)`, refusing a member of another enum: every asc enum is an IntEnum, so
+    `HardEvent(PipeID.PIPE_V)` would otherwise quietly be the HardEvent whose number is PIPE_V's (pyasc's
+    bindings and Ascend C's templates refuse it). Raises TypeError / ValueError like `cls(value)`."""
+    if isinstance(value, Enum) and not isinstance(value, cls):
+        raise TypeError(f"an asc.{type(value).__name__}, not an asc.{cls.__name__}")
+    return cls(value)

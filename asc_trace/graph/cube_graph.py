@@ -36,16 +36,23 @@ def is_mix_graph(g: KernelGraph) -> bool:
 
 
 def refuse_lone_cube_barrier(g: KernelGraph) -> None:
-    """A PipeBarrier on a cube pipe (PIPE_MTE1 / PIPE_M / PIPE_FIX) in a kernel with no other cube work is refused
-    with a TraceError at its line. Left alone it made a vector kernel a mixed one (each vector core running
-    beside a cube core that has nothing to do), which sim / eager / cpp ran while cpu_debug refused it as a cube
-    kernel: a different class per backend for one misuse, found before any backend is chosen."""
+    """A PipeBarrier on a cube pipe (PIPE_MTE1 / PIPE_M / PIPE_FIX), or a SetFlag / WaitFlag of an event between
+    cube pipes (M_MTE1, FIX_M ...), in a kernel with no other cube work is refused with a TraceError at its line.
+    Left alone it made a vector kernel a mixed one (each vector core running beside a cube core that has nothing
+    to do), which sim / eager / cpp ran while cpu_debug refused it as a cube kernel: a different class per backend
+    for one misuse, found before any backend is chosen."""
     from ..errors import TraceError
+    from .ops.opdef import REGISTRY
     cube = [n for n in g if _is_cube_node(n)]
-    if not cube or has_cube_memory(g) or any(n.op != "pipe_barrier" for n in cube):
+    if not cube or has_cube_memory(g) or any(
+            n.op not in REGISTRY or REGISTRY[n.op].family != "sync" for n in cube):
         return
     first = cube[0]
     name = first.args[0].name if first.args and hasattr(first.args[0], "name") else str(first.pipe)
+    if first.op != "pipe_barrier":
+        raise TraceError(f"asc.{first.op}(HardEvent.{name}) synchronises cube pipes, but this kernel has no cube "
+                         "work: the vector cores it runs on have no such pipes", node=first,
+                         hint="a vector kernel's events are among MTE2, V, MTE3 and S (MTE2_V, V_MTE3, S_V ...)")
     raise TraceError(f"asc.pipe_barrier({name}) orders a cube pipe, but this kernel has no cube work: the vector "
                      "cores it runs on have no such pipe", node=first,
                      hint="use PIPE_V, PIPE_MTE2, PIPE_MTE3 or PIPE_ALL in a vector kernel")

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from ..cube_enums import CUBE_SPACES
 from ..dtypes import DataType
 from ..graph.cube_params import Nd2NzParams
-from ..enums import AIC_EVENTS, AIV_EVENTS, HardEvent, PipeID
+from ..enums import AIC_EVENTS, AIV_EVENTS, HardEvent, PipeID, member
 from ..errors import DTypeError, SyncError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, make_attrs
@@ -216,7 +216,7 @@ def data_copy(dst: Any, src: Any, count: Any = None, **kwargs: Any) -> None:
 
 def _event(event: Any, loc: SourceLoc, what: str) -> HardEvent:
     try:
-        ev = HardEvent(event)
+        ev = member(HardEvent, event)
     except (ValueError, TypeError):
         raise TraceError(f"{what} takes an asc.HardEvent, got {event!r}", loc) from None
     if ev not in AIV_EVENTS and ev not in AIC_EVENTS:
@@ -261,7 +261,7 @@ def pipe_barrier(pipe: PipeID) -> None:
     ctx = current("asc.pipe_barrier")
     loc = user_loc()
     try:
-        p = PipeID(pipe)
+        p = member(PipeID, pipe)
     except (ValueError, TypeError):
         raise TraceError(f"asc.pipe_barrier takes an asc.PipeID, got {pipe!r}", loc) from None
     if p == PipeID.PIPE_S:

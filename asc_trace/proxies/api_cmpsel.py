@@ -18,16 +18,12 @@ from .api_forms import Form, bind_form, check_set_mask
 from .api_vec_more import repeat_time_arg
 from .context import current
 from .mask_reg import register_mask
-from .operands import check_same_dtype, check_supported, count_expr, mask_arg, scalar_for
+from .operands import enum_arg, check_same_dtype, check_supported, count_expr, mask_arg, scalar_for
 from .source_loc import user_loc
 from .tensors import LocalTensor, vec_operand
 
 
-def _enum(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
-    try:
-        return enum_type(value)
-    except (ValueError, TypeError):
-        raise TraceError(f"{what} must be an asc.{enum_type.__name__}, got {value!r}", loc) from None
+_enum = enum_arg   # proxies/operands.py
 
 
 def _params(p: Any, opname: str, loc: SourceLoc) -> BinaryRepeatParams:

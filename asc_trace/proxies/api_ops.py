@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..enums import ReduceOrder, RoundMode
+from ..enums import ReduceOrder, RoundMode, member
 from ..errors import AlignmentError, DTypeError, TraceError
 from ..graph.expr import Const
 from ..graph.node import Pipe, make_attrs
@@ -18,17 +18,13 @@ from .api_forms import UNARY_FORMS, Form, bind_form, check_set_mask, given
 from .api_vec_more import repeat_time_arg, strict_mask
 from .atomic import store_atomic
 from .context import current
-from .operands import check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
+from .operands import enum_arg, check_same_dtype, check_supported, copy_pipe, count_expr, mask_arg, scalar_for
 from .scalar import to_expr
 from .source_loc import user_loc
 from .tensors import tensor_ref, vec_operand
 
 
-def _enum(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
-    try:
-        return enum_type(value)
-    except (ValueError, TypeError):
-        raise TraceError(f"{what} must be an asc.{enum_type.__name__}, got {value!r}", loc) from None
+_enum = enum_arg   # proxies/operands.py
 
 
 def _make_cast(op: OpDef) -> Callable[..., None]:

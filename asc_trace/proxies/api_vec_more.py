@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from ..enums import CMPMODE
+from ..enums import CMPMODE, member
 from ..errors import DTypeError, TraceError
 from ..dtypes import float16, float32
 from ..graph.expr import Const, Expr, binop
@@ -168,7 +168,7 @@ def _make_compare_scalar(op: OpDef) -> Callable[..., None]:
         s = vec_operand(src0, "src0", "compare_scalar", loc)
         check_supported(op, s.dtype, loc)
         try:
-            mode = CMPMODE(cmp_mode)
+            mode = member(CMPMODE, cmp_mode)
         except (ValueError, TypeError):
             raise TraceError(f"cmp_mode must be an asc.CMPMODE, got {cmp_mode!r}", loc) from None
         if s.dtype.name == "int32" and mode != CMPMODE.EQ:

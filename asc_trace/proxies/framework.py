@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import HardEvent, Hardware, TPosition
+from ..enums import HardEvent, Hardware, TPosition, member
 from ..errors import NotProvidedError, QueueError, TraceError
 from ..graph.expr import Const, binop
 from ..graph.node import ObjRef, TensorRef, make_attrs
@@ -241,7 +241,7 @@ class TQue:
         if src is None and dst is None:
             return
         try:
-            pair = (TPosition(src), TPosition(dst))
+            pair = (member(TPosition, src), member(TPosition, dst))
         except (ValueError, TypeError):
             raise TraceError(f"TQue.{what}'s user positions must both be asc.TPosition values, got {src!r}, {dst!r}",
                              loc) from None

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
-from ..enums import MaskMode
+from ..enums import MaskMode, member
 from ..errors import TraceError
 from ..graph.expr import Const
 from ..graph.node import Pipe, make_attrs
@@ -60,7 +60,7 @@ def set_vector_mask(*args: Any, dtype: Any = None, mode: Any = MaskMode.NORMAL) 
     if not isinstance(dtype, DataType):
         raise TraceError(f"set_vector_mask needs dtype= (the T of SetVectorMask<T, mode>), got {dtype!r}", loc)
     try:
-        m = MaskMode(mode)
+        m = member(MaskMode, mode)
     except (ValueError, TypeError):
         raise TraceError(f"set_vector_mask's mode is an asc.MaskMode, got {mode!r}", loc) from None
     if len(args) == 1:

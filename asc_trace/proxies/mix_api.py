@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..enums import PipeID
+from ..enums import PipeID, member
 from ..errors import SyncError, TraceError
 from ..graph.expr import Const
 from ..graph.mix_vars import SUB_BLOCK_IDX, SUB_BLOCK_NUM, TASK_RATIO
@@ -53,7 +53,7 @@ def _cross_core(api: str, flag_id: Any, mode_id: Any, pipe: Any, op: str) -> Non
         raise TraceError(f"the mode of asc.{api} is 0 (all AICs or all AIVs), 1 (the two AIVs of a core) or 2 "
                          f"(AIC <-> AIV in a core), got {mode_id!r}", loc)
     try:
-        p = PipeID(pipe)
+        p = member(PipeID, pipe)
     except (ValueError, TypeError):
         raise TraceError(f"asc.{api} takes an asc.PipeID, got {pipe!r}", loc) from None
     if p not in _PIPES:

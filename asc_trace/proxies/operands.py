@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import DataType
+from ..enums import member
 from ..errors import DTypeError, TraceError
 from ..graph.expr import Const, Expr
 from ..graph.node import Pipe, TensorRef
@@ -77,3 +78,12 @@ def copy_pipe(d: TensorRef, s: TensorRef, what: str, loc: SourceLoc) -> Pipe:
     if d.space == "ub" and s.space == "ub":
         return Pipe.V
     raise TraceError(f"{what} cannot copy GM to GM; stage the data through a LocalTensor", loc)
+
+
+def enum_arg(enum_type: type, value: Any, what: str, loc: SourceLoc) -> Any:
+    """An enum argument as `enum_type`, a TraceError at the user's line for anything else - a member of another
+    asc enum included (enums.member)."""
+    try:
+        return member(enum_type, value)
+    except (ValueError, TypeError):
+        raise TraceError(f"{what} must be an asc.{enum_type.__name__}, got {value!r}", loc) from None

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import DataType
-from ..enums import RoundMode
+from ..enums import RoundMode, member
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const
 from .scalar import to_expr
@@ -103,7 +103,7 @@ def scalar_cast(value_in: Any, dtype: DataType, round_mode: RoundMode) -> Any:
     loc = user_loc()
     v = _known(value_in, "value", "scalar_cast", float)
     try:
-        mode = RoundMode(round_mode)
+        mode = member(RoundMode, round_mode)
     except (ValueError, TypeError):
         raise TraceError(f"round_mode of asc.scalar_cast is an asc.RoundMode, got {round_mode!r}", loc) from None
     x = np.float32(v)                                # pyasc passes the value as a float32

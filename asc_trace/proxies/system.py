@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import uint64
-from ..enums import CacheLine, DcciDst, MemDsbT
+from ..enums import CacheLine, DcciDst, MemDsbT, member
 from ..errors import DTypeError, TraceError
 from ..graph.params import ShapeInfo
 from ..graph.source_loc import SourceLoc
@@ -18,7 +18,7 @@ from .tensors import GlobalTensor, tensor_ref
 
 def _enum(cls: type, value: Any, what: str, loc: SourceLoc) -> Any:
     try:
-        return cls(value)
+        return member(cls, value)
     except (ValueError, TypeError):
         raise TraceError(f"{what} is an asc.{cls.__name__}, got {value!r}", loc) from None
 

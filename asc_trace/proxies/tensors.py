@@ -5,7 +5,7 @@ from typing import Any
 
 from ..dtypes import DataType
 from ..cube_enums import CUBE_MEMORY
-from ..enums import UB_POSITIONS, CacheMode, CacheRwMode, TPosition
+from ..enums import UB_POSITIONS, CacheMode, CacheRwMode, TPosition, member
 from ..errors import NotProvidedError, TraceError
 from ..graph.expr import Const, Expr, binop
 from ..graph.node import ParamRef, Pipe, TensorRef, make_attrs
@@ -394,7 +394,7 @@ class LocalTensorAuto(LocalTensor):
 
 def _position(pos: Any, loc) -> TPosition:
     try:
-        p = TPosition(pos)
+        p = member(TPosition, pos)
     except (ValueError, TypeError):
         raise TraceError(f"not a TPosition: {pos!r}", loc) from None
     if p not in UB_POSITIONS and p not in CUBE_MEMORY:
